@@ -1,0 +1,32 @@
+"""toolgen: compile declarative MCP tool specs; lint them; serve them.
+
+`toolgen.load(...)` is the library entry point: it reads a spec set (a
+directory, a file, or a list of them) into the `ToolSet` IR that the
+compiler, the linter and the runtime share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from toolgen.errors import Diagnostic, Location, SpecError
+from toolgen.ir import Annotations, Tool, ToolSet
+
+__version__ = "0.1.0"
+__all__ = ["Annotations", "Diagnostic", "Location", "SpecError", "Tool", "ToolSet", "load", "load_toolset"]
+
+
+def load_toolset(paths: str | Path | Iterable[str | Path]) -> ToolSet:
+    """Load and resolve a spec set into the IR; raise `SpecError` on bad input."""
+    from toolgen.loader import discover, load_files
+    from toolgen.resolver import resolve
+
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    return resolve(load_files(discover(paths)))
+
+
+def load(paths: str | Path | Iterable[str | Path]) -> ToolSet:
+    """Load a spec set for use at run time (see `toolgen.runtime` once available)."""
+    return load_toolset(paths)
