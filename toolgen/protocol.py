@@ -28,6 +28,11 @@ WRAPPED_META_KEY: Final = "dev.toolgen/wrappedOutput"
 
 JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
+TOOLS_TTL_MS: Final = 300_000
+"""How long (ms) modern clients may cache `tools/list`: a spec set's tools only change on deploy."""
+TOOLS_CACHE_SCOPE: Final = "public"
+"""The tool list holds no user-specific data, so shared caches may keep it."""
+
 
 def is_modern(revision: str) -> bool:
     """Whether `revision` is the stateless era (no handshake, any output root)."""
@@ -79,5 +84,11 @@ def tool_definition(tool: Tool, revision: str) -> dict[str, Any]:
 
 
 def list_tools_result(toolset: ToolSet, revision: str) -> dict[str, Any]:
-    """The body of a complete (unpaginated) `tools/list` result."""
-    return {"tools": [tool_definition(tool, revision) for tool in toolset.tools]}
+    """The body of a complete (unpaginated) `tools/list` result.
+
+    From 2026-07-28 a result also carries `resultType`, `ttlMs` and `cacheScope`.
+    """
+    result: dict[str, Any] = {"tools": [tool_definition(tool, revision) for tool in toolset.tools]}
+    if is_modern(revision):
+        result.update(resultType="complete", ttlMs=TOOLS_TTL_MS, cacheScope=TOOLS_CACHE_SCOPE)
+    return result
