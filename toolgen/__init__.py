@@ -14,7 +14,16 @@ from toolgen.errors import Diagnostic, Location, SpecError
 from toolgen.ir import Annotations, Tool, ToolSet
 
 __version__ = "0.1.0"
-__all__ = ["Annotations", "Diagnostic", "Location", "SpecError", "Tool", "ToolSet", "load", "load_toolset"]
+__all__ = [
+    "Annotations",
+    "Diagnostic",
+    "Location",
+    "SpecError",
+    "Tool",
+    "ToolSet",
+    "load",
+    "load_toolset",
+]
 
 
 def load_toolset(paths: str | Path | Iterable[str | Path]) -> ToolSet:

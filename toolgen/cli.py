@@ -17,9 +17,18 @@ import click
 from toolgen import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "build": ("toolgen.commands.build", "Compile spec sets into schemas, tool definitions, models and stubs."),
-    "check": ("toolgen.commands.build", "Fail (exit 1, with a diff) when generated output is stale."),
-    "tools": ("toolgen.commands.build", "Print the tools/list result body for a protocol revision."),
+    "build": (
+        "toolgen.commands.build",
+        "Compile spec sets into schemas, tool definitions, models and stubs.",
+    ),
+    "check": (
+        "toolgen.commands.build",
+        "Fail (exit 1, with a diff) when generated output is stale.",
+    ),
+    "tools": (
+        "toolgen.commands.build",
+        "Print the tools/list result body for a protocol revision.",
+    ),
 }
 """Command name -> (module holding a click command of that name, short help)."""
 

@@ -69,9 +69,7 @@ class SpecError(Exception):
     """The input cannot be compiled; carries every diagnostic found."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self.diagnostics: tuple[Diagnostic, ...] = tuple(
-            sorted(diagnostics, key=_sort_key)
-        )
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(sorted(diagnostics, key=_sort_key))
         super().__init__("\n".join(str(d) for d in self.diagnostics))
 
 

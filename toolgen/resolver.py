@@ -65,7 +65,9 @@ class Resolver:
     # -- server ---------------------------------------------------------------
 
     def _server(self) -> Server | None:
-        found: list[tuple[SpecFile, Any]] = [(s, s.model.server) for s in self.specs if s.model.server]
+        found: list[tuple[SpecFile, Any]] = [
+            (s, s.model.server) for s in self.specs if s.model.server
+        ]
         for spec, _ in found[1:]:
             first = found[0][0].source.locate(("server",), key=True)
             self.error(
@@ -75,14 +77,22 @@ class Resolver:
             )
         if not found:
             where = self.specs[0].source.locate(()) if self.specs else Location("<spec set>", 1, 1)
-            self.error(ErrorCode.MISSING_SERVER, "no `server` block: one file of the spec set must declare the server (name, version)", where)
+            self.error(
+                ErrorCode.MISSING_SERVER,
+                "no `server` block: one file of the spec set must declare the server (name, version)",
+                where,
+            )
             return None
         spec, block = found[0]
         raw = spec.data["server"]
         return Server(
-            name=block.name, version=block.version, title=block.title,
-            description=block.description, instructions=block.instructions,
-            extensions=_extensions(raw), origin=Origin(spec.source, ("server",)),
+            name=block.name,
+            version=block.version,
+            title=block.title,
+            description=block.description,
+            instructions=block.instructions,
+            extensions=_extensions(raw),
+            origin=Origin(spec.source, ("server",)),
         )
 
     # -- defs -----------------------------------------------------------------
@@ -125,20 +135,36 @@ class Resolver:
         """The bundled def name `ref` points at, or None after reporting why it cannot."""
         loc = source.locate(where)
         if _ABSOLUTE_URI.match(ref):
-            self.error(ErrorCode.NETWORK_REF, f"reference {ref!r} is an absolute URI; toolgen never fetches schemas. Expected #/defs/NAME or FILE.yaml#/defs/NAME", loc)
+            self.error(
+                ErrorCode.NETWORK_REF,
+                f"reference {ref!r} is an absolute URI; toolgen never fetches schemas. Expected #/defs/NAME or FILE.yaml#/defs/NAME",
+                loc,
+            )
             return None
         file_part, _, fragment = ref.partition("#")
-        if not fragment.startswith("/defs/") or "/" in fragment[len("/defs/"):]:
-            self.error(ErrorCode.UNRESOLVED_REF, f"cannot resolve {ref!r}: expected #/defs/NAME or FILE.yaml#/defs/NAME", loc)
+        if not fragment.startswith("/defs/") or "/" in fragment[len("/defs/") :]:
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: expected #/defs/NAME or FILE.yaml#/defs/NAME",
+                loc,
+            )
             return None
-        name = fragment[len("/defs/"):].replace("~1", "/").replace("~0", "~")
+        name = fragment[len("/defs/") :].replace("~1", "/").replace("~0", "~")
         path = (source.path.parent / file_part).resolve() if file_part else source.path.resolve()
         if path not in self.by_path:
-            self.error(ErrorCode.UNRESOLVED_REF, f"cannot resolve {ref!r}: {file_part!r} is not a file of this spec set", loc)
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: {file_part!r} is not a file of this spec set",
+                loc,
+            )
             return None
         bundled = self.defs.bundled_names.get((path, name))
         if bundled is None:
-            self.error(ErrorCode.UNRESOLVED_REF, f"cannot resolve {ref!r}: no def named {name!r} in {self.by_path[path].source.display}", loc)
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: no def named {name!r} in {self.by_path[path].source.display}",
+                loc,
+            )
         return bundled
 
     def _bundle(self, schema: Any, origin: Origin) -> dict[str, Any]:
@@ -148,7 +174,7 @@ class Resolver:
         ref = root.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/") and "type" not in root:
             # Inline a root reference so clients see the object at the top.
-            target = ref[len("#/$defs/"):]
+            target = ref[len("#/$defs/") :]
             inlined = self.defs.schemas.get(target)
             if isinstance(inlined, dict):
                 root = {**inlined, **{k: v for k, v in root.items() if k != "$ref"}}
@@ -178,7 +204,11 @@ class Resolver:
                 origin = Origin(spec.source, ("tools", index))
                 where = origin.locate("name")
                 if tool_spec.name in first_seen:
-                    self.error(ErrorCode.DUPLICATE_TOOL, f"tool name {tool_spec.name!r} is already used (at {first_seen[tool_spec.name]}); names must be unique in a spec set", where)
+                    self.error(
+                        ErrorCode.DUPLICATE_TOOL,
+                        f"tool name {tool_spec.name!r} is already used (at {first_seen[tool_spec.name]}); names must be unique in a spec set",
+                        where,
+                    )
                     continue
                 first_seen[tool_spec.name] = where
                 tools.append(self._tool(tool_spec, spec.data["tools"][index], origin))
@@ -190,20 +220,37 @@ class Resolver:
             input_schema = self._bundle(spec.input, input_origin)
             if input_schema.get("type") != "object":
                 at = ("type",) if "type" in input_schema and "type" in raw["input"] else ()
-                self.error(ErrorCode.INPUT_NOT_OBJECT, "the input schema root must be `type: object` (tool arguments are a JSON object)", input_origin.locate(*at))
+                self.error(
+                    ErrorCode.INPUT_NOT_OBJECT,
+                    "the input schema root must be `type: object` (tool arguments are a JSON object)",
+                    input_origin.locate(*at),
+                )
         else:
             input_schema = dict(_NO_INPUT)
         output_origin = origin.child("output") if spec.output is not None else None
         output_schema = self._bundle(spec.output, output_origin) if output_origin else None
         examples = tuple(self._examples(spec, origin, input_schema, output_schema))
         return Tool(
-            name=spec.name, title=spec.title, description=spec.description,
-            annotations=_annotations(spec), input_schema=input_schema, output_schema=output_schema,
-            examples=examples, extensions=_extensions(raw), origin=origin,
-            input_origin=input_origin, output_origin=output_origin,
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=_annotations(spec),
+            input_schema=input_schema,
+            output_schema=output_schema,
+            examples=examples,
+            extensions=_extensions(raw),
+            origin=origin,
+            input_origin=input_origin,
+            output_origin=output_origin,
         )
 
-    def _examples(self, spec: ToolSpec, origin: Origin, input_schema: Mapping[str, Any], output_schema: Mapping[str, Any] | None) -> Iterable[Example]:
+    def _examples(
+        self,
+        spec: ToolSpec,
+        origin: Origin,
+        input_schema: Mapping[str, Any],
+        output_schema: Mapping[str, Any] | None,
+    ) -> Iterable[Example]:
         validators: dict[str, Any] = {}
         for index, example in enumerate(spec.examples):
             given = example.model_fields_set
@@ -215,8 +262,14 @@ class Resolver:
                     validators[part] = _validator(schema)
                 for err in validators[part].iter_errors(getattr(example, part)):
                     at = (part, *err.instance_path)
-                    self.error(ErrorCode.INVALID_EXAMPLE, f"example {part} does not match the {part} schema at {'/'.join(map(str, at))}: {err.message}", example_origin.locate(*at))
-            yield Example(example.input, example.output, "input" in given, "output" in given, example_origin)
+                    self.error(
+                        ErrorCode.INVALID_EXAMPLE,
+                        f"example {part} does not match the {part} schema at {'/'.join(map(str, at))}: {err.message}",
+                        example_origin.locate(*at),
+                    )
+            yield Example(
+                example.input, example.output, "input" in given, "output" in given, example_origin
+            )
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:
@@ -233,11 +286,18 @@ def _as_schema(schema: Any) -> dict[str, Any]:
 
 def _annotations(spec: ToolSpec) -> Annotations:
     given = spec.annotations
-    values = []
-    for short, long in HINTS:
-        value = getattr(given, short)
-        values.append(value if value is not None else getattr(given, long))
-    return Annotations(*values, title=given.title)
+
+    def hint(short: str, long: str) -> bool | None:
+        value: bool | None = getattr(given, short)
+        return value if value is not None else getattr(given, long)
+
+    return Annotations(
+        read_only=hint(*HINTS[0]),
+        destructive=hint(*HINTS[1]),
+        idempotent=hint(*HINTS[2]),
+        open_world=hint(*HINTS[3]),
+        title=given.title,
+    )
 
 
 def _extensions(raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,10 +11,22 @@ from typing import Any
 
 from toolgen.source import JsonPath
 
-SINGLE = frozenset({
-    "additionalProperties", "items", "contains", "propertyNames", "not", "if", "then", "else",
-    "unevaluatedItems", "unevaluatedProperties", "contentSchema", "additionalItems",
-})
+SINGLE = frozenset(
+    {
+        "additionalProperties",
+        "items",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+        "additionalItems",
+    }
+)
 MAPPED = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
 LISTED = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 

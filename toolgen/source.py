@@ -46,7 +46,7 @@ _TAGGED: dict[str, type] = {
 }
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+class _Loader(_BaseLoader):  # type: ignore[misc]
     """Composes nodes only; marks untagged plain scalars so we resolve them (YAML 1.2)."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
@@ -94,7 +94,9 @@ def read_source(path: Path) -> SourceFile:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([Diagnostic(ErrorCode.IO, f"cannot read file: {exc}", Location(display, 1, 1))]) from None
+        raise SpecError(
+            [Diagnostic(ErrorCode.IO, f"cannot read file: {exc}", Location(display, 1, 1))]
+        ) from None
     return parse_source(text, path, display)
 
 
@@ -106,11 +108,17 @@ def parse_source(text: str, path: Path, display: str | None = None) -> SourceFil
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = Location(display, mark.line + 1, mark.column + 1) if mark else Location(display, 1, 1)
+        where = (
+            Location(display, mark.line + 1, mark.column + 1) if mark else Location(display, 1, 1)
+        )
         what = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise SpecError([Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {what}", where)]) from None
+        raise SpecError(
+            [Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {what}", where)]
+        ) from None
     except yaml.YAMLError as exc:
-        raise SpecError([Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {exc}", Location(display, 1, 1))]) from None
+        raise SpecError(
+            [Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {exc}", Location(display, 1, 1))]
+        ) from None
     finally:
         loader.dispose()
     builder = _Builder(display)
@@ -133,19 +141,27 @@ class _Builder:
 
     def _error(self, code: ErrorCode, message: str, node: yaml.Node) -> None:
         mark = node.start_mark
-        self.errors.append(Diagnostic(code, message, Location(self.display, mark.line + 1, mark.column + 1)))
+        self.errors.append(
+            Diagnostic(code, message, Location(self.display, mark.line + 1, mark.column + 1))
+        )
 
     def build(self, node: yaml.Node, path: JsonPath) -> Any:
         self._count += 1
         if self._count > _MAX_NODES:
             if self._count == _MAX_NODES + 1:
-                self._error(ErrorCode.YAML_UNSUPPORTED, "document expands to too many values (alias bomb?)", node)
+                self._error(
+                    ErrorCode.YAML_UNSUPPORTED,
+                    "document expands to too many values (alias bomb?)",
+                    node,
+                )
             return None
         self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node)
         if id(node) in self._active:
-            self._error(ErrorCode.YAML_UNSUPPORTED, "recursive alias: the value contains itself", node)
+            self._error(
+                ErrorCode.YAML_UNSUPPORTED, "recursive alias: the value contains itself", node
+            )
             return None
         self._active.add(id(node))
         try:
@@ -160,7 +176,11 @@ class _Builder:
         for key_node, value_node in node.value:
             key = self._scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str):
-                self._error(ErrorCode.YAML_UNSUPPORTED, "mapping keys must be strings (quote the key)", key_node)
+                self._error(
+                    ErrorCode.YAML_UNSUPPORTED,
+                    "mapping keys must be strings (quote the key)",
+                    key_node,
+                )
                 continue
             child = (*path, key)
             if key in result:
@@ -171,7 +191,10 @@ class _Builder:
                     key_node,
                 )
                 continue
-            self.key_positions[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            self.key_positions[child] = (
+                key_node.start_mark.line + 1,
+                key_node.start_mark.column + 1,
+            )
             result[key] = self.build(value_node, child)
         return result
 
@@ -187,7 +210,9 @@ class _Builder:
             return None
         resolved = self._plain(value, node)
         if not isinstance(resolved, kind) or (kind is int and isinstance(resolved, bool)):
-            self._error(ErrorCode.YAML_UNSUPPORTED, f"{value!r} is not a valid {kind.__name__}", node)
+            self._error(
+                ErrorCode.YAML_UNSUPPORTED, f"{value!r} is not a valid {kind.__name__}", node
+            )
         return resolved
 
     def _plain(self, value: str, node: yaml.Node) -> Any:

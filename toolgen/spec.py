@@ -23,7 +23,24 @@ FORMAT_VERSION = 1
 TOOL_NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,128}$"
 SERVER_NAME_PATTERN = r"^[a-z][a-z0-9_-]{0,63}$"
 YAML11_BOOLEANS = frozenset(
-    {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"}
+    {
+        "y",
+        "Y",
+        "yes",
+        "Yes",
+        "YES",
+        "n",
+        "N",
+        "no",
+        "No",
+        "NO",
+        "on",
+        "On",
+        "ON",
+        "off",
+        "Off",
+        "OFF",
+    }
 )
 
 
@@ -36,7 +53,9 @@ class _Strict(BaseModel):
     @classmethod
     def _drop_extensions(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
+            return {
+                k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))
+            }
         return data
 
 
@@ -109,12 +128,36 @@ def parse_spec_file(source: SourceFile) -> SpecFile:
     """Validate one parsed file as a spec file, or raise `SpecError` with every problem."""
     data = source.data
     if not isinstance(data, dict):
-        raise SpecError([Diagnostic(ErrorCode.WRONG_TYPE, "a spec file must be a mapping with `toolgen: 1` at the top", source.locate(()))])
+        raise SpecError(
+            [
+                Diagnostic(
+                    ErrorCode.WRONG_TYPE,
+                    "a spec file must be a mapping with `toolgen: 1` at the top",
+                    source.locate(()),
+                )
+            ]
+        )
     version = data.get("toolgen")
     if "toolgen" not in data:
-        raise SpecError([Diagnostic(ErrorCode.VERSION, "missing `toolgen: 1`: every spec file must start with the format version", source.locate(()))])
+        raise SpecError(
+            [
+                Diagnostic(
+                    ErrorCode.VERSION,
+                    "missing `toolgen: 1`: every spec file must start with the format version",
+                    source.locate(()),
+                )
+            ]
+        )
     if type(version) is not int or version != FORMAT_VERSION:
-        raise SpecError([Diagnostic(ErrorCode.VERSION, f"unsupported format version {version!r}; expected `toolgen: 1`", source.locate(("toolgen",)))])
+        raise SpecError(
+            [
+                Diagnostic(
+                    ErrorCode.VERSION,
+                    f"unsupported format version {version!r}; expected `toolgen: 1`",
+                    source.locate(("toolgen",)),
+                )
+            ]
+        )
     try:
         model = SpecFileModel.model_validate(data)
     except ValidationError as exc:
@@ -133,31 +176,62 @@ def _from_pydantic(exc: ValidationError, source: SourceFile) -> list[Diagnostic]
         value = err.get("input")
         field = str(path[-1]) if path else ""
         if kind == "extra_forbidden":
-            out.append(Diagnostic(ErrorCode.UNKNOWN_KEY, _unknown_key_message(source, path), source.locate(path, key=True)))
+            out.append(
+                Diagnostic(
+                    ErrorCode.UNKNOWN_KEY,
+                    _unknown_key_message(source, path),
+                    source.locate(path, key=True),
+                )
+            )
         elif kind == "missing":
-            out.append(Diagnostic(ErrorCode.MISSING_KEY, f"missing required key {field!r}", source.locate(path[:-1])))
+            out.append(
+                Diagnostic(
+                    ErrorCode.MISSING_KEY,
+                    f"missing required key {field!r}",
+                    source.locate(path[:-1]),
+                )
+            )
         elif kind == "bool_type" and value in YAML11_BOOLEANS:
-            out.append(Diagnostic(
-                ErrorCode.YAML11_BOOLEAN,
-                f"{field!r} must be a boolean; {value!r} is a string in YAML 1.2, write true or false",
-                source.locate(path),
-            ))
+            out.append(
+                Diagnostic(
+                    ErrorCode.YAML11_BOOLEAN,
+                    f"{field!r} must be a boolean; {value!r} is a string in YAML 1.2, write true or false",
+                    source.locate(path),
+                )
+            )
         elif kind == "string_pattern_mismatch" and field == "name":
             rule = TOOL_NAME_PATTERN if "tools" in path else SERVER_NAME_PATTERN
-            out.append(Diagnostic(ErrorCode.INVALID_NAME, f"invalid name {value!r}; expected a name matching {rule}", source.locate(path)))
+            out.append(
+                Diagnostic(
+                    ErrorCode.INVALID_NAME,
+                    f"invalid name {value!r}; expected a name matching {rule}",
+                    source.locate(path),
+                )
+            )
         elif kind in _EXPECTED:
-            out.append(Diagnostic(
-                ErrorCode.WRONG_TYPE,
-                f"{field!r} must be {_EXPECTED[kind]}, got {_describe(value)}",
-                source.locate(path),
-            ))
+            out.append(
+                Diagnostic(
+                    ErrorCode.WRONG_TYPE,
+                    f"{field!r} must be {_EXPECTED[kind]}, got {_describe(value)}",
+                    source.locate(path),
+                )
+            )
         else:
-            out.append(Diagnostic(ErrorCode.INVALID_VALUE, f"{field!r}: {err['msg']}", source.locate(path)))
+            out.append(
+                Diagnostic(ErrorCode.INVALID_VALUE, f"{field!r}: {err['msg']}", source.locate(path))
+            )
     return out
 
 
 def _describe(value: Any) -> str:
-    names = {bool: "boolean", int: "integer", float: "number", str: "string", list: "list", dict: "mapping"}
+    names = {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "list",
+        dict: "mapping",
+    }
     if value is None:
         return "null"
     kind = names.get(type(value), type(value).__name__)
@@ -177,7 +251,9 @@ def _unknown_key_message(source: SourceFile, path: JsonPath) -> str:
     key = str(path[-1])
     parent = next((str(p) for p in reversed(path[:-1]) if isinstance(p, str)), "file")
     allowed = _ALLOWED_KEYS.get(parent, _ALLOWED_KEYS["file"])
-    message = f"unknown key {key!r}; expected one of: {', '.join(allowed)} (or an `x-` extension key)"
+    message = (
+        f"unknown key {key!r}; expected one of: {', '.join(allowed)} (or an `x-` extension key)"
+    )
     close = difflib.get_close_matches(key, allowed, n=1)
     return f"{message}; did you mean {close[0]!r}?" if close else message
 
@@ -188,11 +264,13 @@ def _hint_conflicts(model: SpecFileModel, source: SourceFile) -> list[Diagnostic
         given = tool.annotations.model_fields_set
         for short, long in HINTS:
             if short in given and long in given:
-                out.append(Diagnostic(
-                    ErrorCode.DUPLICATE_HINT,
-                    f"hint given twice, as {short!r} and {long!r}; keep one spelling",
-                    source.locate(("tools", index, "annotations", long), key=True),
-                ))
+                out.append(
+                    Diagnostic(
+                        ErrorCode.DUPLICATE_HINT,
+                        f"hint given twice, as {short!r} and {long!r}; keep one spelling",
+                        source.locate(("tools", index, "annotations", long), key=True),
+                    )
+                )
     return out
 
 
@@ -200,7 +278,11 @@ def _schema_problems(data: dict[str, Any], source: SourceFile) -> list[Diagnosti
     """Check every schema in the file against the 2020-12 metaschema."""
     places: list[JsonPath] = [("defs", name) for name in data.get("defs") or {}]
     for index, tool in enumerate(data.get("tools") or ()):
-        places += [("tools", index, key) for key in ("input", "output") if key in tool and tool[key] is not None]
+        places += [
+            ("tools", index, key)
+            for key in ("input", "output")
+            if key in tool and tool[key] is not None
+        ]
     out = []
     for place in places:
         schema = _get(data, place)
@@ -208,11 +290,13 @@ def _schema_problems(data: dict[str, Any], source: SourceFile) -> list[Diagnosti
             jsonschema_rs.meta.validate(schema)
         except jsonschema_rs.ValidationError as exc:
             where = (*place, *exc.instance_path)
-            out.append(Diagnostic(
-                ErrorCode.INVALID_SCHEMA,
-                f"invalid JSON Schema at {'/'.join(map(str, where))}: {exc.message}",
-                source.locate(where),
-            ))
+            out.append(
+                Diagnostic(
+                    ErrorCode.INVALID_SCHEMA,
+                    f"invalid JSON Schema at {'/'.join(map(str, where))}: {exc.message}",
+                    source.locate(where),
+                )
+            )
         except jsonschema_rs.ReferencingError as exc:  # pragma: no cover - metaschema is built in
             out.append(Diagnostic(ErrorCode.INVALID_SCHEMA, str(exc), source.locate(place)))
     return out

@@ -1,0 +1,30 @@
+"""Shared fixtures: paths to the repo's data and a spec-set writer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+SPECS = ROOT / "specs"
+GENERATED = ROOT / "generated"
+
+VALID_SERVER = "toolgen: 1\nserver: {name: demo, version: '1.0.0'}\n"
+
+
+@pytest.fixture
+def write_specs(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    """Write {filename: text} into a fresh spec directory and return it."""
+
+    def write(files: dict[str, str], *, raw: bool = False) -> Path:
+        root = tmp_path / "specs"
+        root.mkdir(exist_ok=True)
+        for name, text in files.items():
+            prefix = VALID_SERVER if name == "main.yaml" and not raw else ""
+            (root / name).write_text(prefix + text, encoding="utf-8")
+        return root
+
+    return write

@@ -1,0 +1,134 @@
+"""The build pipeline: spec sets → rendered packages → writer (or a drift diff).
+
+`render_package` is pure (IR in, files out); `build` and `check` add the
+disk: a manifest of content hashes lets a rebuild with unchanged input skip
+parsing and rendering entirely.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolgen import __version__
+from toolgen.emit.package import render_init
+from toolgen.emit.schemas import render_schemas
+from toolgen.emit.tooldefs import render_tooldefs
+from toolgen.errors import Diagnostic, SpecError
+from toolgen.ir import ToolSet
+from toolgen.loader import SpecSetFiles, load_files, spec_sets
+from toolgen.resolver import resolve
+from toolgen.writer import PackageOutput, apply, drift, find_fresh, plan
+
+Emitter = Callable[..., list[tuple[str, str]]]
+Progress = Callable[[str], None]
+
+
+def emitters() -> list[Emitter]:
+    """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`."""
+    return [render_init, render_schemas, render_tooldefs, _models, *_server_emitters()]
+
+
+def _models(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+    from toolgen.emit.models import render_models
+
+    return [("models.py", render_models(toolset, source_note=source_note))]
+
+
+def _server_emitters() -> list[Emitter]:
+    try:
+        from toolgen.emit.server import render_server
+    except ImportError:  # the stub emitter is optional until it lands
+        return []
+    return [render_server]
+
+
+def render_package(toolset: ToolSet, *, source_note: str) -> dict[str, str]:
+    """All generated files of one spec set, relative to `OUT/<package>/`."""
+    files: dict[str, str] = {}
+    for emit in emitters():
+        for path, text in emit(toolset, source_note=source_note):
+            files[path] = text
+    return files
+
+
+@dataclass
+class BuildReport:
+    """What a build did, for the CLI to print."""
+
+    packages: list[str] = field(default_factory=list)
+    up_to_date: list[str] = field(default_factory=list)
+    written: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+
+
+def source_note(spec_set: SpecSetFiles, out: Path) -> str:
+    """The spec set's path relative to the output's parent (stable whatever the cwd)."""
+    base = out.resolve().parent
+    try:
+        return Path(os.path.relpath(spec_set.root.resolve(), base)).as_posix()
+    except ValueError:
+        return spec_set.root.resolve().as_posix()
+
+
+def input_hash(spec_set: SpecSetFiles, note: str) -> str:
+    """Hash of everything the output depends on: toolgen's version, paths and file bytes."""
+    digest = hashlib.sha256(f"toolgen {__version__}\n{note}\n".encode())
+    for path in spec_set.files:
+        digest.update(f"{path.name}\n".encode())
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def render_all(
+    paths: Sequence[str | Path], out: Path, *, skip_fresh: bool, progress: Progress | None = None
+) -> tuple[list[PackageOutput], list[str]]:
+    """Render every spec set; with `skip_fresh`, skip those whose manifest matches the input."""
+    outputs: list[PackageOutput] = []
+    fresh: list[str] = []
+    problems: list[Diagnostic] = []
+    for spec_set in spec_sets(paths):
+        note = source_note(spec_set, out)
+        digest = input_hash(spec_set, note)
+        if skip_fresh and (package := find_fresh(out, digest)):
+            fresh.append(package)
+            continue
+        try:
+            toolset = resolve(load_files(spec_set.files))
+        except SpecError as exc:
+            problems.extend(exc.diagnostics)
+            continue
+        package = toolset.server.package
+        if progress:
+            progress(f"rendering {package} ({len(toolset.tools)} tools) from {note}")
+        outputs.append(PackageOutput(package, render_package(toolset, source_note=note), digest))
+    if problems:
+        raise SpecError(problems)
+    return outputs, fresh
+
+
+def build(
+    paths: Sequence[str | Path], out: Path, *, progress: Progress | None = None
+) -> BuildReport:
+    """Render and write every spec set in `paths` under `out`, all or nothing."""
+    outputs, fresh = render_all(paths, out, skip_fresh=True, progress=progress)
+    changes = plan(out, outputs)
+    apply(changes)
+    return BuildReport(
+        packages=[o.package for o in outputs],
+        up_to_date=fresh,
+        written=len(changes.writes),
+        deleted=len(changes.deletes),
+        unchanged=changes.unchanged,
+    )
+
+
+def check(paths: Sequence[str | Path], out: Path) -> str:
+    """The unified diff between `out` and a fresh render; empty when up to date."""
+    outputs, _ = render_all(paths, out, skip_fresh=False)
+    return drift(out, outputs)
