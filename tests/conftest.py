@@ -28,3 +28,15 @@ def write_specs(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
         return root
 
     return write
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens", action="store_true", default=False,
+        help="Rewrite the golden files under tests/golden/expected from the current output.",
+    )
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
