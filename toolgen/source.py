@@ -36,6 +36,7 @@ _INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _SPECIAL_FLOAT = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$")
 
+_NON_STRING_STARTS = frozenset("0123456789+-.~nNtTfF")
 _STR = "tag:yaml.org,2002:str"
 _TAGGED: dict[str, type] = {
     _STR: str,
@@ -217,6 +218,8 @@ class _Builder:
 
     def _plain(self, value: str, node: yaml.Node) -> Any:
         """YAML 1.2 core schema resolution of a plain scalar."""
+        if value and value[0] not in _NON_STRING_STARTS:
+            return value  # fast path: most scalars are words
         if _NULL.match(value):
             return None
         if value in _BOOL:
