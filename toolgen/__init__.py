@@ -1,17 +1,22 @@
 """toolgen: compile declarative MCP tool specs; lint them; serve them.
 
 `toolgen.load(...)` is the library entry point: it reads a spec set (a
-directory, a file, or a list of them) into the `ToolSet` IR that the
-compiler, the linter and the runtime share.
+directory, a file, or a list of them) for use at run time (a
+`RuntimeToolSet` around the `ToolSet` IR); `toolgen.load_toolset(...)`
+gives the IR itself, which the compiler, the linter and the runtime share.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolgen.errors import Diagnostic, Location, SpecError
 from toolgen.ir import Annotations, Tool, ToolSet
+
+if TYPE_CHECKING:
+    from toolgen.runtime.toolset import RuntimeToolSet
 
 __version__ = "0.1.0"
 __all__ = [
@@ -36,6 +41,11 @@ def load_toolset(paths: str | Path | Iterable[str | Path]) -> ToolSet:
     return resolve(load_files(discover(paths)))
 
 
-def load(paths: str | Path | Iterable[str | Path]) -> ToolSet:
-    """Load a spec set for use at run time (see `toolgen.runtime` once available)."""
-    return load_toolset(paths)
+def load(paths: str | Path | Iterable[str | Path]) -> RuntimeToolSet:
+    """Load a spec set for use at run time: definitions, validation, results, serving.
+
+    The returned `RuntimeToolSet` wraps the IR (`.toolset`); see `toolgen.runtime`.
+    """
+    from toolgen.runtime.toolset import RuntimeToolSet
+
+    return RuntimeToolSet(load_toolset(paths))

@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolgen.commands.build",
         "Print the tools/list result body for a protocol revision.",
     ),
+    "serve": ("toolgen.commands.serve", "Serve a spec set over MCP (stdio) with handlers or mocks."),
 }
 """Command name -> (module holding a click command of that name, short help)."""
 

@@ -1,0 +1,94 @@
+"""`toolgen serve`: serve a spec set over MCP (stdio) with handlers or mock data."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from toolgen.errors import SpecError
+
+
+@click.command()
+@click.argument("specs", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--handlers",
+    "handlers_ref",
+    metavar="MODULE:OBJECT",
+    help="Handlers: an object (or class) with one method per tool, or a {tool: callable} "
+    "mapping. MODULE may be a dotted module name or a path to a .py file.",
+)
+@click.option(
+    "--mock",
+    is_flag=True,
+    help="Answer every call from the spec: the first example's output, else data generated "
+    "from the output schema.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help="Seconds a call may run before it answers with an error (0: no limit).",
+)
+@click.option(
+    "--page-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tools per tools/list page (default 256).",
+)
+@click.option(
+    "--inline-sync",
+    is_flag=True,
+    help="Run sync handlers on the event loop instead of worker threads (fastest; only for "
+    "handlers that never block).",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Log requests and cancellations to stderr.")
+def serve(
+    specs: tuple[Path, ...],
+    handlers_ref: str | None,
+    mock: bool,
+    timeout: float,
+    page_size: int | None,
+    inline_sync: bool,
+    verbose: bool,
+) -> None:
+    """Serve one spec set over MCP on stdin/stdout, both protocol eras
+    (the 2025 initialize handshake and stateless 2026-07-28), until stdin closes.
+
+    SPECS are the spec set's files or directory (default: specs/). Exactly one
+    of --handlers and --mock. stdout carries only protocol; logs go to stderr.
+    """
+    if mock == (handlers_ref is not None):
+        raise click.UsageError("give exactly one of --handlers MODULE:OBJECT and --mock")
+    from toolgen.runtime.serving import load_spec_set
+
+    try:
+        tools = load_spec_set(list(specs) or [Path("specs")])
+    except SpecError as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        sys.exit(1)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    if mock:
+        from toolgen.runtime.mock import mock_handlers
+
+        handlers: object = mock_handlers(tools)
+    else:
+        from toolgen.runtime.handlers import import_object
+
+        assert handlers_ref is not None
+        try:
+            handlers = import_object(handlers_ref)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--handlers") from None
+    tools.serve(
+        handlers,
+        timeout=timeout or None,
+        page_size=page_size,
+        inline_sync=inline_sync,
+        log_level=logging.INFO if verbose else logging.WARNING,
+    )

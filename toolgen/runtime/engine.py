@@ -1,0 +1,438 @@
+"""The MCP engine: JSON-RPC messages in, responses out, for both protocol eras.
+
+Transport-independent. A transport decodes one JSON message, calls
+`Engine.dispatch(message, connection)` and gets back one of:
+
+- a response dict to send (serialize it with `toolgen.runtime.jsonrpc.dumps`;
+  it may embed `orjson.Fragment`s),
+- `None`: send nothing (notifications, responses from the client), or
+- a `PendingCall`: a `tools/call` whose handler still has to run. Run its
+  `coroutine` as a task, register it with `connection.track(call.request_id,
+  task)` so that `notifications/cancelled` can cancel it, and send the task's
+  result unless it is None or the task was cancelled.
+
+`await Engine.handle(message, connection)` does all of that for transports
+that answer one request at a time (HTTP); cancelling the awaiting task (a
+client that went away) cancels the call.
+
+Eras (see DESIGN.md "MCP facts"). A request whose `params._meta` carries
+`io.modelcontextprotocol/protocolVersion` is served statelessly at exactly
+that version (2026-07-28: `server/discover`, `tools/list`, `tools/call`;
+`resultType: "complete"` on every result), or refused with -32022 and the
+supported versions. Other requests are the legacy era: `initialize` (which
+negotiates the version of this connection), `ping`, `tools/list`,
+`tools/call`, only after `initialize`. A `Connection` holds that per-
+connection state (stdio: the process; HTTP: the session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolgen.protocol import (
+    LATEST_LEGACY_REVISION,
+    LEGACY_REVISIONS,
+    SUPPORTED_REVISIONS,
+    TOOLS_CACHE_SCOPE,
+    TOOLS_TTL_MS,
+    is_modern,
+)
+from toolgen.runtime import jsonrpc
+from toolgen.runtime.handlers import BoundHandler, DaemonThreadPool, bind_handlers
+from toolgen.runtime.jsonrpc import RequestId
+from toolgen.runtime.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
+from toolgen.runtime.results import ToolError, error_result
+from toolgen.runtime.toolset import ResultSchemaError, RuntimeToolSet
+from toolgen.runtime.validation import describe
+
+PROTOCOL_VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
+SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
+ADVERTISED_VERSIONS: Final = tuple(reversed(SUPPORTED_REVISIONS))
+"""Every version a request may name, newest first (in `server/discover` and -32022)."""
+
+log = logging.getLogger("toolgen.runtime")
+
+Response = dict[str, Any]
+
+
+class Connection:
+    """Per-connection state: the legacy handshake's version and the calls in flight."""
+
+    __slots__ = ("inflight", "legacy_version")
+
+    def __init__(self) -> None:
+        self.legacy_version: str | None = None
+        self.inflight: dict[RequestId, asyncio.Future[Any]] = {}
+
+    def track(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
+        """Make `task` cancellable by `notifications/cancelled` until it is done."""
+        self.inflight[request_id] = task
+        task.add_done_callback(lambda _: self._untrack(request_id, task))
+
+    def _untrack(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
+        if self.inflight.get(request_id) is task:
+            del self.inflight[request_id]
+
+    def cancel(self, request_id: Any) -> bool:
+        """Cancel the call with this id; False when none is in flight (then nothing happens)."""
+        if not jsonrpc.is_request_id(request_id):
+            return False
+        task = self.inflight.get(request_id)
+        return task is not None and task.cancel()
+
+    def cancel_all(self) -> None:
+        for task in list(self.inflight.values()):
+            task.cancel()
+
+
+@dataclass(slots=True)
+class PendingCall:
+    """A validated `tools/call` whose handler has not run yet (see the module docs)."""
+
+    request_id: RequestId
+    coroutine: Coroutine[Any, Any, Response | None]
+
+
+class Engine:
+    """Answers MCP requests for one spec set with one set of handlers."""
+
+    def __init__(
+        self,
+        tools: RuntimeToolSet,
+        handlers: Any = None,
+        *,
+        timeout: float | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        inline_sync: bool = False,
+    ) -> None:
+        """`handlers`: see `toolgen.runtime.handlers`; `timeout`: seconds per call (None: none);
+        `inline_sync`: run sync handlers on the event loop instead of worker threads."""
+        self.tools = tools
+        names = [tool.name for tool in tools.tools]
+        self.handlers: dict[str, BoundHandler] = (
+            bind_handlers(names, handlers) if handlers is not None else {}
+        )
+        self.timeout = timeout
+        self.inline_sync = inline_sync
+        self._pool: DaemonThreadPool | None = None
+        self._info: dict[str, dict[str, Any]] = {}
+        self._modern_meta = {SERVER_INFO_META: self.server_info(ADVERTISED_VERSIONS[0])}
+        self.listing = ToolListing(tools, page_size, self._modern_meta)
+        self._discover: dict[str, Any] = {}
+        self._requests = {
+            "ping": self._ping,
+            "tools/list": self._tools_list,
+            "tools/call": self._tools_call,
+        }
+        self._modern_requests = {
+            "server/discover": self._server_discover,
+            "tools/list": self._tools_list,
+            "tools/call": self._tools_call,
+        }
+
+    @property
+    def missing_handlers(self) -> list[str]:
+        """Tools without a handler (their calls answer `isError`)."""
+        return [tool.name for tool in self.tools.tools if tool.name not in self.handlers]
+
+    # -- entry points -----------------------------------------------------------------
+
+    async def handle(self, message: Any, connection: Connection) -> Response | None:
+        """Answer one decoded message completely (running a call's handler if needed)."""
+        reply = self.dispatch(message, connection)
+        if not isinstance(reply, PendingCall):
+            return reply
+        task = asyncio.ensure_future(reply.coroutine)
+        connection.track(reply.request_id, task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and (current is None or not current.cancelling()):
+                return None  # cancelled by notifications/cancelled: no response
+            raise
+
+    def dispatch(self, message: Any, connection: Connection) -> Response | PendingCall | None:
+        """Route one decoded message (see the module docs for what comes back)."""
+        if type(message) is not dict:
+            if isinstance(message, list):
+                return jsonrpc.error(
+                    None,
+                    jsonrpc.INVALID_REQUEST,
+                    "JSON-RPC batches are not supported by MCP: send one message per line",
+                )
+            return jsonrpc.error(
+                None, jsonrpc.INVALID_REQUEST, "A message must be a JSON-RPC object"
+            )
+        method = message.get("method")
+        if "id" not in message:
+            if type(method) is str and message.get("jsonrpc") == "2.0":
+                self._notification(method, message.get("params"), connection)
+            elif "result" not in message and "error" not in message:
+                log.warning("ignored a malformed notification: %.200r", message)
+            return None  # notifications (and stray responses) never get a response
+        request_id = message["id"]
+        if not jsonrpc.is_request_id(request_id):
+            if method is None and ("result" in message or "error" in message):
+                return None  # a response from the client; we never send requests
+            return jsonrpc.error(
+                None, jsonrpc.INVALID_REQUEST, "The request id must be a string or an integer"
+            )
+        if type(method) is not str or message.get("jsonrpc") != "2.0":
+            if method is None and ("result" in message or "error" in message):
+                return None
+            return jsonrpc.error(
+                request_id,
+                jsonrpc.INVALID_REQUEST,
+                'A request needs "jsonrpc": "2.0" and a string "method"',
+            )
+        if request_id in connection.inflight:
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_REQUEST, "This id is in use by a request in flight"
+            )
+        params = message.get("params")
+        if params is None:
+            params = {}
+        elif type(params) is not dict:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "params must be an object")
+        meta = params.get("_meta")
+        if method == "initialize":
+            return self._initialize(request_id, params, connection)
+        if type(meta) is dict and PROTOCOL_VERSION_META in meta:
+            return self._modern(request_id, method, params, meta[PROTOCOL_VERSION_META])
+        return self._legacy(request_id, method, params, connection)
+
+    # -- eras -------------------------------------------------------------------------
+
+    def _modern(
+        self, request_id: RequestId, method: str, params: dict[str, Any], version: Any
+    ) -> Response | PendingCall:
+        if type(version) is not str:
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_PARAMS, f"{PROTOCOL_VERSION_META} must be a string"
+            )
+        if version not in SUPPORTED_REVISIONS:
+            return jsonrpc.error(
+                request_id,
+                jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                {"supported": list(ADVERTISED_VERSIONS), "requested": version},
+            )
+        handler = self._modern_requests.get(method)
+        if handler is None and not is_modern(version):
+            handler = self._requests.get(method)
+        if handler is None:
+            return self._unknown_method(request_id, method)
+        return handler(request_id, params, version)
+
+    def _legacy(
+        self, request_id: RequestId, method: str, params: dict[str, Any], connection: Connection
+    ) -> Response | PendingCall:
+        handler = self._requests.get(method)
+        if handler is None:
+            if method in self._modern_requests:
+                return jsonrpc.error(
+                    request_id,
+                    jsonrpc.INVALID_PARAMS,
+                    f"{method} needs params._meta[{PROTOCOL_VERSION_META!r}]",
+                )
+            return self._unknown_method(request_id, method)
+        version = connection.legacy_version
+        if version is None:
+            if method != "ping":
+                return jsonrpc.error(
+                    request_id,
+                    jsonrpc.INVALID_REQUEST,
+                    "Not initialized: send initialize first, or name the protocol version "
+                    f"in params._meta[{PROTOCOL_VERSION_META!r}]",
+                )
+            version = LATEST_LEGACY_REVISION
+        return handler(request_id, params, version)
+
+    @staticmethod
+    def _unknown_method(request_id: RequestId, method: str) -> Response:
+        return jsonrpc.error(
+            request_id, jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method[:100]}"
+        )
+
+    def _notification(self, method: str, params: Any, connection: Connection) -> None:
+        if (
+            method == "notifications/cancelled"
+            and type(params) is dict
+            and connection.cancel(params.get("requestId"))
+        ):
+            log.info("cancelled request %r (%s)", params["requestId"], params.get("reason", ""))
+        # notifications/initialized and anything else: nothing to do
+
+    # -- methods ----------------------------------------------------------------------
+
+    def server_info(self, revision: str) -> dict[str, Any]:
+        """The MCP `Implementation` of this server, with the fields `revision` knows."""
+        found = self._info.get(revision)
+        if found is None:
+            server = self.tools.server
+            found = {"name": server.name, "version": server.version}
+            if server.title is not None and revision >= "2025-06-18":
+                found["title"] = server.title
+            if server.description is not None and revision >= "2025-11-25":
+                found["description"] = server.description
+            self._info[revision] = found
+        return found
+
+    def _initialize(
+        self, request_id: RequestId, params: dict[str, Any], connection: Connection
+    ) -> Response:
+        requested = params.get("protocolVersion")
+        if type(requested) is not str:
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_PARAMS, "initialize needs a string protocolVersion"
+            )
+        version = requested if requested in LEGACY_REVISIONS else LATEST_LEGACY_REVISION
+        connection.legacy_version = version
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": self.server_info(version),
+        }
+        if self.tools.server.instructions is not None:
+            result["instructions"] = self.tools.server.instructions
+        return jsonrpc.response(request_id, result)
+
+    def _ping(self, request_id: RequestId, params: dict[str, Any], version: str) -> Response:
+        return jsonrpc.response(request_id, {})
+
+    def _server_discover(
+        self, request_id: RequestId, params: dict[str, Any], version: str
+    ) -> Response:
+        result = self._discover.get(version)
+        if result is None:
+            result = {
+                "resultType": "complete",
+                "supportedVersions": list(ADVERTISED_VERSIONS),
+                "capabilities": {"tools": {"listChanged": False}},
+                "ttlMs": TOOLS_TTL_MS,
+                "cacheScope": TOOLS_CACHE_SCOPE,
+                "_meta": {SERVER_INFO_META: self.server_info(version)},
+            }
+            if self.tools.server.instructions is not None:
+                result["instructions"] = self.tools.server.instructions
+            self._discover[version] = result
+        return jsonrpc.response(request_id, result)
+
+    def _tools_list(self, request_id: RequestId, params: dict[str, Any], version: str) -> Response:
+        cursor = params.get("cursor")
+        if cursor is not None and type(cursor) is not str:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "cursor must be a string")
+        try:
+            page = self.listing.page(version, cursor)
+        except InvalidCursor:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid cursor")
+        return jsonrpc.response(request_id, page)
+
+    def _tools_call(
+        self, request_id: RequestId, params: dict[str, Any], version: str
+    ) -> Response | PendingCall:
+        name = params.get("name")
+        if type(name) is not str:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "tools/call needs a name")
+        if name not in self.tools:
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_PARAMS, f"Unknown tool: {name[:128]!r}"
+            )
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif type(arguments) is not dict:
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_PARAMS, "tools/call arguments must be an object"
+            )
+        issues = self.tools.validate_input(name, arguments)
+        if issues:
+            message = f"Invalid arguments for tool {name!r}: {describe(issues)}"
+            return self._result(request_id, error_result(message), version)
+        return PendingCall(request_id, self._call(request_id, name, arguments, version))
+
+    # -- calls ------------------------------------------------------------------------
+
+    async def _call(
+        self, request_id: RequestId, name: str, arguments: dict[str, Any], version: str
+    ) -> Response:
+        try:
+            result = await self._run_handler(name, arguments, version)
+        except ToolError as exc:
+            result = error_result(str(exc) or f"Tool {name!r} failed")
+        except ResultSchemaError as exc:
+            log.error("%s", exc)
+            result = error_result(
+                f"Tool {name!r} produced a result that does not match its output schema; "
+                "the server logged the details"
+            )
+        except Exception:
+            log.exception("tool %r raised", name)
+            result = error_result(
+                f"Tool {name!r} failed with an internal error; the server logged the details"
+            )
+        return self._result(request_id, result, version)
+
+    async def _run_handler(self, name: str, arguments: dict[str, Any], version: str) -> Any:
+        handler = self.handlers.get(name)
+        if handler is None:
+            raise ToolError(f"Tool {name!r} is not implemented by this server")
+        arguments = self.tools.with_defaults(name, arguments)
+        try:
+            args = handler.call_args(arguments)
+        except ValueError as exc:  # the Input model is stricter than the schema
+            raise ToolError(f"Invalid arguments for tool {name!r}: {_short(exc)}") from exc
+        if self.timeout is None:
+            value = await self._invoke(handler, args)
+        else:
+            try:
+                async with asyncio.timeout(self.timeout) as scope:
+                    value = await self._invoke(handler, args)
+            except TimeoutError:
+                if not scope.expired():
+                    raise
+                raise ToolError(
+                    f"Tool {name!r} did not finish within {self.timeout:g} seconds"
+                ) from None
+        return self.tools.call_result(name, value, version)
+
+    async def _invoke(self, handler: BoundHandler, args: tuple[Any, ...]) -> Any:
+        if handler.is_async:
+            value = await handler.func(*args)
+        elif self.inline_sync:
+            value = handler.func(*args)
+        else:
+            if self._pool is None:
+                self._pool = DaemonThreadPool()
+            value = await asyncio.get_running_loop().run_in_executor(
+                self._pool, handler.func, *args
+            )
+        if inspect.isawaitable(value):
+            value = await value
+        return value
+
+    def _result(self, request_id: RequestId, result: dict[str, Any], version: str) -> Response:
+        if is_modern(version):
+            result["resultType"] = "complete"
+            result["_meta"] = self._modern_meta
+        return jsonrpc.response(request_id, result)
+
+
+def _short(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            parts = [
+                f"{'.'.join(str(p) for p in e.get('loc', ())) or '(root)'}: {e.get('msg', '')}"
+                for e in errors()
+            ]
+            return "; ".join(parts[:8])
+        except Exception:
+            pass
+    return str(exc).splitlines()[0][:300]

@@ -1,0 +1,174 @@
+"""Bind user handlers to tools, and run them.
+
+A handler set is a mapping `{tool name: callable}`, an object (or a class,
+instantiated without arguments) with one method per tool, named by
+`handler_name` (`create_note`, `get-item` → `get_item`). A handler takes
+either nothing, or one argument: the validated arguments as a dict, or as a
+pydantic model when that parameter is annotated with a model class (the
+generated `<Tool>Input`). It may be sync or async.
+
+Sync handlers run in a pool of daemon threads by default, so that calls run
+concurrently, a per-call timeout can answer on time, and a stuck handler
+never keeps the process alive after stdin closes. `inline=True` runs them on
+the event loop instead (fastest; for handlers that never block).
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import queue
+import re
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+_NOT_IDENTIFIER = re.compile(r"\W", re.ASCII)
+
+
+def handler_name(tool_name: str) -> str:
+    """The Python method name of a tool's handler: a valid identifier, never a keyword."""
+    name = _NOT_IDENTIFIER.sub("_", tool_name) if tool_name else "_"
+    if name[0].isdigit():
+        name = "_" + name
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        name += "_"
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class BoundHandler:
+    """One tool's handler and how to call it."""
+
+    func: Callable[..., Any]
+    is_async: bool
+    takes_arguments: bool
+    input_model: Any = None
+    """A pydantic model class to parse the arguments into (None: pass the dict)."""
+
+    def call_args(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
+        """The positional arguments for `func`: (), (dict,) or (model,)."""
+        if not self.takes_arguments:
+            return ()
+        if self.input_model is not None:
+            return (self.input_model.model_validate(arguments),)
+        return (arguments,)
+
+
+def bind(func: Callable[..., Any]) -> BoundHandler:
+    """Inspect `func` once: async or not, whether it takes arguments, and as which type."""
+    is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+        getattr(func, "__call__", None)  # noqa: B004 - callable objects with an async __call__
+    )
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # builtins without a signature: assume one argument
+        return BoundHandler(func, is_async, True)
+    positional = [
+        p
+        for p in parameters
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    if not positional:
+        return BoundHandler(func, is_async, False)
+    model = None
+    first = positional[0]
+    if first.kind is not first.VAR_POSITIONAL:
+        try:
+            annotation = get_type_hints(func).get(first.name)
+        except Exception:  # unresolvable annotations: treat as a plain dict parameter
+            annotation = None
+        if isinstance(annotation, type) and callable(getattr(annotation, "model_validate", None)):
+            model = annotation
+    return BoundHandler(func, is_async, True, model)
+
+
+def bind_handlers(tool_names: list[str], handlers: Any) -> dict[str, BoundHandler]:
+    """The handler of every tool that `handlers` implements (missing tools are left out)."""
+    if isinstance(handlers, type):
+        handlers = handlers()
+    found: dict[str, BoundHandler] = {}
+    for name in tool_names:
+        if isinstance(handlers, Mapping):
+            func = handlers.get(name, handlers.get(handler_name(name)))
+        else:
+            func = getattr(handlers, handler_name(name), None)
+        if callable(func):
+            found[name] = bind(func)
+    return found
+
+
+class DaemonThreadPool(Executor):
+    """A thread pool whose idle or stuck workers never delay interpreter exit."""
+
+    def __init__(self, max_workers: int = 32) -> None:
+        self._max = max_workers
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]]
+        self._queue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._idle = 0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        call = (lambda: fn(*args, **kwargs)) if kwargs else fn
+        self._queue.put((future, call, () if kwargs else args))
+        with self._lock:
+            if self._idle == 0 and self._threads < self._max:
+                self._threads += 1
+                threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+            future, fn, args = self._queue.get()
+            with self._lock:
+                self._idle -= 1
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+
+def import_object(reference: str) -> Any:
+    """The object a `MODULE:OBJECT` reference names (MODULE may be a `.py` file path).
+
+    Dotted OBJECT paths (`module:Class.attr`) are followed. Raises `ValueError`
+    with a readable reason when the reference cannot be resolved.
+    """
+    import importlib
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    module_name, sep, attribute = reference.rpartition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"expected MODULE:OBJECT, got {reference!r}")
+    try:
+        if module_name.endswith(".py") or "/" in module_name:
+            path = Path(module_name)
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None or not path.is_file():
+                raise ValueError(f"no Python file {module_name!r}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+        else:
+            if "" not in sys.path:
+                sys.path.insert(0, "")  # like `python -m`: modules in the working directory
+            module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {module_name!r}: {exc}") from exc
+    found: Any = module
+    for part in attribute.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise ValueError(f"{module_name!r} has no attribute {attribute!r}") from None
+    return found

@@ -1,0 +1,82 @@
+"""Turn a handler's return value into an MCP `CallToolResult`.
+
+Handlers return plain data, pydantic models (dumped by alias, JSON mode),
+dataclasses, enums, dates, or any mix of them. The value is serialized once with orjson
+(which also gives the text fallback) and read back as plain JSON data, the
+form the output schema is checked against. Wrapping for legacy clients is
+decided by `toolgen.protocol`, never here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from toolgen.ir import Tool
+from toolgen.protocol import structured_value, wraps_output
+
+
+class ToolError(Exception):
+    """Raise in a handler to fail a call with a message meant for the model.
+
+    The call answers `isError: true` with `str(error)` as its text. Any other
+    exception answers a generic message and is logged (with its traceback) to
+    stderr only, so internals never reach the client.
+    """
+
+
+def _default(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):  # a pydantic model
+        return dump(mode="json", by_alias=True)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"cannot serialize a {type(value).__name__} as JSON")
+
+
+def serialize(value: Any) -> bytes:
+    """`value` as compact JSON; pydantic models and sets are converted.
+
+    orjson itself handles dataclasses, enums, UUIDs and dates (RFC 3339).
+    """
+    return orjson.dumps(value, default=_default)
+
+
+def to_plain(value: Any) -> tuple[Any, bytes]:
+    """`value` as plain JSON data (dicts, lists, str, int, float, bool, None) and its JSON."""
+    data = serialize(value)
+    return orjson.loads(data), data
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def error_result(message: str) -> dict[str, Any]:
+    """A `CallToolResult` reporting a failure the model can read and act on."""
+    return {"content": [text_block(message)], "isError": True}
+
+
+def structured_result(tool: Tool, plain: Any, data: bytes, revision: str) -> dict[str, Any]:
+    """The result for an (already validated) plain value: `structuredContent` + text fallback.
+
+    `data` is `plain` serialized; the text block holds exactly the JSON of
+    `structuredContent` (so `{"result": ...}` when `revision` wraps it).
+    """
+    structured = structured_value(tool, plain, revision)
+    if wraps_output(tool, revision):
+        data = b'{"result":' + data + b"}"
+    return {"content": [text_block(data.decode())], "structuredContent": structured}
+
+
+def unstructured_result(value: Any) -> dict[str, Any]:
+    """The result of a tool without output schema: text only.
+
+    A string is sent as is, `None` as no content, anything else as its JSON.
+    """
+    if value is None:
+        return {"content": []}
+    if isinstance(value, str):
+        return {"content": [text_block(value)]}
+    return {"content": [text_block(serialize(value).decode())]}

@@ -1,0 +1,241 @@
+"""The stdio transport: one JSON-RPC message per line on stdin and stdout.
+
+stdout carries protocol only: `serve_stdio` moves the real stdout to a
+private descriptor and points file descriptor 1 (and `print`) at stderr, so
+stray output from handlers or libraries cannot corrupt the stream. Logs go
+to stderr. Requests are read and answered in order, except `tools/call`,
+whose handlers run concurrently (so responses may come back in any order,
+matched by id). When stdin closes, calls still running get a short grace
+period to answer, then are cancelled, and the server exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import IO, Any, Final
+
+from toolgen.runtime import jsonrpc
+from toolgen.runtime.engine import Connection, Engine, PendingCall, log
+from toolgen.runtime.toolset import RuntimeToolSet
+
+SHUTDOWN_GRACE: Final = 2.0
+"""Seconds that running calls get to answer after stdin closes."""
+
+
+class _LineReader(asyncio.Protocol):
+    """Splits the incoming bytes into lines and hands each to `on_line`."""
+
+    def __init__(self, on_line: Callable[[bytes], None], on_eof: Callable[[], None]) -> None:
+        self._on_line = on_line
+        self._on_eof = on_eof
+        self._buffer = b""
+
+    def data_received(self, data: bytes) -> None:
+        if self._buffer:
+            data = self._buffer + data
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            self._on_line(data[start:end])
+            start = end + 1
+        self._buffer = data[start:]
+
+    def eof_received(self) -> bool:
+        self.connection_lost(None)
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._buffer:
+            line, self._buffer = self._buffer, b""
+            self._on_line(line)
+        self._on_eof()
+
+
+class _Writer(asyncio.Protocol):
+    """Write side of a pipe: remembers when the transport has flushed and closed."""
+
+    def __init__(self) -> None:
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+async def run_stdio(
+    engine: Engine,
+    stdin: IO[bytes],
+    stdout: IO[bytes],
+    *,
+    shutdown_grace: float = SHUTDOWN_GRACE,
+) -> None:
+    """Serve `engine` on a pair of binary streams until `stdin` reaches end of file."""
+    loop = asyncio.get_running_loop()
+    connection = Connection()
+    eof = asyncio.Event()
+
+    write, close_writer = await _open_writer(loop, stdout)
+
+    def send(message: dict[str, Any]) -> None:
+        try:
+            data = jsonrpc.dumps(message)
+        except Exception:
+            log.exception("could not serialize a response")
+            data = jsonrpc.dumps(
+                jsonrpc.error(message.get("id"), jsonrpc.INTERNAL_ERROR, "Internal error")
+            )
+        write(data + b"\n")
+
+    def call_done(task: asyncio.Task[dict[str, Any] | None]) -> None:
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("a call failed unexpectedly", exc_info=exc)
+            return
+        reply = task.result()
+        if reply is not None:
+            send(reply)
+
+    def on_line(line: bytes) -> None:
+        line = line.strip()
+        if not line:
+            return
+        try:
+            message = jsonrpc.loads(line)
+        except jsonrpc.JSONDecodeError:
+            send(jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error: not valid JSON"))
+            return
+        try:
+            reply = engine.dispatch(message, connection)
+        except Exception:
+            log.exception("internal error while handling a message")
+            request_id = message.get("id") if isinstance(message, dict) else None
+            if jsonrpc.is_request_id(request_id):
+                send(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"))
+            return
+        if reply is None:
+            return
+        if isinstance(reply, PendingCall):
+            task = loop.create_task(reply.coroutine)
+            connection.track(reply.request_id, task)
+            task.add_done_callback(call_done)
+        else:
+            send(reply)
+
+    await _open_reader(loop, stdin, on_line, eof.set)
+    await eof.wait()
+    running = list(connection.inflight.values())
+    if running:
+        await asyncio.wait(running, timeout=shutdown_grace)
+    connection.cancel_all()
+    await close_writer()
+
+
+async def _open_reader(
+    loop: asyncio.AbstractEventLoop,
+    stdin: IO[bytes],
+    on_line: Callable[[bytes], None],
+    on_eof: Callable[[], None],
+) -> None:
+    protocol = _LineReader(on_line, on_eof)
+    if not stdin.isatty():
+        try:
+            await loop.connect_read_pipe(lambda: protocol, stdin)
+            return
+        except ValueError:  # a regular file: fall back to a reader thread
+            pass
+
+    def pump() -> None:  # blocking reads on a thread (regular files, terminals)
+        try:
+            while chunk := stdin.readline():
+                loop.call_soon_threadsafe(protocol.data_received, chunk)
+        finally:
+            loop.call_soon_threadsafe(protocol.connection_lost, None)
+
+    threading.Thread(target=pump, name="toolgen-stdin", daemon=True).start()
+
+
+async def _open_writer(
+    loop: asyncio.AbstractEventLoop, stdout: IO[bytes]
+) -> tuple[Callable[[bytes], None], Callable[[], Any]]:
+    if not stdout.isatty():
+        try:
+            transport, protocol = await loop.connect_write_pipe(_Writer, stdout)
+        except ValueError:  # a regular file: plain blocking writes
+            pass
+        else:
+
+            async def close() -> None:
+                transport.close()
+                await protocol.closed
+
+            return transport.write, close
+
+    def write(data: bytes) -> None:
+        stdout.write(data)
+        stdout.flush()
+
+    async def flush() -> None:
+        stdout.flush()
+
+    return write, flush
+
+
+def serve_stdio(
+    tools: RuntimeToolSet,
+    handlers: Any,
+    *,
+    timeout: float | None = None,
+    page_size: int | None = None,
+    inline_sync: bool = False,
+    shutdown_grace: float = SHUTDOWN_GRACE,
+    log_level: int = logging.WARNING,
+) -> None:
+    """Serve `tools` with `handlers` over this process's stdin/stdout until stdin closes."""
+    options: dict[str, Any] = {"timeout": timeout, "inline_sync": inline_sync}
+    if page_size is not None:
+        options["page_size"] = page_size
+    engine = Engine(tools, handlers, **options)
+    _log_to_stderr(log_level)
+    for name in engine.missing_handlers:
+        log.warning("no handler for tool %r: its calls will answer with an error", name)
+    with _protocol_stdout() as protocol_out:
+        stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+        try:
+            asyncio.run(run_stdio(engine, stdin, protocol_out, shutdown_grace=shutdown_grace))
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stdin.close()
+
+
+@contextlib.contextmanager
+def _protocol_stdout() -> Any:
+    """A private stream on the real stdout; fd 1 and `sys.stdout` now point at stderr."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    try:
+        yield out
+    finally:
+        with contextlib.suppress(OSError):
+            out.close()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _log_to_stderr(level: int) -> None:
+    logger = logging.getLogger("toolgen")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("toolgen: %(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+    logger.setLevel(level)
