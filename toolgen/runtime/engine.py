@@ -28,6 +28,7 @@ connection state (stdio: the process; HTTP: the session).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
 from collections.abc import Coroutine
@@ -43,6 +44,7 @@ from toolgen.protocol import (
     is_modern,
 )
 from toolgen.runtime import jsonrpc
+from toolgen.runtime.context import LOG_LEVELS
 from toolgen.runtime.handlers import BoundHandler, DaemonThreadPool, bind_handlers
 from toolgen.runtime.jsonrpc import RequestId
 from toolgen.runtime.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
@@ -63,10 +65,12 @@ Response = dict[str, Any]
 class Connection:
     """Per-connection state: the legacy handshake's version and the calls in flight."""
 
-    __slots__ = ("inflight", "legacy_version")
+    __slots__ = ("inflight", "legacy_version", "log_level")
 
     def __init__(self) -> None:
         self.legacy_version: str | None = None
+        self.log_level: str | None = None
+        """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
         self.inflight: dict[RequestId, asyncio.Future[Any]] = {}
 
     def track(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
@@ -233,6 +237,8 @@ class Engine:
     def _legacy(
         self, request_id: RequestId, method: str, params: dict[str, Any], connection: Connection
     ) -> Response | PendingCall:
+        if method == "logging/setLevel" and connection.legacy_version is not None:
+            return self._set_log_level(request_id, params, connection)
         handler = self._requests.get(method)
         if handler is None:
             if method in self._modern_requests:
@@ -296,12 +302,25 @@ class Engine:
         connection.legacy_version = version
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": {"tools": {"listChanged": False}, "logging": {}},
             "serverInfo": self.server_info(version),
         }
         if self.tools.server.instructions is not None:
             result["instructions"] = self.tools.server.instructions
         return jsonrpc.response(request_id, result)
+
+    @staticmethod
+    def _set_log_level(
+        request_id: RequestId, params: dict[str, Any], connection: Connection
+    ) -> Response:
+        """Legacy `logging/setLevel`: handlers' log messages below `level` are not sent."""
+        level = params.get("level")
+        if level not in LOG_LEVELS:
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_PARAMS, f"level must be one of: {', '.join(LOG_LEVELS)}"
+            )
+        connection.log_level = level
+        return jsonrpc.response(request_id, {})
 
     def _ping(self, request_id: RequestId, params: dict[str, Any], version: str) -> Response:
         return jsonrpc.response(request_id, {})
@@ -411,7 +430,7 @@ class Engine:
             if self._pool is None:
                 self._pool = DaemonThreadPool()
             value = await asyncio.get_running_loop().run_in_executor(
-                self._pool, handler.func, *args
+                self._pool, contextvars.copy_context().run, handler.func, *args
             )
         if inspect.isawaitable(value):
             value = await value

@@ -26,6 +26,21 @@ class ToolError(Exception):
     """
 
 
+class Content:
+    """Return `Content(block, ...)` from the handler of a tool without output schema to
+    send MCP content blocks as they are: images, audio, embedded resources, several blocks.
+
+    Each block is a content dict (`{"type": "image", "data": ..., "mimeType": ...}`);
+    `is_error=True` marks the result `isError`.
+    """
+
+    __slots__ = ("blocks", "is_error")
+
+    def __init__(self, *blocks: dict[str, Any], is_error: bool = False) -> None:
+        self.blocks = blocks
+        self.is_error = is_error
+
+
 def _default(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if callable(dump):  # a pydantic model
@@ -73,8 +88,14 @@ def structured_result(tool: Tool, plain: Any, data: bytes, revision: str) -> dic
 def unstructured_result(value: Any) -> dict[str, Any]:
     """The result of a tool without output schema: text only.
 
-    A string is sent as is, `None` as no content, anything else as its JSON.
+    A string is sent as is, `None` as no content, `Content` as its blocks,
+    anything else as its JSON.
     """
+    if isinstance(value, Content):
+        result: dict[str, Any] = {"content": list(value.blocks)}
+        if value.is_error:
+            result["isError"] = True
+        return result
     if value is None:
         return {"content": []}
     if isinstance(value, str):

@@ -1,0 +1,141 @@
+"""What a tool handler can do while it runs: report progress and send log messages.
+
+    from toolgen.runtime.context import current_call
+
+    def import_rows(args):
+        call = current_call()
+        call.progress(0, 100)
+        call.log("info", "import started")
+        ...
+
+A transport that can deliver notifications during a call installs a
+`CallContext` (with `use_call_context`) before it hands the request to the
+engine; the call's task inherits it through `contextvars`, and the engine
+copies the context into the worker thread of a sync handler. Without one,
+`current_call()` is a context that sends nothing, so handlers run
+unchanged in tests, over transports without notifications, or when the
+client asked for neither progress nor log messages.
+
+`send` is called from whichever thread the handler runs on: transports give
+a thread-safe one (e.g. `loop.call_soon_threadsafe`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Final
+
+LOG_LEVELS: Final = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+"""The MCP (syslog) levels, least severe first."""
+DEFAULT_LEGACY_LOG_LEVEL: Final = "info"
+"""Least severe level sent on a legacy connection that never sent `logging/setLevel`."""
+PROGRESS_TOKEN_KEY: Final = "progressToken"
+LOG_LEVEL_META: Final = "io.modelcontextprotocol/logLevel"
+"""2026-07-28: the request-scoped opt-in to log messages (absent: none are sent)."""
+
+Send = Callable[[dict[str, Any]], None]
+
+
+def level_rank(level: str) -> int:
+    """Position of `level` in `LOG_LEVELS`; ValueError for an unknown level."""
+    try:
+        return LOG_LEVELS.index(level)
+    except ValueError:
+        raise ValueError(f"unknown log level {level!r}; expected one of {LOG_LEVELS}") from None
+
+
+class CallContext:
+    """The notifications one running call may send, and to where."""
+
+    __slots__ = ("_min_rank", "_send", "log_level", "progress_token")
+
+    def __init__(
+        self,
+        send: Send | None = None,
+        *,
+        progress_token: str | int | None = None,
+        log_level: str | None = None,
+    ) -> None:
+        """`progress_token`: from the request's `_meta` (None: no progress wanted);
+        `log_level`: least severe level the client wants (None: no log messages)."""
+        self._send = send
+        self.progress_token = progress_token
+        self.log_level = log_level
+        self._min_rank = level_rank(log_level) if log_level is not None else len(LOG_LEVELS)
+
+    @property
+    def wants_progress(self) -> bool:
+        return self._send is not None and self.progress_token is not None
+
+    def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send `notifications/progress` (only when the request carried a progress token)."""
+        if self._send is None or self.progress_token is None:
+            return
+        params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        self._send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send `notifications/message` when `level` is at least the level the client asked for.
+
+        `data` is any JSON value (usually a string). Raises ValueError for an unknown level.
+        """
+        if level_rank(level) < self._min_rank or self._send is None:
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        self._send({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+
+
+_SILENT: Final = CallContext()
+_current: contextvars.ContextVar[CallContext] = contextvars.ContextVar(
+    "toolgen_call", default=_SILENT
+)
+
+
+def current_call() -> CallContext:
+    """The context of the call running in this task or worker thread (a silent one if none)."""
+    return _current.get()
+
+
+@contextmanager
+def use_call_context(context: CallContext) -> Iterator[CallContext]:
+    """Install `context` for the code (and the tasks it starts) inside the `with` block."""
+    token = _current.set(context)
+    try:
+        yield context
+    finally:
+        _current.reset(token)
+
+
+def for_request(params: Any, send: Send, *, legacy_log_level: str | None = None) -> CallContext:
+    """The context for a request with these `params`: its progress token, and the log level
+    from its `_meta` (modern era) or the connection's `logging/setLevel` (legacy era)."""
+    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    token = None
+    level = legacy_log_level
+    if isinstance(meta, Mapping):
+        raw_token = meta.get(PROGRESS_TOKEN_KEY)
+        if type(raw_token) in (str, int):
+            token = raw_token
+        if LOG_LEVEL_META in meta or "io.modelcontextprotocol/protocolVersion" in meta:
+            raw_level = meta.get(LOG_LEVEL_META)
+            level = raw_level if raw_level in LOG_LEVELS else None
+    return CallContext(send, progress_token=token, log_level=level)
