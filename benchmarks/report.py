@@ -1,0 +1,313 @@
+"""Render a benchmark summary as a markdown table (RESULTS.md) and a chart of the ratios."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from stats import Stat, Target, ratio
+
+ANALYSIS = Path(__file__).resolve().parent / "ANALYSIS.md"
+"""Hand-written findings (profiles, why a target is missed), appended to the report."""
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "n/a"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    return f"{value:.{digits}f}"
+
+
+def cell(stat: Stat | None, digits: int = 2) -> str:
+    """`median (min-max)`."""
+    if stat is None:
+        return "n/a"
+    if stat.n == 1:
+        return fmt(stat.median, digits)
+    return f"{fmt(stat.median, digits)} ({fmt(stat.lo, digits)}-{fmt(stat.hi, digits)})"
+
+
+def ratio_cell(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}x"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _target_rows(targets: list[Target]) -> list[list[str]]:
+    rows = []
+    for t in targets:
+        limit = f"{'≤' if t.at_most else '≥'} {t.limit:g}{t.unit}"
+        measured = "n/a" if t.measured is None else f"{t.measured:.3g}{t.unit}"
+        if t.met is None:
+            verdict = "not measured"
+        elif t.met:
+            verdict = "met"
+        else:
+            assert t.cost is not None
+            verdict = f"**missed** ({t.cost:.1f}x off)"
+        rows.append([t.name, t.contender or "toolgen", measured, limit, verdict])
+    return rows
+
+
+def markdown(
+    summary: dict[str, Any], meta: dict[str, Any], notes: list[str], chart: Path, out: Path
+) -> str:
+    m = meta["machine"]
+    sizes = meta["sizes"]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"`{meta['command'].strip()}` on {meta['date']}: {meta['rounds']} round(s), "
+        f"{meta['elapsed_s']:.0f} s. Medians over rounds, `(min-max)` after them; ratios are "
+        "between medians. Contenders alternate within each round. The machine is shared: load "
+        f"average {m['loadavg_start'][0]:.2f} at the start, {m['loadavg_end'][0]:.2f} at the end.",
+        "",
+    ]
+    if meta["quick"]:
+        lines += ["**Smoke mode (`--quick`): tiny sizes, the numbers mean nothing.**", ""]
+    lines += ["## Machine", ""]
+    versions = ", ".join(f"{k} {v}" for k, v in m["versions"].items())
+    lines += _table(
+        ["cores", "CPU", "Python", "platform"],
+        [[str(m["cores"]), m["cpu"], m["python"], m["platform"]]],
+    )
+    lines += [f"Packages: {versions}.", ""]
+    lines += ["## Targets (issue 5)", ""]
+    lines += _table(
+        ["target", "contender", "measured", "limit", "verdict"], _target_rows(summary["targets"])
+    )
+    if chart.exists():
+        rel = os.path.relpath(chart, out.parent)
+        lines += [f"![Ratios against the targets and against MCPServer]({rel})", ""]
+    lines += _build_section(summary, sizes)
+    lines += _serve_section(summary, sizes)
+    if notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+    if ANALYSIS.exists() and not meta["quick"]:
+        lines += [ANALYSIS.read_text(encoding="utf-8").rstrip(), ""]
+    return "\n".join(lines)
+
+
+def _build_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
+    build = summary["build"]
+    lines: list[str] = []
+    if build.get("toolgen_full") or build.get("dcg"):
+        n = sizes["build_tools"]
+        full = build.get("toolgen_full")
+        rows = [
+            [
+                "`toolgen build` (fresh output dir)",
+                "toolgen_full",
+                ratio_cell(ratio(full, build.get("dcg"))) + " of DCG",
+            ],
+            ["one `datamodel-codegen --formatters builtin` run", "dcg", ""],
+            [
+                "`toolgen build`, nothing changed",
+                "toolgen_noop",
+                ratio_cell(ratio(build.get("toolgen_noop"), full)) + " of full",
+            ],
+            [
+                "`toolgen build` after editing one tool",
+                "toolgen_edit",
+                ratio_cell(ratio(build.get("toolgen_edit"), full)) + " of full",
+            ],
+        ]
+        lines += [f"## Build ({n} tools: same input and output schemas for both)", ""]
+        lines += _table(
+            ["step", "wall s", "CPU s (user+sys)", "peak RSS MiB", "ratio"],
+            [
+                [
+                    label,
+                    cell(build.get(k)),
+                    cell(build.get(k + "_cpu")),
+                    cell(build.get(k + "_rss_mib"), 0),
+                    r,
+                ]
+                for label, k, r in rows
+            ],
+        )
+    lint = summary["lint"]
+    if lint.get("wall"):
+        lines += [f"## Lint ({sizes['build_tools']} tools, whole process)", ""]
+        lines += _table(["wall s", "CPU s"], [[cell(lint["wall"]), cell(lint["cpu"])]])
+    load = summary["load"]
+    if load.get("total"):
+        lines += [f"## Runtime load ({sizes['build_tools']} tools, in process)", ""]
+        lines += _table(
+            [
+                "import toolgen s",
+                "toolgen.load s",
+                f"compile {load['compiled']} validators s",
+                "load + validators s",
+            ],
+            [
+                [
+                    cell(load["import"], 3),
+                    cell(load["load"], 3),
+                    cell(load["validators"], 3),
+                    cell(load["total"], 3),
+                ]
+            ],
+        )
+        lines += [f"Validators compiled with: {load['how']}.", ""]
+    return lines
+
+
+SERVE_COLUMNS = [
+    ("seq_cps", "sequential calls/s", 0),
+    ("p50_us", "p50 µs", 0),
+    ("p99_us", "p99 µs", 0),
+    ("pipe_cps", "pipelined calls/s", 0),
+    ("cold_ms", "cold start ms", 0),
+    ("rss_mib", "peak RSS MiB", 1),
+    ("rss_large_mib", "peak RSS MiB ({large} tools)", 1),
+    ("list_small_ms", "tools/list 3 ms", 3),
+    ("list_large_ms", "tools/list {large} ms", 2),
+]
+
+
+def _serve_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
+    serve = summary["serve"]
+    if not serve:
+        return []
+    large = sizes["list_tools"]
+    s = sizes["serve"]
+    lines = [
+        "## Serving over stdio",
+        "",
+        f"Per round and contender: {s['cold_starts']} cold start(s) (spawn to `initialize` "
+        f"response), {s['warmup']} warm-up calls, {s['sequential']} sequential `tools/call` of "
+        f"`get_issue`, {s['pipelined']} pipelined calls, {s['lists']} complete `tools/list` "
+        f"fetches with 3 and with {large} tools (all pages). Peak RSS is the server's VmHWM.",
+        "",
+    ]
+    header = ["contender"] + [title.format(large=large) for _, title, _ in SERVE_COLUMNS]
+    rows = [
+        [row["label"]] + [cell(row.get(key), digits) for key, _, digits in SERVE_COLUMNS]
+        for row in serve.values()
+    ]
+    lines += _table(header, rows)
+    for base_key, base_label in (
+        ("mcpserver", "SDK MCPServer"),
+        ("handwritten", "the hand-written loop"),
+    ):
+        base = serve.get(base_key)
+        if not base:
+            continue
+        lines += [
+            f"Ratios to {base_label} (calls/s: higher is better; the rest: lower is better):",
+            "",
+        ]
+        ratio_rows = [
+            [row["label"]]
+            + [
+                ratio_cell(ratio(row.get(k), base.get(k)))
+                for k in ("seq_cps", "pipe_cps", "cold_ms", "rss_mib", "list_large_ms")
+            ]
+            for row in serve.values()
+        ]
+        lines += _table(
+            [
+                "contender",
+                "sequential calls/s",
+                "pipelined calls/s",
+                "cold start",
+                "peak RSS",
+                f"tools/list {large}",
+            ],
+            ratio_rows,
+        )
+    return lines
+
+
+def write_chart(summary: dict[str, Any], path: Path) -> str | None:
+    """Draw the ratios; return a note instead when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "chart not drawn: matplotlib is not installed (pip install -e '.[bench]')"
+    targets = [t for t in summary["targets"] if t.cost is not None]
+    serve = summary["serve"]
+    base = serve.get("mcpserver")
+    panels = 1 + (1 if base else 0)
+    fig, axes = plt.subplots(
+        panels,
+        1,
+        figsize=(12, 0.3 * (len(targets) + 3.5 * len(serve)) + 2.5),
+        squeeze=False,
+        gridspec_kw={"height_ratios": [max(len(targets), 1), max(3 * len(serve), 1)][:panels]},
+    )
+    ax = axes[0][0]
+    labels = [f"{t.name}" + (f"  [{t.contender}]" if t.contender else "") for t in targets]
+    costs = [t.cost or 0 for t in targets]
+    colors = ["#2e7d32" if t.met else "#c62828" for t in targets]
+    ax.barh(range(len(targets)), costs, color=colors)
+    ax.set_yticks(range(len(targets)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(1.0, color="black", linewidth=1)
+    for i, t in enumerate(targets):
+        ax.text(
+            costs[i],
+            i,
+            f" {t.measured:.3g}{t.unit} (limit {t.limit:g}{t.unit})",
+            va="center",
+            fontsize=7,
+        )
+    _pad(ax, costs)
+    ax.set_title(
+        "Targets: measured ÷ limit (left of the line = met; green met, red missed)", fontsize=10
+    )
+    if base:
+        ax = axes[1][0]
+        metrics = [
+            ("seq_cps", "sequential calls/s", "#1565c0"),
+            ("cold_ms", "cold start", "#ef6c00"),
+            ("rss_mib", "peak RSS", "#6a1b9a"),
+        ]
+        names = [row["label"] for row in serve.values()]
+        height = 0.27
+        for j, (key, title, color) in enumerate(metrics):
+            values = [ratio(row.get(key), base.get(key)) or 0 for row in serve.values()]
+            ys = [i + (j - 1) * height for i in range(len(names))]
+            ax.barh(ys, values, height=height, color=color, label=title)
+            for y, v in zip(ys, values, strict=True):
+                if v:
+                    ax.text(v, y, f" {v:.2f}x", va="center", fontsize=7)
+        _pad(
+            ax,
+            [
+                v
+                for row in serve.values()
+                for v in (ratio(row.get(k), base.get(k)) for k, _, _ in metrics)
+                if v
+            ],
+        )
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.axvline(1.0, color="black", linewidth=1)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.set_title("Serving over stdio, relative to the SDK's MCPServer (= 1x)", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return None
+
+
+def _pad(ax: Any, values: list[float]) -> None:
+    """Log-scale x limits with room for the value labels right of the bars."""
+    positive = [v for v in values if v > 0] or [1.0]
+    ax.set_xlim(min(min(positive), 1.0) / 1.5, max(max(positive), 1.0) * 4)
