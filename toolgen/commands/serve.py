@@ -45,6 +45,28 @@ from toolgen.errors import SpecError
     help="Run sync handlers on the event loop instead of worker threads (fastest; only for "
     "handlers that never block).",
 )
+@click.option(
+    "--http",
+    "http_address",
+    metavar="HOST:PORT",
+    help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (needs "
+    "toolgen[http]). Use 127.0.0.1 (loopback) unless others must reach it; port 0 picks one.",
+)
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="With --http: also accept requests from this browser Origin (scheme://host[:port]); "
+    "repeatable. Loopback origins are always accepted, others get 403.",
+)
+@click.option(
+    "--token",
+    envvar="TOOLGEN_TOKEN",
+    metavar="TOKEN",
+    help="With --http: require Authorization: Bearer TOKEN (else 401). "
+    "Default: $TOOLGEN_TOKEN.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log requests and cancellations to stderr.")
 def serve(
     specs: tuple[Path, ...],
@@ -53,13 +75,16 @@ def serve(
     timeout: float,
     page_size: int | None,
     inline_sync: bool,
+    http_address: str | None,
+    allow_origins: tuple[str, ...],
+    token: str | None,
     verbose: bool,
 ) -> None:
     """Serve one spec set over MCP on stdin/stdout, both protocol eras
     (the 2025 initialize handshake and stateless 2026-07-28), until stdin closes.
 
     SPECS are the spec set's files or directory (default: specs/). Exactly one
-    of --handlers and --mock. stdout carries only protocol; logs go to stderr.
+    of --handlers and --mock. With --http HOST:PORT, serve Streamable HTTP instead. stdout carries only protocol; logs go to stderr.
     """
     if mock == (handlers_ref is not None):
         raise click.UsageError("give exactly one of --handlers MODULE:OBJECT and --mock")
@@ -85,6 +110,21 @@ def serve(
             handlers = import_object(handlers_ref)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--handlers") from None
+    if http_address is not None:
+        from toolgen.commands.serve_http import run_http
+
+        run_http(
+            tools,
+            handlers,
+            http_address,
+            allow_origins,
+            token,
+            timeout=timeout or None,
+            page_size=page_size,
+            inline_sync=inline_sync,
+            log_level=logging.INFO if verbose else logging.WARNING,
+        )
+        return
     tools.serve(
         handlers,
         timeout=timeout or None,
