@@ -1,0 +1,139 @@
+"""Handlers for `specs/conformance/`: the fixture tools of the official MCP conformance suite.
+
+    toolgen serve specs/conformance --handlers examples.conformance_handlers:HANDLERS \
+        --http 127.0.0.1:8000
+
+Each handler returns what the suite's scenario for it expects (texts are the
+ones its scenario descriptions give). The media are made here, not stored:
+a 1x1 red PNG and a short silent WAV clip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import struct
+import wave
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from toolgen.runtime.context import current_call
+from toolgen.runtime.results import Content, ToolError
+
+STEP_SECONDS = 0.05
+"""The pause between the notifications of the logging and progress tools."""
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def red_pixel_png() -> bytes:
+    """A valid 1x1 PNG, one opaque red pixel (RGB, 8 bits per channel)."""
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")  # filter type 0, then R G B
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", pixels)
+        + _png_chunk(b"IEND", b"")
+    )
+
+
+def silent_wav(milliseconds: int = 100, rate: int = 8000) -> bytes:
+    """A short mono 8-bit PCM WAV file of silence."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as clip:
+        clip.setnchannels(1)
+        clip.setsampwidth(1)
+        clip.setframerate(rate)
+        clip.writeframes(b"\x80" * (rate * milliseconds // 1000))  # 8-bit PCM silence is 128
+    return buffer.getvalue()
+
+
+PNG_BASE64 = base64.b64encode(red_pixel_png()).decode("ascii")
+WAV_BASE64 = base64.b64encode(silent_wav()).decode("ascii")
+
+
+def test_simple_text() -> str:
+    return "This is a simple text response for testing."
+
+
+def test_image_content() -> Content:
+    return Content({"type": "image", "data": PNG_BASE64, "mimeType": "image/png"})
+
+
+def test_audio_content() -> Content:
+    return Content({"type": "audio", "data": WAV_BASE64, "mimeType": "audio/wav"})
+
+
+def test_embedded_resource() -> Content:
+    return Content(
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://embedded-resource",
+                "mimeType": "text/plain",
+                "text": "This is an embedded resource content.",
+            },
+        }
+    )
+
+
+def test_multiple_content_types() -> Content:
+    return Content(
+        {"type": "text", "text": "Multiple content types test:"},
+        {"type": "image", "data": PNG_BASE64, "mimeType": "image/png"},
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://mixed-content-resource",
+                "mimeType": "application/json",
+                "text": '{"test":"data","value":123}',
+            },
+        },
+    )
+
+
+async def test_tool_with_logging() -> str:
+    call = current_call()
+    call.log("info", "Tool execution started")
+    await asyncio.sleep(STEP_SECONDS)
+    call.log("info", "Tool processing data")
+    await asyncio.sleep(STEP_SECONDS)
+    call.log("info", "Tool execution completed")
+    return "Tool with logging executed successfully"
+
+
+async def test_tool_with_progress() -> str:
+    call = current_call()
+    call.progress(0, 100)
+    await asyncio.sleep(STEP_SECONDS)
+    call.progress(50, 100)
+    await asyncio.sleep(STEP_SECONDS)
+    call.progress(100, 100)
+    return "Tool with progress executed successfully"
+
+
+def test_error_handling() -> None:
+    raise ToolError("This tool intentionally returns an error for testing")
+
+
+def json_schema_2020_12_tool(arguments: dict[str, Any]) -> dict[str, Any]:
+    return arguments
+
+
+HANDLERS: dict[str, Callable[..., Any]] = {
+    "test_simple_text": test_simple_text,
+    "test_image_content": test_image_content,
+    "test_audio_content": test_audio_content,
+    "test_embedded_resource": test_embedded_resource,
+    "test_multiple_content_types": test_multiple_content_types,
+    "test_tool_with_logging": test_tool_with_logging,
+    "test_tool_with_progress": test_tool_with_progress,
+    "test_error_handling": test_error_handling,
+    "json_schema_2020_12_tool": json_schema_2020_12_tool,
+}
+"""Tool name → handler, for `toolgen serve --handlers examples.conformance_handlers:HANDLERS`."""

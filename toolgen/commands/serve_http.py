@@ -1,0 +1,52 @@
+"""`toolgen serve --http`: turn the HTTP options into a `serve_http` call (parsing only)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from toolgen.runtime.toolset import RuntimeToolSet
+
+
+def run_http(
+    tools: RuntimeToolSet,
+    handlers: Any,
+    address: str,
+    allow_origins: tuple[str, ...],
+    token: str | None,
+    **options: Any,
+) -> None:
+    """Serve over Streamable HTTP; usage errors exit 2, a port that cannot be bound exits 1."""
+    try:
+        from toolgen.runtime.http import serve_http
+        from toolgen.runtime.http.security import parse_origins
+        from toolgen.runtime.http.server import parse_address
+    except ImportError as exc:
+        raise click.UsageError(
+            f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]'"
+        ) from None
+    try:
+        host, port = parse_address(address)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--http") from None
+    try:
+        parse_origins(allow_origins)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
+    try:
+        serve_http(
+            tools,
+            handlers,
+            host=host,
+            port=port,
+            allowed_origins=allow_origins,
+            token=token,
+            **options,
+        )
+    except OSError as exc:
+        click.echo(f"toolgen: error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        pass

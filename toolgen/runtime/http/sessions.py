@@ -1,0 +1,97 @@
+"""Legacy-era (initialize handshake) sessions of the HTTP transport.
+
+A session is created by a successful `initialize`, named by an unguessable
+`Mcp-Session-Id`, and holds the engine `Connection` (negotiated version,
+log level, calls in flight). It ends on `DELETE`, after `idle_timeout`
+seconds without a request, or when the store is full and it is the least
+recently used. Sessions live in this process's memory: behind a load
+balancer, legacy clients need sticky routing on `Mcp-Session-Id` (the
+stateless 2026-07-28 era needs nothing).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from toolgen.runtime.engine import Connection
+
+DEFAULT_MAX_SESSIONS: Final = 10_000
+DEFAULT_IDLE_TIMEOUT: Final = 3600.0
+
+
+@dataclass(slots=True)
+class Session:
+    """One legacy client's state between requests."""
+
+    id: str
+    connection: Connection = field(default_factory=Connection)
+    last_seen: float = 0.0
+
+
+class SessionStore:
+    """Sessions by id, with idle expiry and a size bound (least recently used goes first)."""
+
+    def __init__(
+        self,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_sessions < 1:
+            raise ValueError("max_sessions must be at least 1")
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self._clock = clock
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def create(self, connection: Connection | None = None) -> Session:
+        """A new session for `connection` (evicting expired ones, then the least recently
+        used if the store is full)."""
+        now = self._clock()
+        self._expire(now)
+        while len(self._sessions) >= self.max_sessions:
+            _, oldest = self._sessions.popitem(last=False)
+            oldest.connection.cancel_all()
+        session = Session(secrets.token_urlsafe(24), connection or Connection(), now)
+        self._sessions[session.id] = session
+        return session
+
+    def get(self, session_id: str) -> Session | None:
+        """The live session with this id (None: unknown, ended or expired), marked as used."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            return None
+        now = self._clock()
+        if now - session.last_seen > self.idle_timeout:
+            self.end(session_id)
+            return None
+        session.last_seen = now
+        self._sessions.move_to_end(session_id)
+        return session
+
+    def end(self, session_id: str) -> bool:
+        """End a session, cancelling its calls in flight; False when there was none."""
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            return False
+        session.connection.cancel_all()
+        return True
+
+    def end_all(self) -> None:
+        for session_id in list(self._sessions):
+            self.end(session_id)
+
+    def _expire(self, now: float) -> None:
+        while self._sessions:
+            session_id, oldest = next(iter(self._sessions.items()))
+            if now - oldest.last_seen <= self.idle_timeout:
+                break
+            self.end(session_id)
