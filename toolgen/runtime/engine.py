@@ -205,10 +205,10 @@ class Engine:
         elif type(params) is not dict:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "params must be an object")
         meta = params.get("_meta")
-        if method == "initialize":
-            return self._initialize(request_id, params, connection)
         if type(meta) is dict and PROTOCOL_VERSION_META in meta:
             return self._modern(request_id, method, params, meta[PROTOCOL_VERSION_META])
+        if method == "initialize":
+            return self._initialize(request_id, params, connection)
         return self._legacy(request_id, method, params, connection)
 
     # -- eras -------------------------------------------------------------------------
