@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import json
 import struct
 import wave
 import zlib
@@ -121,8 +122,17 @@ def test_error_handling() -> None:
     raise ToolError("This tool intentionally returns an error for testing")
 
 
-def json_schema_2020_12_tool(arguments: dict[str, Any]) -> dict[str, Any]:
-    return arguments
+def test_logging_tool() -> str:
+    current_call().log("info", "test_logging_tool ran")
+    return "Logged one message (if the request asked for log messages)"
+
+
+def test_param_header(arguments: dict[str, Any]) -> str:
+    return f"Region: {arguments['region']}"
+
+
+def json_schema_2020_12_tool(arguments: dict[str, Any]) -> str:
+    return f"Received: {json.dumps(arguments, sort_keys=True)}"
 
 
 HANDLERS: dict[str, Callable[..., Any]] = {
@@ -134,6 +144,8 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "test_tool_with_logging": test_tool_with_logging,
     "test_tool_with_progress": test_tool_with_progress,
     "test_error_handling": test_error_handling,
+    "test_logging_tool": test_logging_tool,
+    "test_param_header": test_param_header,
     "json_schema_2020_12_tool": json_schema_2020_12_tool,
 }
 """Tool name → handler, for `toolgen serve --handlers examples.conformance_handlers:HANDLERS`."""

@@ -5,10 +5,10 @@ independent `Engine`; this module only adds what HTTP needs:
 
 - Security first (see `security`): `Host` and `Origin` (403), bearer token
   (401), `Content-Type` (415), body size (413). Errors never carry internals.
-- Era: `initialize` starts a legacy session; a request whose `_meta` names a
-  protocol version, or whose `MCP-Protocol-Version` header is not a legacy
-  revision, is served statelessly (2026-07-28); anything else belongs to a
-  legacy session.
+- Era: a request whose `_meta` names a protocol version, or whose
+  `MCP-Protocol-Version` header is not a legacy revision, is served
+  statelessly (2026-07-28); otherwise `initialize` starts a legacy session,
+  and anything else belongs to one.
 - Legacy era: `Mcp-Session-Id` is issued by a successful `initialize` and
   required afterwards (400 without, 404 unknown or ended); DELETE ends the
   session; GET (a server-initiated stream) answers 405.
@@ -217,12 +217,12 @@ class McpEndpoint:
         params = message.get("params")
         meta = params.get("_meta") if type(params) is dict else None
         version_header = request.headers.get(PROTOCOL_VERSION_HEADER)
-        if message.get("method") == "initialize" and "id" in message:
-            return await self._initialize(request, message, accept)
         if (type(meta) is dict and PROTOCOL_VERSION_META in meta) or (
             version_header is not None and version_header.strip() not in LEGACY_REVISIONS
         ):
             return await self._modern(request, message, accept)
+        if message.get("method") == "initialize" and "id" in message:
+            return await self._initialize(request, message, accept)
         return await self._legacy(request, message, accept)
 
     async def _read_body(self, request: Request) -> bytes | Response:
