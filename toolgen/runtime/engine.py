@@ -86,7 +86,7 @@ class Connection:
         """Cancel the call with this id; False when none is in flight (then nothing happens)."""
         if not jsonrpc.is_request_id(request_id):
             return False
-        task = self.inflight.get(request_id)
+        task = self.inflight.pop(request_id, None)  # the id is free again at once
         return task is not None and task.cancel()
 
     def cancel_all(self) -> None:
@@ -416,8 +416,9 @@ class Engine:
             except TimeoutError:
                 if not scope.expired():
                     raise
+                unit = "second" if self.timeout == 1 else "seconds"
                 raise ToolError(
-                    f"Tool {name!r} did not finish within {self.timeout:g} seconds"
+                    f"Tool {name!r} did not finish within {self.timeout:g} {unit}"
                 ) from None
         return self.tools.call_result(name, value, version)
 

@@ -1,0 +1,460 @@
+"""Raw-frame tests of `toolgen serve` over stdio: every error rule, both eras, concurrency.
+
+Each test writes JSON-RPC lines to a real server process and reads its stdout
+lines back, so what is asserted is exactly what a client sees on the wire.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from runtime_support.frames import DEMO_HANDLERS, DEMO_SPEC, MODERN, FrameClient, modern_meta
+
+SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
+
+
+@pytest.fixture(scope="module")
+def legacy() -> Iterator[FrameClient]:
+    """One server, initialized at 2025-11-25, shared by the tests that do not change its state."""
+    client = FrameClient(str(DEMO_SPEC), "--handlers", DEMO_HANDLERS, "--timeout", "1.5")
+    client.initialize()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def fresh() -> Iterator[FrameClient]:
+    client = FrameClient(str(DEMO_SPEC), "--handlers", DEMO_HANDLERS, "--timeout", "1.5")
+    yield client
+    client.close()
+
+
+def call(
+    client: FrameClient, request_id: Any, name: str, arguments: Any = None, **params: Any
+) -> Any:
+    body: dict[str, Any] = {"name": name, **params}
+    if arguments is not None:
+        body["arguments"] = arguments
+    return client.request(request_id, "tools/call", body)
+
+
+def modern_call(client: FrameClient, request_id: Any, name: str, arguments: Any = None) -> Any:
+    return call(client, request_id, name, arguments, _meta=modern_meta())
+
+
+def error_code(reply: dict[str, Any]) -> int:
+    assert "result" not in reply, reply
+    return int(reply["error"]["code"])
+
+
+def text_of(result: dict[str, Any]) -> str:
+    return "".join(block["text"] for block in result["content"])
+
+
+# -- framing and JSON-RPC errors --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"{not json", -32700),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', -32700),
+        (b"\xff\xfe", -32700),
+        (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600),
+        (b"[]", -32600),
+        (b"42", -32600),
+        (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600),
+        (b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600),
+        (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600),
+        (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', -32600),
+    ],
+)
+def test_unreadable_messages_get_an_error_with_null_id(
+    legacy: FrameClient, line: bytes, code: int
+) -> None:
+    legacy.send_raw(line + b"\n")
+    reply = legacy.recv()
+    assert error_code(reply) == code
+    assert reply["id"] is None
+    assert reply["jsonrpc"] == "2.0"
+
+
+def test_request_without_jsonrpc_version_is_an_invalid_request(legacy: FrameClient) -> None:
+    legacy.send({"id": 7, "method": "ping"})
+    reply = legacy.recv()
+    assert (reply["id"], error_code(reply)) == (7, -32600)
+
+
+def test_unknown_method_gets_method_not_found(legacy: FrameClient) -> None:
+    assert error_code(legacy.request(1, "resources/list")) == -32601
+
+
+def test_unknown_method_gets_method_not_found_in_the_modern_era(legacy: FrameClient) -> None:
+    reply = legacy.request(1, "prompts/list", {"_meta": modern_meta()})
+    assert error_code(reply) == -32601
+
+
+def test_params_that_are_not_an_object_are_invalid_params(legacy: FrameClient) -> None:
+    assert error_code(legacy.request(1, "tools/list", [1, 2])) == -32602
+
+
+@pytest.mark.parametrize("request_id", ["abc", "", "0042", 0, -5, 2**53 + 1])
+def test_string_and_integer_ids_are_echoed_exactly(legacy: FrameClient, request_id: Any) -> None:
+    legacy.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+    line = legacy.recv_line()
+    reply = json.loads(line)
+    assert reply == {"jsonrpc": "2.0", "id": request_id, "result": {}}
+    assert type(reply["id"]) is type(request_id)
+
+
+def test_notifications_never_get_a_response(legacy: FrameClient) -> None:
+    legacy.notify("notifications/initialized")
+    legacy.notify("notifications/unknown", {"x": 1})
+    legacy.notify("tools/call", {"name": "echo", "arguments": {"text": "x"}})
+    legacy.notify("notifications/cancelled", {"requestId": "never-sent"})
+    legacy.send({"jsonrpc": "2.0", "method": "ping"})  # a request without id is a notification
+    assert legacy.request("after", "ping") == {"jsonrpc": "2.0", "id": "after", "result": {}}
+
+
+def test_stdout_carries_only_protocol_even_when_a_handler_prints(legacy: FrameClient) -> None:
+    result = call(legacy, 1, "echo", {"text": "hi"})["result"]
+    assert result["structuredContent"] == {"text": "hi", "times": 1}
+    assert legacy.request(2, "ping")["result"] == {}
+
+
+# -- legacy era -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_initialize_answers_the_clients_version_when_supported(version: str) -> None:
+    client = FrameClient(str(DEMO_SPEC), "--mock")
+    try:
+        result = client.initialize(version)["result"]
+    finally:
+        client.close()
+    assert result["protocolVersion"] == version
+    assert result["capabilities"]["tools"] == {"listChanged": False}
+    assert result["serverInfo"]["name"] == "demo"
+    assert result["serverInfo"]["version"] == "0.1.0"
+    assert result["instructions"] == "Call echo first."
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2026-07-28", "2099-01-01"])
+def test_initialize_answers_the_latest_handshake_version_otherwise(
+    fresh: FrameClient, version: str
+) -> None:
+    assert fresh.initialize(version)["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_initialize_without_protocol_version_is_invalid_params(fresh: FrameClient) -> None:
+    assert error_code(fresh.request(1, "initialize", {"capabilities": {}})) == -32602
+
+
+@pytest.mark.parametrize("method", ["tools/list", "tools/call"])
+def test_requests_before_initialize_get_an_error(fresh: FrameClient, method: str) -> None:
+    reply = fresh.request(1, method, {"name": "echo", "arguments": {"text": "x"}})
+    assert error_code(reply) == -32600
+
+
+def test_ping_is_answered_before_and_after_initialize(fresh: FrameClient) -> None:
+    assert fresh.request(1, "ping")["result"] == {}
+    fresh.initialize()
+    assert fresh.request(2, "ping", {})["result"] == {}
+
+
+def test_legacy_results_carry_no_result_type(legacy: FrameClient) -> None:
+    listing = legacy.request(1, "tools/list")["result"]
+    assert "resultType" not in listing
+    assert "ttlMs" not in listing
+    assert "resultType" not in call(legacy, 2, "count")["result"]
+
+
+def test_legacy_non_object_output_is_wrapped_and_declared(legacy: FrameClient) -> None:
+    tools = {t["name"]: t for t in legacy.request(1, "tools/list")["result"]["tools"]}
+    assert tools["count"]["outputSchema"]["properties"]["result"]["type"] == "integer"
+    assert tools["count"]["_meta"] == {"dev.toolgen/wrappedOutput": "result"}
+    result = call(legacy, 2, "count")["result"]
+    assert result["structuredContent"] == {"result": 3}
+    assert json.loads(text_of(result)) == {"result": 3}
+
+
+# -- modern era -------------------------------------------------------------------------
+
+
+def test_server_discover_describes_the_server(fresh: FrameClient) -> None:
+    result = fresh.request("d", "server/discover", {"_meta": modern_meta()})["result"]
+    assert result["resultType"] == "complete"
+    assert result["supportedVersions"] == SUPPORTED
+    assert result["capabilities"]["tools"] == {"listChanged": False}
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "demo"
+    assert result["instructions"] == "Call echo first."
+    assert result["ttlMs"] >= 0
+    assert result["cacheScope"] in ("public", "private")
+
+
+@pytest.mark.parametrize("method", ["server/discover", "tools/list", "tools/call"])
+def test_unsupported_protocol_version_gets_32022_with_supported_versions(
+    fresh: FrameClient, method: str
+) -> None:
+    params = {"name": "echo", "arguments": {"text": "x"}, "_meta": modern_meta("2099-01-01")}
+    reply = fresh.request(5, method, params)
+    assert error_code(reply) == -32022
+    assert reply["id"] == 5
+    assert reply["error"]["data"] == {"supported": SUPPORTED, "requested": "2099-01-01"}
+
+
+def test_protocol_version_that_is_not_a_string_is_invalid_params(fresh: FrameClient) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": 20260728}
+    assert error_code(fresh.request(1, "tools/list", {"_meta": meta})) == -32602
+
+
+def test_server_discover_without_protocol_version_is_invalid_params(fresh: FrameClient) -> None:
+    assert error_code(fresh.request(1, "server/discover", {})) == -32602
+
+
+def test_modern_requests_need_no_handshake_and_carry_cache_hints(fresh: FrameClient) -> None:
+    result = fresh.request(1, "tools/list", {"_meta": modern_meta()})["result"]
+    assert result["resultType"] == "complete"
+    assert result["ttlMs"] >= 0
+    assert result["cacheScope"] == "public"
+    assert [t["name"] for t in result["tools"]][:2] == ["echo", "slow"]
+    assert "nextCursor" not in result
+
+
+def test_modern_non_object_output_is_sent_as_is(fresh: FrameClient) -> None:
+    tools = {
+        t["name"]: t
+        for t in fresh.request(1, "tools/list", {"_meta": modern_meta()})["result"]["tools"]
+    }
+    assert tools["count"]["outputSchema"] == {"type": "integer", "minimum": 0}
+    result = modern_call(fresh, 2, "count")["result"]
+    assert result["structuredContent"] == 3
+    assert text_of(result) == "3"
+    assert result["resultType"] == "complete"
+
+
+def test_ping_is_not_part_of_the_modern_era(fresh: FrameClient) -> None:
+    assert error_code(fresh.request(1, "ping", {"_meta": modern_meta()})) == -32601
+
+
+def test_both_eras_can_share_one_connection(fresh: FrameClient) -> None:
+    assert modern_call(fresh, 1, "count")["result"]["structuredContent"] == 3
+    fresh.initialize("2025-06-18")
+    assert call(fresh, 2, "count")["result"]["structuredContent"] == {"result": 3}
+    assert modern_call(fresh, 3, "count")["result"]["structuredContent"] == 3
+
+
+# -- tools/call -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_unknown_tool_gets_invalid_params_error(legacy: FrameClient, era: str) -> None:
+    caller = call if era == "legacy" else modern_call
+    assert error_code(caller(legacy, 1, "no_such_tool", {})) == -32602
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"name": 5}, {"name": "echo", "arguments": [1]}, {"name": "echo", "arguments": "x"}],
+)
+def test_malformed_call_params_are_invalid_params(legacy: FrameClient, params: Any) -> None:
+    assert error_code(legacy.request(1, "tools/call", params)) == -32602
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({}, "text"),
+        ({"text": ""}, "text"),
+        ({"text": "x", "times": 0}, "times"),
+        ({"text": "x", "times": "2"}, "times"),
+        ({"text": "x", "extra": 1}, "extra"),
+    ],
+)
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_arguments_that_fail_the_input_schema_get_an_error_result_naming_the_field(
+    legacy: FrameClient, era: str, arguments: dict[str, Any], named: str
+) -> None:
+    caller = call if era == "legacy" else modern_call
+    result = caller(legacy, 1, "echo", arguments)["result"]
+    assert result["isError"] is True
+    assert "structuredContent" not in result
+    assert named in text_of(result)
+
+
+def test_defaults_are_applied_before_the_handler_runs(legacy: FrameClient) -> None:
+    result = call(legacy, 1, "echo", {"text": "ab"})["result"]
+    assert result["structuredContent"] == {"text": "ab", "times": 1}
+
+
+def test_result_has_structured_content_and_the_same_json_as_text(legacy: FrameClient) -> None:
+    result = call(legacy, 1, "echo", {"text": "ab", "times": 2})["result"]
+    assert "isError" not in result
+    assert result["structuredContent"] == {"text": "abab", "times": 2}
+    assert len(result["content"]) == 1
+    assert result["content"][0]["type"] == "text"
+    assert json.loads(text_of(result)) == result["structuredContent"]
+
+
+def test_a_raising_handler_gets_a_safe_error_result_and_details_go_to_stderr(
+    fresh: FrameClient,
+) -> None:
+    legacy_result = call(fresh, 1, "boom")
+    fresh.initialize()
+    results = [call(fresh, 2, "boom")["result"], modern_call(fresh, 3, "boom")["result"]]
+    fresh.close()
+    assert error_code(legacy_result) == -32600  # before initialize
+    for result in results:
+        assert result["isError"] is True
+        assert "secret internal detail" not in text_of(result)
+        assert "Traceback" not in text_of(result)
+    assert fresh.stderr.count(b"RuntimeError: secret internal detail") == 2
+    assert b"Traceback" in fresh.stderr
+
+
+def test_tool_error_message_reaches_the_client(legacy: FrameClient) -> None:
+    result = call(legacy, 1, "refuse")["result"]
+    assert result["isError"] is True
+    assert text_of(result) == "Nothing to refuse today"
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_result_that_violates_the_output_schema_is_never_sent_as_success(
+    legacy: FrameClient, era: str
+) -> None:
+    caller = call if era == "legacy" else modern_call
+    result = caller(legacy, 1, "bad_output")["result"]
+    assert result["isError"] is True
+    assert "structuredContent" not in result
+    assert "many" not in text_of(result)
+
+
+def test_tool_without_output_schema_answers_text_only(legacy: FrameClient) -> None:
+    result = call(legacy, 1, "hello")["result"]
+    assert result == {"content": [{"type": "text", "text": "Hello!"}]}
+
+
+def test_handlers_can_take_and_return_pydantic_models(legacy: FrameClient) -> None:
+    result = call(legacy, 1, "typed", {"first-name": "Ada"})["result"]
+    assert result["structuredContent"] == {"greeting": "Hi Ada"}
+
+
+def test_tool_without_handler_answers_an_error_result(legacy: FrameClient) -> None:
+    result = call(legacy, 1, "unimplemented")["result"]
+    assert result["isError"] is True
+
+
+@pytest.mark.parametrize("tool", ["slow", "slow_sync"])
+def test_a_call_over_the_timeout_answers_an_error_result(legacy: FrameClient, tool: str) -> None:
+    result = call(legacy, 1, tool, {"seconds": 60})["result"]
+    assert result["isError"] is True
+    assert "1.5 seconds" in text_of(result)
+
+
+# -- concurrency and cancellation -------------------------------------------------------
+
+
+def test_calls_run_concurrently_and_answer_by_id(fresh: FrameClient) -> None:
+    fresh.initialize()
+    fresh.send(_call_frame(1, "slow", {"seconds": 600}))
+    fresh.send(_call_frame(2, "slow_sync", {"seconds": 600}))
+    fresh.send(_call_frame(3, "echo", {"text": "fast"}))
+    assert fresh.recv()["id"] == 3  # answered while 1 and 2 still run
+    fresh.notify("notifications/cancelled", {"requestId": 1})
+    fresh.notify("notifications/cancelled", {"requestId": 2})
+    assert fresh.close() == []
+
+
+def test_a_cancelled_call_gets_no_response_and_others_continue(fresh: FrameClient) -> None:
+    fresh.initialize()
+    fresh.send(_call_frame("slow-1", "slow", {"seconds": 60}))
+    fresh.send(_call_frame("slow-2", "slow", {"seconds": 0.2}))
+    fresh.notify("notifications/cancelled", {"requestId": "slow-1", "reason": "user"})
+    assert fresh.recv()["id"] == "slow-2"
+    assert fresh.request("after", "ping")["id"] == "after"
+    leftover = fresh.close()
+    assert leftover == []
+
+
+def test_a_cancelled_modern_call_gets_no_response(fresh: FrameClient) -> None:
+    frame = _call_frame(9, "slow", {"seconds": 60})
+    frame["params"]["_meta"] = modern_meta()
+    fresh.send(frame)
+    fresh.notify("notifications/cancelled", {"requestId": 9})
+    assert fresh.request(10, "server/discover", {"_meta": modern_meta()})["id"] == 10
+    assert fresh.close() == []
+
+
+def test_an_id_in_flight_cannot_be_reused(fresh: FrameClient) -> None:
+    fresh.initialize()
+    fresh.send(_call_frame(1, "slow", {"seconds": 600}))
+    reply = call(fresh, 1, "echo", {"text": "x"})
+    assert error_code(reply) == -32600
+    fresh.notify("notifications/cancelled", {"requestId": 1})
+    assert call(fresh, 1, "echo", {"text": "x"})["result"]["structuredContent"]["text"] == "x"
+
+
+def test_server_exits_promptly_when_stdin_closes(fresh: FrameClient) -> None:
+    fresh.initialize()
+    fresh.send(_call_frame(1, "slow", {"seconds": 600}))
+    fresh.send(_call_frame(2, "slow_sync", {"seconds": 600}))
+    fresh.close()  # waits for exit (bounded); a server that hangs fails here
+    assert fresh.process.returncode == 0
+
+
+def test_calls_still_running_at_eof_answer_within_the_grace_period() -> None:
+    client = FrameClient(str(DEMO_SPEC), "--handlers", DEMO_HANDLERS)
+    client.initialize()
+    client.send(_call_frame(1, "slow", {"seconds": 0.1}))
+    rest = client.close()
+    assert [json.loads(line)["id"] for line in rest] == [1]
+
+
+# -- pagination -------------------------------------------------------------------------
+
+
+def test_tools_list_pages_with_opaque_cursors() -> None:
+    client = FrameClient(str(DEMO_SPEC), "--mock", "--page-size", "3")
+    try:
+        client.initialize()
+        names: list[str] = []
+        cursor = None
+        pages = 0
+        while True:
+            params = {} if cursor is None else {"cursor": cursor}
+            result = client.request(pages, "tools/list", params)["result"]
+            names += [tool["name"] for tool in result["tools"]]
+            pages += 1
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                break
+            assert isinstance(cursor, str)
+        modern = client.request(
+            "m", "tools/list", {"_meta": modern_meta(MODERN), "cursor": _first_cursor(client)}
+        )["result"]
+        bad = client.request("bad", "tools/list", {"cursor": "not-a-cursor"})
+    finally:
+        client.close()
+    assert pages == 4
+    assert len(names) == len(set(names)) == 10
+    assert [t["name"] for t in modern["tools"]] == names[3:6]
+    assert modern["resultType"] == "complete"
+    assert error_code(bad) == -32602
+
+
+def _first_cursor(client: FrameClient) -> str:
+    cursor = client.request("c", "tools/list")["result"]["nextCursor"]
+    assert isinstance(cursor, str)
+    return cursor
+
+
+def _call_frame(request_id: Any, name: str, arguments: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
