@@ -374,39 +374,65 @@ class Engine:
         if issues:
             message = f"Invalid arguments for tool {name!r}: {describe(issues)}"
             return self._result(request_id, error_result(message), version)
+        handler = self.handlers.get(name)
+        if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
+            return self._result(
+                request_id, self._call_inline(handler, name, arguments, version), version
+            )
         return PendingCall(request_id, self._call(request_id, name, arguments, version))
 
     # -- calls ------------------------------------------------------------------------
+
+    def _call_inline(
+        self, handler: BoundHandler, name: str, arguments: dict[str, Any], version: str
+    ) -> dict[str, Any]:
+        """Run a sync handler right here (no task, no thread): the fast path."""
+        try:
+            value = handler.func(*self._handler_args(handler, name, arguments))
+            if inspect.isawaitable(value):  # pragma: no cover - a sync function returned one
+                raise TypeError(f"inline handler of {name!r} returned an awaitable")
+            return self.tools.call_result(name, value, version)
+        except Exception as exc:
+            return self._failure(name, exc)
 
     async def _call(
         self, request_id: RequestId, name: str, arguments: dict[str, Any], version: str
     ) -> Response:
         try:
             result = await self._run_handler(name, arguments, version)
-        except ToolError as exc:
-            result = error_result(str(exc) or f"Tool {name!r} failed")
-        except ResultSchemaError as exc:
+        except Exception as exc:
+            result = self._failure(name, exc)
+        return self._result(request_id, result, version)
+
+    def _failure(self, name: str, exc: Exception) -> dict[str, Any]:
+        """The `isError` result for a call that raised; internals only go to the log."""
+        if isinstance(exc, ToolError):
+            return error_result(str(exc) or f"Tool {name!r} failed")
+        if isinstance(exc, ResultSchemaError):
             log.error("%s", exc)
-            result = error_result(
+            return error_result(
                 f"Tool {name!r} produced a result that does not match its output schema; "
                 "the server logged the details"
             )
-        except Exception:
-            log.exception("tool %r raised", name)
-            result = error_result(
-                f"Tool {name!r} failed with an internal error; the server logged the details"
-            )
-        return self._result(request_id, result, version)
+        log.error("tool %r raised", name, exc_info=exc)
+        return error_result(
+            f"Tool {name!r} failed with an internal error; the server logged the details"
+        )
+
+    def _handler_args(
+        self, handler: BoundHandler, name: str, arguments: dict[str, Any]
+    ) -> tuple[Any, ...]:
+        arguments = self.tools.with_defaults(name, arguments)
+        try:
+            return handler.call_args(arguments)
+        except ValueError as exc:  # the Input model is stricter than the schema
+            raise ToolError(f"Invalid arguments for tool {name!r}: {_short(exc)}") from exc
 
     async def _run_handler(self, name: str, arguments: dict[str, Any], version: str) -> Any:
         handler = self.handlers.get(name)
         if handler is None:
             raise ToolError(f"Tool {name!r} is not implemented by this server")
-        arguments = self.tools.with_defaults(name, arguments)
-        try:
-            args = handler.call_args(arguments)
-        except ValueError as exc:  # the Input model is stricter than the schema
-            raise ToolError(f"Invalid arguments for tool {name!r}: {_short(exc)}") from exc
+        args = self._handler_args(handler, name, arguments)
         if self.timeout is None:
             value = await self._invoke(handler, args)
         else:
@@ -425,8 +451,6 @@ class Engine:
     async def _invoke(self, handler: BoundHandler, args: tuple[Any, ...]) -> Any:
         if handler.is_async:
             value = await handler.func(*args)
-        elif self.inline_sync:
-            value = handler.func(*args)
         else:
             if self._pool is None:
                 self._pool = DaemonThreadPool()

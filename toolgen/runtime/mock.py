@@ -9,11 +9,11 @@ it to exercise the whole protocol.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 from toolgen.ir import Tool
+from toolgen.runtime.handlers import inline
 from toolgen.runtime.results import ToolError
 from toolgen.runtime.sample import sample
 from toolgen.runtime.toolset import RuntimeToolSet
@@ -30,7 +30,7 @@ def mock_value(tool: Tool) -> Any:
 
 
 def mock_handlers(tools: RuntimeToolSet) -> dict[str, Callable[[], Any]]:
-    """A handler per tool returning its mock value (a fresh copy per call)."""
+    """A handler per tool returning its mock value (inline: it never blocks)."""
     handlers: dict[str, Callable[[], Any]] = {}
     for tool in tools.tools:
         value = mock_value(tool)
@@ -40,12 +40,13 @@ def mock_handlers(tools: RuntimeToolSet) -> dict[str, Callable[[], Any]]:
 
 
 def _answer(name: str, value: Any, problem: str | None) -> Callable[[], Any]:
-    async def answer() -> Any:
+    @inline
+    def answer() -> Any:  # never blocks; the runtime serializes the value, never mutates it
         if problem is not None:
             raise ToolError(
                 f"The mock cannot produce a valid result for tool {name!r} ({problem}); "
                 "add an example output to the spec"
             )
-        return copy.deepcopy(value)
+        return value
 
     return answer
