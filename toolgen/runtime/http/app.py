@@ -290,21 +290,26 @@ class McpEndpoint:
             return _error(
                 400, jsonrpc.INVALID_REQUEST, "Clients send requests and notifications only"
             )
-        try:
-            check_standard_headers(headers, message)
-        except HeaderMismatchError as exc:
-            return _error(400, HEADER_MISMATCH, str(exc), request_id)
-        version = headers.get(PROTOCOL_VERSION_HEADER, "").strip()
-        if version not in SUPPORTED_REVISIONS:
+        params = message.get("params")
+        meta = params.get("_meta") if type(params) is dict else None
+        body_version = meta.get(PROTOCOL_VERSION_META) if type(meta) is dict else None
+        version = headers.get(PROTOCOL_VERSION_HEADER)
+        if (
+            version is not None
+            and version.strip() not in SUPPORTED_REVISIONS
+            and body_version in (None, version.strip())
+        ):  # a version we do not speak, not a header that contradicts the body
             return _error(
                 400,
                 jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
                 "Unsupported protocol version",
                 request_id,
-                {"supported": list(ADVERTISED_VERSIONS), "requested": version},
+                {"supported": list(ADVERTISED_VERSIONS), "requested": version.strip()},
             )
-        params = message.get("params")
-        meta = params.get("_meta") if type(params) is dict else None
+        try:
+            check_standard_headers(headers, message)
+        except HeaderMismatchError as exc:
+            return _error(400, HEADER_MISMATCH, str(exc), request_id)
         if (
             type(meta) is not dict
             or PROTOCOL_VERSION_META not in meta

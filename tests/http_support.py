@@ -1,0 +1,50 @@
+"""A real Streamable HTTP server (uvicorn, loopback, free port) in a background thread."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+
+from toolgen.runtime.engine import Engine
+from toolgen.runtime.http import SecurityPolicy, create_app
+from toolgen.runtime.toolset import RuntimeToolSet
+
+START_GUARD = 20.0
+"""Seconds to wait for the server to listen: a guard against a hang, not a timing assertion."""
+
+
+@contextmanager
+def http_server(
+    tools: RuntimeToolSet,
+    handlers: Any,
+    policy: SecurityPolicy | None = None,
+    **engine_options: Any,
+) -> Iterator[str]:
+    """Serve `tools` over HTTP on 127.0.0.1 and yield the endpoint URL (`.../mcp`)."""
+    engine = Engine(tools, handlers, **engine_options)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(engine, policy or SecurityPolicy()), log_level="warning", access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_GUARD
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test HTTP server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(START_GUARD)
+        sock.close()
