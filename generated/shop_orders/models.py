@@ -90,7 +90,7 @@ class Order(BaseModel):
     total: Money
     ship_to: Address
     note: constr(max_length=500, strict=True) | None | MISSING = Field(
-        MISSING, description="Note for the courier"
+        MISSING, description="Note for the courier, or null."
     )
 
 
