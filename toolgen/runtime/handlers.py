@@ -34,8 +34,10 @@ def handler_name(tool_name: str) -> str:
     name = _NOT_IDENTIFIER.sub("_", tool_name) if tool_name else "_"
     if name[0].isdigit():
         name = "_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+    if keyword.iskeyword(name):
         name += "_"
+    if name.startswith("__") and name.endswith("__"):
+        name = "tool" + name  # never a special method (`__init__`)
     return name
 
 
@@ -92,16 +94,31 @@ def bind(func: Callable[..., Any]) -> BoundHandler:
     ]
     if not positional:
         return BoundHandler(func, is_async, False, inline=marked)
-    model = None
     first = positional[0]
-    if first.kind is not first.VAR_POSITIONAL:
-        try:
-            annotation = get_type_hints(func).get(first.name)
-        except Exception:  # unresolvable annotations: treat as a plain dict parameter
-            annotation = None
-        if isinstance(annotation, type) and callable(getattr(annotation, "model_validate", None)):
-            model = annotation
+    model = None if first.kind is first.VAR_POSITIONAL else _input_model(func, first.name)
     return BoundHandler(func, is_async, True, model, inline=marked)
+
+
+def _input_model(func: Callable[..., Any], parameter: str) -> Any:
+    """The pydantic model class `parameter` is annotated with, on `func` or, for a method
+    without annotations, on the method it overrides (a generated `Handlers` interface)."""
+    candidates: list[Any] = [func]
+    owner = getattr(func, "__self__", None)
+    name = getattr(func, "__name__", None)
+    if owner is not None and name is not None:
+        candidates += [k.__dict__[name] for k in type(owner).__mro__[1:] if name in k.__dict__]
+    for candidate in candidates:
+        try:
+            hints = get_type_hints(candidate)
+        except Exception:  # unresolvable annotations: look further, else pass a dict
+            continue
+        if parameter not in hints and candidate is func:
+            continue
+        annotation = hints.get(parameter)
+        if isinstance(annotation, type) and callable(getattr(annotation, "model_validate", None)):
+            return annotation
+        return None
+    return None
 
 
 def bind_handlers(tool_names: list[str], handlers: Any) -> dict[str, BoundHandler]:

@@ -1,0 +1,83 @@
+"""Rebuild a spec set's IR from built artifacts, so generated servers need no YAML.
+
+A generated package carries its tool definitions for the latest revision
+(`tools/<revision>.json`, where outputs are never wrapped) and its server
+identity as literals. `toolset_from_definitions` inverts
+`toolgen.protocol.tool_definition` for that revision, so the served
+definitions are exactly the ones the build wrote, for every revision. Loading
+JSON instead of parsing and checking YAML also makes a generated server start
+faster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolgen.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.protocol import LATEST_REVISION
+from toolgen.runtime.toolset import RuntimeToolSet
+from toolgen.source import SourceFile
+
+DEFINITIONS_REVISION = LATEST_REVISION
+"""The revision whose definitions carry every output schema unwrapped."""
+
+
+def _origin(path: Path, where: tuple[str | int, ...]) -> Origin:
+    source = SourceFile(path=path, display=str(path), data=None, positions={}, key_positions={})
+    return Origin(source, where)
+
+
+def _annotations(raw: Mapping[str, Any]) -> Annotations:
+    return Annotations(
+        read_only=raw.get("readOnlyHint"),
+        destructive=raw.get("destructiveHint"),
+        idempotent=raw.get("idempotentHint"),
+        open_world=raw.get("openWorldHint"),
+        title=raw.get("title"),
+    )
+
+
+def toolset_from_definitions(
+    server: Mapping[str, Any],
+    definitions: Sequence[Mapping[str, Any]],
+    *,
+    path: Path = Path("<definitions>"),
+) -> ToolSet:
+    """The IR of MCP `Tool` objects of revision `DEFINITIONS_REVISION` and a server block.
+
+    `server` has the spec's `server` keys (`name`, `version`, optional `title`,
+    `description`, `instructions`). Examples are not part of definitions.
+    """
+    tools = tuple(
+        Tool(
+            name=d["name"],
+            title=d.get("title"),
+            description=d.get("description"),
+            annotations=_annotations(d.get("annotations", {})),
+            input_schema=d["inputSchema"],
+            output_schema=d.get("outputSchema"),
+            examples=(),
+            extensions={},
+            origin=_origin(path, ("tools", index)),
+        )
+        for index, d in enumerate(definitions)
+    )
+    info = Server(
+        name=server["name"],
+        version=server["version"],
+        title=server.get("title"),
+        description=server.get("description"),
+        instructions=server.get("instructions"),
+    )
+    return ToolSet(server=info, tools=tools)
+
+
+def load_definitions(server: Mapping[str, Any], tools_file: str | Path) -> RuntimeToolSet:
+    """A `RuntimeToolSet` from a built `tools/<revision>.json` (a `tools/list` result body)."""
+    path = Path(tools_file)
+    body = orjson.loads(path.read_bytes())
+    return RuntimeToolSet(toolset_from_definitions(server, body["tools"], path=path))
