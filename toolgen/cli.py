@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Print the tools/list result body for a protocol revision.",
     ),
     "serve": ("toolgen.commands.serve", "Serve a spec set over MCP (stdio) with handlers or mocks."),
+    "lint": ("toolgen.lint.cli", "Lint annotations, names, schemas and descriptions of MCP tools."),
+    "rules": ("toolgen.lint.cli", "List the lint rules, or explain one."),
 }
 """Command name -> (module holding a click command of that name, short help)."""
 

@@ -1,0 +1,273 @@
+"""What rule checks see: the spec set, the options, and cached views of the raw data.
+
+Rules look at schemas *as written* (the raw data in the source file, walked
+with `toolgen.schemawalk`), so every finding points at the exact line and
+column, in a def where the problem is written rather than in every tool that
+bundles it. The bundled schemas of the IR are used where clients' view
+matters (size, depth, what the input accepts).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from toolgen.errors import Location
+from toolgen.ir import HINTS, Origin, Tool, ToolSet
+from toolgen.lint.options import RuleOptions
+from toolgen.schemawalk import subschemas
+from toolgen.source import SourceFile
+
+ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_LONG_HINT = dict(HINTS)
+HIDDEN = re.compile(
+    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160"
+    "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f"
+    "\ufeff\uffa0\ufff0-\ufffb\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+"""Characters people cannot see but models read: zero-width and bidi controls, tag
+characters, variation selectors, fillers and C0/C1 controls (tab and newlines allowed)."""
+IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"})
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaNode:
+    """One schema as written: in a tool's input or output, or in a def."""
+
+    schema: Any
+    origin: Origin
+    """Where the schema is written."""
+    doc: Origin
+    """What `#` in a `$ref` inside it points at: the schema document root."""
+    part: str
+    """`input`, `output` or `def`."""
+    keyword: str | None
+    """The keyword holding it (`properties`, `items`, ...), None for a root."""
+    tool: str | None
+    def_name: str | None = None
+
+    @property
+    def is_root(self) -> bool:
+        return self.keyword is None
+
+    @property
+    def in_place(self) -> bool:
+        """Whether it applies to the same value as its parent (`allOf`, `if`, ...), so its
+        `required` and `properties` may refer to properties its parent declares."""
+        return self.keyword in IN_PLACE
+
+    @property
+    def describes_object(self) -> bool:
+        """Whether its properties are declared here rather than refined from a parent:
+        not an in-place subschema, or an `allOf`/`anyOf`/`oneOf` branch with its own `type`."""
+        if not self.in_place:
+            return True
+        return (
+            self.keyword in ("allOf", "anyOf", "oneOf")
+            and isinstance(self.schema, dict)
+            and "type" in self.schema
+        )
+
+
+class Context:
+    """The spec set under lint, with lazily computed, cached views for the rules."""
+
+    def __init__(self, toolset: ToolSet, options: RuleOptions) -> None:
+        self.toolset = toolset
+        self.options = options
+        self._sources: dict[Path, SourceFile] = {s.path.resolve(): s for s in toolset.sources}
+        self._nodes: dict[str, list[SchemaNode]] = {}
+        self._may_hide: dict[str, bool] = {}
+
+    # -- raw data -------------------------------------------------------------
+
+    @staticmethod
+    def raw(origin: Origin) -> Any:
+        """The value written at `origin`, or None when there is none."""
+        data: Any = origin.source.data
+        for key in origin.path:
+            try:
+                data = data[key]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return data
+
+    def raw_tool(self, tool: Tool) -> dict[str, Any]:
+        data = self.raw(tool.origin)
+        return data if isinstance(data, dict) else {}
+
+    def may_hide(self, source: SourceFile) -> bool:
+        """Whether the file's data might hold a hidden character (a fast, whole-file
+        pre-check; False means certainly not)."""
+        found = self._may_hide.get(source.display)
+        if found is None:
+            import json
+
+            text = json.dumps(source.data, ensure_ascii=False)
+            found = bool(HIDDEN.search(text)) or any(e in text for e in ("\\u00", "\\b", "\\f"))
+            self._may_hide[source.display] = found
+        return found
+
+    # -- places ---------------------------------------------------------------
+
+    @staticmethod
+    def name_location(tool: Tool) -> Location:
+        return tool.origin.locate("name")
+
+    def hint_location(self, tool: Tool, short: str) -> Location:
+        """Where hint `short` (e.g. `readOnly`) is written, in either spelling; else where
+        it would go (the `annotations` key, or the tool's name)."""
+        raw = self.raw_tool(tool)
+        annotations = raw.get("annotations")
+        if isinstance(annotations, dict):
+            for key in (short, _LONG_HINT[short]):
+                if key in annotations:
+                    return tool.origin.locate("annotations", key, key=True)
+            return tool.origin.locate("annotations", key=True)
+        return self.name_location(tool)
+
+    def server_location(self) -> Location | None:
+        server = self.toolset.server
+        if server.origin is not None:
+            return server.origin.locate(key=True)
+        if self.toolset.tools:
+            return self.name_location(self.toolset.tools[0])
+        return None
+
+    # -- schemas as written ---------------------------------------------------
+
+    def nodes(self, tool: Tool) -> list[SchemaNode]:
+        """Every schema written in the tool's input and output (computed once)."""
+        cached = self._nodes.get(tool.name)
+        if cached is not None:
+            return cached
+        out: list[SchemaNode] = []
+        for part, origin in (("input", tool.input_origin), ("output", tool.output_origin)):
+            if origin is not None:
+                out.extend(_walk(self.raw(origin), origin, origin, part, None, tool.name, None))
+        self._nodes[tool.name] = out
+        return out
+
+    @cached_property
+    def def_nodes(self) -> list[SchemaNode]:
+        """Every schema written in the spec set's defs."""
+        out: list[SchemaNode] = []
+        for d in self.toolset.defs:
+            root = Origin(d.origin.source, ())
+            name = str(d.origin.path[-1])
+            out.extend(_walk(d.schema, d.origin, root, "def", None, None, name))
+        return out
+
+    @cached_property
+    def input_defs(self) -> frozenset[tuple[str, str]]:
+        """Defs (file display name, def name) that some tool input reaches."""
+        seen: set[tuple[str, str]] = set()
+        todo = [node for tool in self.toolset.tools for node in self.nodes(tool)]
+        todo = [n for n in todo if n.part == "input"]
+        while todo:
+            node = todo.pop()
+            ref = node.schema.get("$ref") if isinstance(node.schema, dict) else None
+            if not isinstance(ref, str):
+                continue
+            target = self.resolve(ref, node)
+            if target is None:
+                continue
+            _, origin = target
+            path = origin.path
+            if len(path) == 2 and path[0] == "defs":
+                key = (origin.source.display, str(path[1]))
+                if key not in seen:
+                    seen.add(key)
+                    todo.extend(
+                        _walk(
+                            self.raw(origin),
+                            origin,
+                            Origin(origin.source, ()),
+                            "def",
+                            None,
+                            None,
+                            key[1],
+                        )
+                    )
+        return frozenset(seen)
+
+    def in_input(self, node: SchemaNode) -> bool:
+        """Whether a model fills this schema in (it is part of some tool's arguments)."""
+        if node.part != "def":
+            return node.part == "input"
+        return (node.origin.source.display, node.def_name or "") in self.input_defs
+
+    def resolve(self, ref: str, node: SchemaNode) -> tuple[Any, Origin] | None:
+        """The schema a local `$ref` points at, and where it is written; None if unknown."""
+        if ABSOLUTE_URI.match(ref):
+            return None
+        file_part, _, fragment = ref.partition("#")
+        if fragment and not fragment.startswith("/"):
+            return None
+        parts: list[str | int] = [
+            p.replace("~1", "/").replace("~0", "~") for p in fragment.split("/")[1:]
+        ]
+        if file_part:
+            source = self._sources.get((node.doc.source.path.parent / file_part).resolve())
+            bases = [Origin(source, ())] if source else []
+        else:
+            bases = [node.doc, Origin(node.doc.source, ())]
+        for base in bases:
+            data = self.raw(base)
+            path: list[str | int] = []
+            for part in parts:
+                if isinstance(data, list) and isinstance(part, str) and part.isdigit():
+                    part = int(part)
+                if isinstance(data, dict) and part in data:  # noqa: SIM114 (list needs an int)
+                    data = data[part]
+                elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+                    data = data[part]
+                else:
+                    break
+                path.append(part)
+            else:
+                return data, base.child(*path)
+        return None
+
+
+def _walk(
+    schema: Any,
+    origin: Origin,
+    doc: Origin,
+    part: str,
+    keyword: str | None,
+    tool: str | None,
+    def_name: str | None,
+) -> Iterator[SchemaNode]:
+    yield SchemaNode(schema, origin, doc, part, keyword, tool, def_name)
+    for rel, sub in subschemas(schema):
+        yield from _walk(sub, origin.child(*rel), doc, part, str(rel[0]), tool, def_name)
+
+
+@lru_cache(maxsize=8192)
+def words(name: str) -> tuple[str, ...]:
+    """The lowercase words of a name in any casing: `getUserById` → get, user, by, id."""
+    out: list[str] = []
+    for chunk in _WORD_SPLIT.split(name):
+        out.extend(w.lower() for w in _CAMEL.findall(chunk))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def verb(name: str, options: RuleOptions) -> str | None:
+    """The verb of a tool name: its first word if it is a known verb, else its last
+    (`issue_read`), else the first known verb in it (`github_get_issue`)."""
+    found = words(name.rsplit(".", 1)[-1])
+    known = options.known_verbs
+    if not found:
+        return None
+    for candidate in (found[0], found[-1], *found[1:-1]):
+        if candidate in known:
+            return candidate
+    return None

@@ -1,0 +1,131 @@
+"""Run the selected rules over a `ToolSet`; apply suppressions and configuration.
+
+Order: every check reports hits; suppressions written in the spec silence
+some (and are themselves checked: TG001-TG003); `per-tool-ignores` from the
+configuration silence more; severities are resolved last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from fnmatch import fnmatchcase
+from typing import Any
+
+from toolgen.errors import Diagnostic
+from toolgen.ir import ToolSet
+from toolgen.lint import suppress
+from toolgen.lint.config import LintConfig
+from toolgen.lint.context import Context
+from toolgen.lint.model import SPEC_CATEGORY, Finding, Hit, Severity
+from toolgen.lint.registry import ARRAY, BOOLEAN, TYPE_LIST, Rule
+
+
+def lint_toolset(toolset: ToolSet, config: LintConfig | None = None) -> list[Finding]:
+    """Every finding of the selected rules about `toolset`, sorted by place."""
+    config = config or LintConfig()
+    rules = config.rules()
+    ctx = Context(toolset, config.options)
+    hits: list[tuple[str, Hit]] = []
+    tool_rules = [(r.code, r.check) for r in rules if r.scope == "tool" and r.check]
+    dispatch = _NodeDispatch([r for r in rules if r.scope == "node"])
+    for tool in toolset.tools:
+        for code, check in tool_rules:
+            hits.extend((code, _owned(hit, tool.name)) for hit in check(tool, ctx))
+        if dispatch:
+            for node in ctx.nodes(tool):
+                for code, check in dispatch.rules_for(node.schema):
+                    hits.extend((code, _owned(hit, tool.name)) for hit in check(node, ctx))
+    for node in ctx.def_nodes if dispatch else ():
+        for code, check in dispatch.rules_for(node.schema):
+            hits.extend((code, hit) for hit in check(node, ctx))
+    for r in rules:
+        if r.scope == "set" and r.check:
+            hits.extend((r.code, hit) for hit in r.check(ctx))
+
+    suppressions, problems = suppress.collect(toolset)
+    kept = suppress.apply(hits, suppressions)
+    selected = {r.code for r in rules}
+    problems += list(suppress.problems_after(suppressions, selected))
+    kept += [(p.code, p.hit) for p in problems if p.code in selected]
+    kept = [(code, hit) for code, hit in kept if not _ignored(config, code, hit.tool)]
+
+    by_code = {r.code: r for r in rules}
+    findings = [
+        _finding(by_code[code], config.severity_of(by_code[code]), hit) for code, hit in kept
+    ]
+    return sorted(findings, key=Finding.sort_key)
+
+
+class _NodeDispatch:
+    """Calls node rules only for schemas with their trigger keys (most schemas have none)."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.by_key: dict[str, list[tuple[str, Callable[..., Iterable[Hit]]]]] = {}
+        for r in rules:
+            assert r.check is not None
+            for key in r.keys:
+                self.by_key.setdefault(key, []).append((r.code, r.check))
+        self.keys = frozenset(self.by_key)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_key)
+
+    def rules_for(self, schema: Any) -> list[tuple[str, Callable[..., Iterable[Hit]]]]:
+        if isinstance(schema, dict):
+            fired = set(self.keys.intersection(schema))
+            kind = schema.get("type")
+            if isinstance(kind, list):
+                fired.add(TYPE_LIST)
+                if "array" in kind:
+                    fired.add(ARRAY)
+            elif kind == "array":
+                fired.add(ARRAY)
+        elif isinstance(schema, bool):
+            fired = {BOOLEAN}
+        else:
+            return []
+        if not fired:
+            return []
+        chosen = {code: check for key in fired for code, check in self.by_key.get(key, ())}
+        return list(chosen.items())
+
+
+def _owned(hit: Hit, tool: str) -> Hit:
+    return hit if hit.tool is not None else Hit(hit.message, hit.location, tool)
+
+
+def _ignored(config: LintConfig, code: str, tool: str | None) -> bool:
+    if tool is None:
+        return False
+    return any(
+        code in codes and fnmatchcase(tool, pattern)
+        for pattern, codes in config.per_tool_ignores.items()
+    )
+
+
+def _finding(rule: Rule, severity: Severity, hit: Hit) -> Finding:
+    return Finding(
+        code=rule.code,
+        rule=rule.name,
+        category=rule.category.value,
+        severity=severity,
+        message=hit.message,
+        tool=hit.tool,
+        location=hit.location,
+    )
+
+
+def spec_error_findings(diagnostics: tuple[Diagnostic, ...]) -> list[Finding]:
+    """Spec errors (the input did not load) as findings: their own code, severity error."""
+    return [
+        Finding(
+            code=str(d.code),
+            rule=None,
+            category=SPEC_CATEGORY,
+            severity=Severity.ERROR,
+            message=d.message,
+            tool=None,
+            location=d.location,
+        )
+        for d in diagnostics
+    ]

@@ -1,0 +1,164 @@
+"""Settings that rules read: verb lists and thresholds, with their defaults.
+
+Each is configurable in `[tool.toolgen.lint]` (see `toolgen.lint.config`);
+the kebab-case key is the field name with `_` → `-`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DESTRUCTIVE_VERBS = frozenset(
+    [
+        "delete",
+        "remove",
+        "drop",
+        "purge",
+        "destroy",
+        "erase",
+        "wipe",
+        "truncate",
+        "revoke",
+        "terminate",
+        "kill",
+        "reset",
+        "clear",
+        "overwrite",
+        "uninstall",
+        "unlink",
+        "evict",
+        "expunge",
+    ]
+)
+"""A tool whose name starts with one of these removes or overwrites data."""
+
+READ_VERBS = frozenset(
+    [
+        "get",
+        "list",
+        "search",
+        "read",
+        "find",
+        "fetch",
+        "query",
+        "describe",
+        "show",
+        "view",
+        "lookup",
+        "count",
+        "inspect",
+        "retrieve",
+        "browse",
+        "download",
+        "export",
+        "peek",
+        "stat",
+    ]
+)
+"""A tool whose name starts with one of these only reads."""
+
+CREATE_VERBS = frozenset(
+    [
+        "create",
+        "add",
+        "append",
+        "insert",
+        "post",
+        "send",
+        "submit",
+        "push",
+        "enqueue",
+        "new",
+        "register",
+        "publish",
+        "fork",
+        "comment",
+        "reply",
+        "invite",
+    ]
+)
+"""A tool whose name starts with one of these makes something new on every call."""
+
+WRITE_VERBS = frozenset(
+    [
+        "update",
+        "set",
+        "edit",
+        "modify",
+        "patch",
+        "put",
+        "write",
+        "rename",
+        "move",
+        "merge",
+        "assign",
+        "unassign",
+        "upload",
+        "replace",
+        "save",
+        "enable",
+        "disable",
+        "close",
+        "reopen",
+        "lock",
+        "unlock",
+        "approve",
+        "reject",
+        "resolve",
+        "unresolve",
+        "trigger",
+        "run",
+        "execute",
+        "cancel",
+        "manage",
+        "install",
+        "import",
+        "mark",
+        "star",
+        "unstar",
+        "sync",
+        "apply",
+        "commit",
+        "restore",
+        "rerun",
+        "dismiss",
+        "transfer",
+    ]
+)
+"""A tool whose name starts with one of these changes state (besides the two lists above)."""
+
+NAME_STYLES = ("auto", "snake_case", "kebab-case", "camelCase", "PascalCase")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOptions:
+    """What rules can be told; every field has a key in `[tool.toolgen.lint]`."""
+
+    destructive_verbs: frozenset[str] = DESTRUCTIVE_VERBS
+    read_verbs: frozenset[str] = READ_VERBS
+    create_verbs: frozenset[str] = CREATE_VERBS
+    write_verbs: frozenset[str] = WRITE_VERBS
+    name_style: str = "auto"
+    max_name_length: int = 64
+    max_tools: int = 128
+    max_schema_depth: int = 10
+    max_schema_nodes: int = 200
+    max_description_length: int = 1024
+
+    @property
+    def mutating_verbs(self) -> frozenset[str]:
+        return self.destructive_verbs | self.create_verbs | self.write_verbs
+
+    @property
+    def known_verbs(self) -> frozenset[str]:
+        return self.mutating_verbs | self.read_verbs
+
+
+VERB_LISTS = ("destructive", "read", "create", "write")
+INT_OPTIONS = (
+    "max_name_length",
+    "max_tools",
+    "max_schema_depth",
+    "max_schema_nodes",
+    "max_description_length",
+)

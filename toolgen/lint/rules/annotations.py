@@ -1,0 +1,259 @@
+"""Annotation rules (TG1xx): contradictions, implications, risky defaults, names vs hints.
+
+MCP semantics (defaults when absent): readOnlyHint false, destructiveHint
+true, idempotentHint false, openWorldHint true; destructive and idempotent
+only mean something when readOnly is false. Hints are not security, but
+clients decide on them whether to ask a person before a call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolgen.ir import Tool
+from toolgen.lint.context import Context, verb
+from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.registry import rule
+
+A = Category.ANNOTATIONS
+
+
+@rule("TG101", "read-only-destructive", A, Severity.ERROR)
+def read_only_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool is marked both read-only and destructive.
+
+    What it does: Flags a tool with `readOnly: true` and `destructive: true`.
+
+    Why: The hints contradict each other. A read-only tool changes nothing, so it
+    cannot destroy anything; clients that trust `readOnly` skip the confirmation
+    they would ask for a destructive call. One of the two is wrong, and if it is
+    `readOnly`, a tool that deletes data runs without anyone being asked.
+
+    Example:
+
+        annotations: {readOnly: true, destructive: true}    # TG101
+
+    Drop `destructive` from a tool that only reads, or set `readOnly: false`.
+    """
+    a = tool.annotations
+    if a.read_only is True and a.destructive is True:
+        yield Hit(
+            "tool is marked read-only and destructive; a read-only tool changes nothing",
+            ctx.hint_location(tool, "destructive"),
+        )
+
+
+@rule("TG102", "read-only-not-idempotent", A, Severity.WARNING)
+def read_only_not_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A read-only tool is declared not idempotent.
+
+    What it does: Flags a tool with `readOnly: true` and `idempotent: false`.
+
+    Why: Read-only implies idempotent: calling a tool that changes nothing twice
+    has the same effect as calling it once. Declaring `idempotent: false` says
+    the opposite and confuses clients that retry safe calls (Smithy models the
+    same implication between its `readonly` and `idempotent` traits).
+
+    Example:
+
+        annotations: {readOnly: true, idempotent: false}    # TG102
+
+    Leave `idempotent` out for read-only tools (it only means something when
+    `readOnly` is false), or set it to `true`.
+    """
+    a = tool.annotations
+    if a.read_only is True and a.idempotent is False:
+        yield Hit(
+            "read-only tool is declared not idempotent; read-only implies idempotent",
+            ctx.hint_location(tool, "idempotent"),
+        )
+
+
+@rule("TG103", "destructive-undeclared", A, Severity.WARNING)
+def destructive_undeclared(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool that may write does not declare whether it is destructive.
+
+    What it does: Flags a tool that is not marked read-only and has no
+    `destructive` hint.
+
+    Why: When the hint is absent, MCP clients assume `destructiveHint: true`.
+    Either the tool really destroys data and should say so, or it does not and
+    every call is treated as dangerous (and confirmed) for nothing. Say which.
+
+    Example:
+
+        name: add_label
+        annotations: {readOnly: false}                      # TG103
+
+    Add `destructive: false` (or `true`).
+    """
+    a = tool.annotations
+    if a.read_only is not True and a.destructive is None:
+        yield Hit(
+            "`destructive` is not declared; MCP clients then assume the tool is destructive",
+            ctx.hint_location(tool, "destructive"),
+        )
+
+
+@rule("TG104", "open-world-undeclared", A, Severity.WARNING)
+def open_world_undeclared(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool does not declare whether it reaches outside systems.
+
+    What it does: Flags a tool without an `openWorld` hint.
+
+    Why: When the hint is absent, MCP clients assume `openWorldHint: true`: the
+    tool talks to an open set of outside entities (the web, other people's
+    data). That is the risky assumption; a tool that only works on its own
+    closed data should say so, and one that does not should say that too.
+
+    Example:
+
+        annotations: {readOnly: true}                       # TG104
+
+    Add `openWorld: false` (or `true`).
+    """
+    if tool.annotations.open_world is None:
+        yield Hit(
+            "`openWorld` is not declared; MCP clients then assume the tool reaches outside systems",
+            ctx.hint_location(tool, "openWorld"),
+        )
+
+
+@rule("TG105", "write-name-read-only", A, Severity.ERROR)
+def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool whose name says it changes data is marked read-only.
+
+    What it does: Flags a tool with `readOnly: true` whose name's verb is a
+    destructive, create or write verb (`delete_`, `remove_`, `create_`,
+    `update_`, `set_`, ...). The verb is the first word of the name if it is
+    a known verb, else the last (`issue_write`), else the first known verb in it.
+    The verb lists are configurable (`destructive-verbs`, `create-verbs`,
+    `write-verbs`, and `extend-...` to add to them).
+
+    Why: This is the safety bug no type checker finds: a tool marked read-only
+    that deletes or changes data runs without confirmation in clients that trust
+    the hint.
+
+    Example:
+
+        name: delete_note
+        annotations: {readOnly: true}                       # TG105
+
+    Set `readOnly: false` and declare `destructive`.
+    """
+    word = verb(tool.name, ctx.options)
+    if tool.annotations.read_only is True and word in ctx.options.mutating_verbs:
+        yield Hit(
+            f"name verb {word!r} says the tool changes data, but it is marked read-only",
+            ctx.hint_location(tool, "readOnly"),
+        )
+
+
+@rule("TG106", "destructive-name-not-destructive", A, Severity.WARNING)
+def destructive_name_not_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool whose name says it deletes is declared not destructive.
+
+    What it does: Flags a tool with `destructive: false` whose name's verb is a
+    destructive verb (`delete_`, `remove_`, `drop_`, `purge_`, ...; configurable
+    with `destructive-verbs` / `extend-destructive-verbs`).
+
+    Why: Clients ask before destructive calls. A delete that is declared harmless
+    is not confirmed. If the removal really is harmless (it can be undone), say
+    so in a suppression with a reason.
+
+    Example:
+
+        name: purge_cache
+        annotations: {readOnly: false, destructive: false}  # TG106
+
+    Set `destructive: true`.
+    """
+    word = verb(tool.name, ctx.options)
+    a = tool.annotations
+    if word in ctx.options.destructive_verbs and a.read_only is not True and a.destructive is False:
+        yield Hit(
+            f"name verb {word!r} says the tool deletes or overwrites, but it is declared not destructive",
+            ctx.hint_location(tool, "destructive"),
+        )
+
+
+@rule("TG107", "read-name-not-read-only", A, Severity.WARNING)
+def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool whose name says it reads is not marked read-only.
+
+    What it does: Flags a tool whose name's verb is a read verb (`get_`,
+    `list_`, `search_`, `read_`, ...; configurable with `read-verbs` /
+    `extend-read-verbs`) without `readOnly: true`.
+
+    Why: Without the hint, clients treat the call as a possible write (and,
+    since `destructive` defaults to true, as a destructive one) and ask a person
+    to confirm every lookup. If the tool does write, its name misleads the model.
+
+    Example:
+
+        name: get_note
+        annotations: {openWorld: false}                     # TG107
+
+    Add `readOnly: true`, or rename the tool after what it changes.
+    """
+    word = verb(tool.name, ctx.options)
+    if word in ctx.options.read_verbs and tool.annotations.read_only is not True:
+        yield Hit(
+            f"name verb {word!r} says the tool only reads, but it is not marked read-only",
+            ctx.hint_location(tool, "readOnly"),
+        )
+
+
+@rule("TG108", "create-name-idempotent", A, Severity.WARNING)
+def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool whose name says it creates something is declared idempotent.
+
+    What it does: Flags a tool with `idempotent: true` whose name's verb is a
+    create verb (`create_`, `add_`, `insert_`, `send_`, ...; configurable with
+    `create-verbs` / `extend-create-verbs`).
+
+    Why: Creating usually makes a new thing per call: calling it twice gives two
+    notes, two orders, two emails. Clients retry idempotent calls freely, which
+    here duplicates data. If the tool is keyed (create-if-absent), suppress this
+    with that reason.
+
+    Example:
+
+        name: create_order
+        annotations: {readOnly: false, destructive: false, idempotent: true}  # TG108
+
+    Set `idempotent: false`.
+    """
+    word = verb(tool.name, ctx.options)
+    a = tool.annotations
+    if word in ctx.options.create_verbs and a.read_only is not True and a.idempotent is True:
+        yield Hit(
+            f"name verb {word!r} says each call creates something, but the tool is declared idempotent",
+            ctx.hint_location(tool, "idempotent"),
+        )
+
+
+@rule("TG109", "annotations-title-mismatch", A, Severity.WARNING)
+def annotations_title_mismatch(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """`annotations.title` differs from the tool's `title`.
+
+    What it does: Flags a tool that has both a `title` and an `annotations.title`
+    with different text.
+
+    Why: MCP has two places for a display name. Clients prefer `title`, then
+    `annotations.title`, then `name`, but not all clients read both, so people
+    see different names for the same tool depending on the client.
+
+    Example:
+
+        title: Delete a note
+        annotations: {title: Remove note}                   # TG109
+
+    Keep one title, or make them equal.
+    """
+    title, other = tool.title, tool.annotations.title
+    if title is not None and other is not None and title.strip() != other.strip():
+        yield Hit(
+            f"annotations.title {other!r} differs from title {title!r}",
+            tool.origin.locate("annotations", "title"),
+        )

@@ -1,0 +1,90 @@
+"""From paths to findings: find what each path is, load it, lint it.
+
+A `.json` file, or a directory of `.json` files (and no spec files), holds
+published tool definitions (`toolgen.importer`); anything else is a spec set
+(or a directory of spec sets, as `toolgen build` reads it). Input that does
+not load is reported as findings too (its spec error codes, severity error),
+and the run remembers it: the command exits 2 then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from toolgen.errors import SpecError
+from toolgen.ir import ToolSet
+from toolgen.lint.config import LintConfig
+from toolgen.lint.engine import lint_toolset, spec_error_findings
+from toolgen.lint.model import Finding
+
+SourceKind = Literal["auto", "spec", "published"]
+DEFAULT_PATH = Path("specs")
+
+
+@dataclass
+class LintRun:
+    """What a lint run found, over every spec set or published server it read."""
+
+    findings: list[Finding] = field(default_factory=list)
+    load_failed: bool = False
+    servers: int = 0
+    tools: int = 0
+
+    def add(self, toolset: ToolSet, config: LintConfig) -> None:
+        self.servers += 1
+        self.tools += len(toolset.tools)
+        self.findings.extend(lint_toolset(toolset, config))
+
+    def failed_to_load(self, exc: SpecError) -> None:
+        self.load_failed = True
+        self.findings.extend(spec_error_findings(exc.diagnostics))
+
+
+def lint_paths(paths: Sequence[Path], config: LintConfig, kind: SourceKind = "auto") -> LintRun:
+    """Lint every spec set and published server named by `paths` (default: specs/)."""
+    from toolgen.importer import is_published
+
+    paths = list(paths) or [DEFAULT_PATH]
+    run = LintRun()
+    published = [p for p in paths if kind == "published" or (kind == "auto" and is_published(p))]
+    specs = [p for p in paths if p not in published]
+    for path in published:
+        _lint_published(path, config, run)
+    if specs:
+        _lint_specs(specs, config, run)
+    run.findings.sort(key=Finding.sort_key)
+    return run
+
+
+def _lint_published(path: Path, config: LintConfig, run: LintRun) -> None:
+    from toolgen.importer import read_published
+
+    try:
+        result = read_published(path)
+    except SpecError as exc:
+        run.failed_to_load(exc)
+        return
+    if result.problems:
+        run.failed_to_load(SpecError(result.problems))
+    run.add(result.toolset, config)
+
+
+def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
+    from toolgen.loader import load_files, spec_sets
+    from toolgen.resolver import resolve
+
+    try:
+        sets = spec_sets(paths)
+    except SpecError as exc:
+        run.failed_to_load(exc)
+        return
+    for spec_set in sets:
+        try:
+            toolset = resolve(load_files(spec_set.files))
+        except SpecError as exc:
+            run.failed_to_load(exc)
+            continue
+        run.add(toolset, config)
