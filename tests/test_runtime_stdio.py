@@ -439,7 +439,7 @@ def test_tools_list_pages_with_opaque_cursors() -> None:
     finally:
         client.close()
     assert pages == 4
-    assert len(names) == len(set(names)) == 10
+    assert len(names) == len(set(names)) == 12
     assert [t["name"] for t in modern["tools"]] == names[3:6]
     assert modern["resultType"] == "complete"
     assert error_code(bad) == -32602
@@ -458,3 +458,69 @@ def _call_frame(request_id: Any, name: str, arguments: Any) -> dict[str, Any]:
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments},
     }
+
+
+# -- notifications from handlers ------------------------------------------------------
+
+
+def _read_until_response(client: FrameClient, request_id: Any) -> tuple[list[Any], Any]:
+    notifications = []
+    while True:
+        message = client.recv()
+        if message.get("id") == request_id and "method" not in message:
+            return notifications, message
+        notifications.append(message)
+
+
+@pytest.mark.parametrize("tool", ["report", "report_sync"])
+def test_handlers_send_progress_and_log_notifications_before_the_result(
+    legacy: FrameClient, tool: str
+) -> None:
+    legacy.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "r",
+            "method": "tools/call",
+            "params": {"name": tool, "_meta": {"progressToken": "tok"}},
+        }
+    )
+    notifications, reply = _read_until_response(legacy, "r")
+    assert reply["result"]["structuredContent"] == {"done": True}
+    assert notifications == [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": "tok", "progress": 1, "total": 2, "message": "half way"},
+        },
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "working"},  # legacy default level: info
+        },
+    ]
+
+
+def test_modern_calls_get_log_messages_only_when_they_ask_for_a_level(legacy: FrameClient) -> None:
+    quiet = modern_meta()
+    quiet["progressToken"] = 5
+    loud = {**modern_meta(), "io.modelcontextprotocol/logLevel": "debug"}
+    legacy.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "report", "_meta": quiet},
+        }
+    )
+    quiet_notes, _ = _read_until_response(legacy, 1)
+    legacy.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "report", "_meta": loud},
+        }
+    )
+    loud_notes, _ = _read_until_response(legacy, 2)
+    assert [n["method"] for n in quiet_notes] == ["notifications/progress"]
+    assert [n["params"]["level"] for n in loud_notes] == ["debug", "info"]

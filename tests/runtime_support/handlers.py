@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolgen.runtime import ToolError
+from toolgen.runtime.context import current_call
 
 
 class TypedInput(BaseModel):
@@ -51,3 +52,19 @@ class Handlers:
 
     def typed(self, args: TypedInput) -> TypedOutput:
         return TypedOutput(greeting=f"Hi {args.first_name}")
+
+    async def report(self) -> dict[str, Any]:
+        _report()
+        await asyncio.sleep(0)
+        return {"done": True}
+
+    def report_sync(self) -> dict[str, Any]:
+        _report()
+        return {"done": True}
+
+
+def _report() -> None:
+    call = current_call()
+    call.progress(1, 2, "half way")
+    call.log("debug", "a detail")
+    call.log("info", "working")

@@ -5,7 +5,8 @@ private descriptor and points file descriptor 1 (and `print`) at stderr, so
 stray output from handlers or libraries cannot corrupt the stream. Logs go
 to stderr. Requests are read and answered in order, except `tools/call`,
 whose handlers run concurrently (so responses may come back in any order,
-matched by id). When stdin closes, calls still running get a short grace
+matched by id); their handlers may send progress and log notifications
+(`toolgen.runtime.context.current_call()`). When stdin closes, calls still running get a short grace
 period to answer, then are cancelled, and the server exits.
 """
 
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from typing import IO, Any, Final
 
 from toolgen.runtime import jsonrpc
+from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
 from toolgen.runtime.engine import Connection, Engine, PendingCall, log
 from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -122,11 +124,26 @@ async def run_stdio(
         if reply is None:
             return
         if isinstance(reply, PendingCall):
-            task = loop.create_task(reply.coroutine)
-            connection.track(reply.request_id, task)
-            task.add_done_callback(call_done)
+            start_call(reply, message.get("params"))
         else:
             send(reply)
+
+    def start_call(call: PendingCall, params: Any) -> None:
+        """Run a call as a task whose handler may send progress and log notifications."""
+        task: asyncio.Task[dict[str, Any] | None] | None = None
+
+        def notify(notification: dict[str, Any]) -> None:  # from any thread
+            loop.call_soon_threadsafe(notify_now, notification)
+
+        def notify_now(notification: dict[str, Any]) -> None:
+            if task is not None and not task.done():  # nothing more once a call has ended
+                send(notification)
+
+        legacy_level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
+        with use_call_context(for_request(params, notify, legacy_log_level=legacy_level)):
+            task = loop.create_task(call.coroutine)  # the task keeps a copy of this context
+        connection.track(call.request_id, task)
+        task.add_done_callback(call_done)
 
     await _open_reader(loop, stdin, on_line, eof.set)
     await eof.wait()
