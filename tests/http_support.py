@@ -28,8 +28,9 @@ def http_server(
 ) -> Iterator[str]:
     """Serve `tools` over HTTP on 127.0.0.1 and yield the endpoint URL (`.../mcp`)."""
     engine = Engine(tools, handlers, **engine_options)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         create_app(engine, policy or SecurityPolicy()), log_level="warning", access_log=False

@@ -37,6 +37,7 @@ DEFAULT_PORT: Final = 8000
 MCP_PATH: Final = "/mcp"
 LOOPBACK_ORIGIN_REGEX: Final = r"https?://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]+)?"
 EXPOSED_HEADERS: Final = ["Mcp-Session-Id", "WWW-Authenticate"]
+LISTEN_BACKLOG: Final = 2048
 
 
 def create_app(
@@ -128,10 +129,13 @@ def serve_http(
             host,
         )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say
+    # they are TCP; without it every response waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(LISTEN_BACKLOG)  # before announcing the address: clients may connect at once
     except OSError as exc:
         sock.close()
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
@@ -147,6 +151,7 @@ def serve_http(
         log_level=logging.WARNING if log_level <= logging.WARNING else log_level,
         access_log=log_level <= logging.INFO,
         server_header=False,
+        backlog=LISTEN_BACKLOG,
         timeout_graceful_shutdown=2,
     )
     try:
