@@ -148,10 +148,10 @@ def lint(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "markdown", "json"]),
+    type=click.Choice(["text", "markdown", "table", "json"]),
     default="text",
     show_default=True,
-    help="text: one line per rule; markdown: the full documentation; json.",
+    help="text: one line per rule; markdown: the full documentation; table: a Markdown table; json.",
 )
 def rules(code: str | None, output_format: str) -> None:
     """List every lint rule (code, name, category, default severity), or explain CODE."""
@@ -169,6 +169,8 @@ def rules(code: str | None, output_format: str) -> None:
         return
     if output_format == "markdown":
         click.echo(docs.rules_markdown(), nl=False)
+    elif output_format == "table":
+        click.echo(docs.rules_table(), nl=False)
     elif output_format == "json":
         click.echo(docs.rules_json(), nl=False)
     else:

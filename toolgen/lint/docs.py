@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from toolgen.lint.registry import DOC_SECTIONS, Rule, all_rules
 
-_SECTION = re.compile(r"^(What it does|Why|Example):\s*", re.MULTILINE)
+_SECTION = re.compile(r"^(What it does|Why|Example):", re.MULTILINE)
 
 
 def _flags(rule: Rule) -> str:
@@ -82,7 +82,7 @@ def rules_markdown() -> str:
         )
         summary, _, body = r.doc.partition("\n")
         out.append(summary.strip() + "\n")
-        out.append(_SECTION.sub(lambda m: f"**{m.group(1)}:** ", body.strip()) + "\n")
+        out.append(_SECTION.sub(r"**\1:**", body.strip()) + "\n")
     return "\n".join(out)
 
 

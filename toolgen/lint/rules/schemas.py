@@ -65,7 +65,10 @@ def required_not_in_properties(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
 
     What it does: Flags each name in `required` that `properties` does not
     declare, in an object schema that does not take properties from elsewhere
-    (`$ref`, `allOf`/`anyOf`/`oneOf`, `if`, `patternProperties`).
+    (`$ref`, `allOf`/`anyOf`/`oneOf`, `if`, `patternProperties`). A branch of
+    `allOf`/`anyOf`/`oneOf`/`if`/`then`/`else` without its own `properties`
+    (`anyOf: [{required: [phone]}, {required: [email]}]`) refers to its
+    parent's properties and is not checked.
 
     Why: It is almost always a typo or a renamed property. The schema then
     demands a value nobody describes, so every call the model makes fails

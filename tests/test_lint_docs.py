@@ -1,0 +1,100 @@
+"""The lint documentation cannot drift: README table, docs/lint-rules.md, the worked example,
+and the pre-commit hooks are checked against the code (`--update-goldens` rewrites the first two)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import ROOT, SHARED
+
+from toolgen.cli import COMMANDS, cli
+from toolgen.lint.docs import rules_markdown, rules_table
+
+README = ROOT / "README.md"
+RULES_DOC = ROOT / "docs" / "lint-rules.md"
+CORPUS = SHARED / "corpus" / "github-mcp-server"
+STATS_COMMAND = "$ toolgen lint ../shared/corpus/github-mcp-server --statistics\n"
+
+
+def _between(text: str, start: str, end: str) -> tuple[int, int]:
+    begin = text.index(start) + len(start)
+    return begin, text.index(end, begin)
+
+
+def test_readme_rules_table_matches_the_registry(update_goldens: bool) -> None:
+    text = README.read_text(encoding="utf-8")
+    begin, end = _between(text, "<!-- rules:start -->\n", "<!-- rules:end -->")
+    if update_goldens:
+        README.write_text(text[:begin] + rules_table() + text[end:], encoding="utf-8")
+        return
+    assert text[begin:end] == rules_table(), (
+        "README rules table is stale: run with --update-goldens"
+    )
+
+
+def test_rules_document_matches_the_registry(update_goldens: bool) -> None:
+    if update_goldens:
+        RULES_DOC.write_text(rules_markdown(), encoding="utf-8")
+        return
+    assert RULES_DOC.read_text(encoding="utf-8") == rules_markdown(), (
+        "docs/lint-rules.md is stale: run with --update-goldens"
+    )
+
+
+def _lint_corpus(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, str]:
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(cli, ["lint", "../shared/corpus/github-mcp-server", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout, result.stderr
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the repository")
+def test_readme_worked_example_matches_a_lint_of_the_corpus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = README.read_text(encoding="utf-8")
+    begin, end = _between(text, "<!-- lint:start -->", "<!-- lint:end -->")
+    section = text[begin:end]
+    stats_begin, stats_end = _between(section, STATS_COMMAND, "```")
+    stdout, stderr = _lint_corpus(monkeypatch, "--statistics")
+    assert section[stats_begin:stats_end] == stdout + stderr
+    lines, _ = _lint_corpus(monkeypatch)
+    samples = re.search(r"A few of the (\d+) lines:\n\n```text\n(.*?)```", section, re.DOTALL)
+    assert samples is not None
+    assert int(samples.group(1)) == len(lines.splitlines())
+    for sample in samples.group(2).splitlines():
+        assert sample in lines.splitlines(), sample
+
+
+def test_pre_commit_hooks_run_existing_commands() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert {hook["id"] for hook in hooks} == {"toolgen-lint", "toolgen-check"}
+    for hook in hooks:
+        program, command = hook["entry"].split()
+        assert program == "toolgen"
+        assert command in COMMANDS
+        assert hook["language"] == "python"
+        assert hook["pass_filenames"] is False
+        assert {"name", "files"} <= set(hook)
+
+
+def test_every_lint_option_in_the_readme_exists() -> None:
+    text = README.read_text(encoding="utf-8")
+    begin, end = _between(text, "<!-- lint:start -->", "<!-- lint:end -->")
+    help_text = CliRunner().invoke(cli, ["lint", "--help"]).stdout
+    for option in sorted(set(re.findall(r"`(--[a-z-]+)", text[begin:end]))):
+        assert option in help_text, option
+
+
+def test_readme_config_example_is_valid_configuration(tmp_path: Path) -> None:
+    from toolgen.lint.config import load_config
+
+    text = README.read_text(encoding="utf-8")
+    begin, end = _between(text, "### Configuration\n\n```toml\n", "```")
+    (tmp_path / "pyproject.toml").write_text(text[begin:end], encoding="utf-8")
+    config = load_config(tmp_path / "pyproject.toml")
+    assert "TG314" in {r.code for r in config.rules()}
