@@ -183,6 +183,16 @@ def test_a_loopback_origin_is_served(default_url: str) -> None:
     assert "mcp-session-id" in response.headers["access-control-expose-headers"].lower()
 
 
+def test_a_second_origin_header_cannot_hide_behind_a_loopback_one(default_url: str) -> None:
+    headers = [
+        ("content-type", "application/json"),
+        ("origin", "http://localhost"),
+        ("origin", "http://evil.example.com"),
+    ]
+    with httpx.Client(timeout=GUARD) as client:
+        assert client.post(default_url, content=PING, headers=headers).status_code == 403
+
+
 def test_a_rebound_host_name_gets_403_even_without_origin(default_url: str) -> None:
     assert post(default_url, {"host": "evil.example.com"}).status_code == 403
 

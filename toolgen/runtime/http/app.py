@@ -124,6 +124,21 @@ def _error(
     )
 
 
+def _headers(request: Request) -> dict[str, str]:
+    """The request's headers as a dict, built once per request (Starlette's `Headers`
+    scans the raw list on every lookup). A repeated header's values are joined with
+    ", " as HTTP allows, so a second `Origin`, `Host` or token never goes unseen."""
+    found: dict[str, str] | None = request.scope.get("toolgen.headers")
+    if found is None:
+        found = {}
+        for raw_name, raw_value in request.scope["headers"]:
+            name = raw_name.decode("latin-1").lower()
+            value = raw_value.decode("latin-1")
+            found[name] = f"{found[name]}, {value}" if name in found else value
+        request.scope["toolgen.headers"] = found
+    return found
+
+
 def _sse_event(message: Mapping[str, Any]) -> bytes:
     return b"event: message\ndata: " + jsonrpc.dumps(message) + b"\n\n"
 
@@ -165,7 +180,7 @@ class McpEndpoint:
 
     def _refuse(self, request: Request) -> Response | None:
         """The security rules, in order: Host, Origin (403), then the bearer token (401)."""
-        headers = request.headers
+        headers = _headers(request)
         if not security.host_allowed(headers.get("host"), self.policy):
             return _error(403, jsonrpc.INVALID_REQUEST, "Forbidden: Host not allowed")
         if not security.origin_allowed(headers.get("origin"), self.policy):
@@ -182,12 +197,13 @@ class McpEndpoint:
     # -- POST -------------------------------------------------------------------------
 
     async def _post(self, request: Request) -> Response:
-        content_type = request.headers.get("content-type", "")
+        headers = _headers(request)
+        content_type = headers.get("content-type", "")
         if content_type.split(";", 1)[0].strip().lower() != JSON_TYPE:
             return _error(
                 415, jsonrpc.INVALID_REQUEST, "Unsupported Media Type: send application/json"
             )
-        accept = _accepts(request.headers.get("accept"))
+        accept = _accepts(headers.get("accept"))
         if not (accept.json or accept.sse):
             return _error(
                 406,
@@ -216,7 +232,7 @@ class McpEndpoint:
             return _error(400, jsonrpc.INVALID_REQUEST, reason)
         params = message.get("params")
         meta = params.get("_meta") if type(params) is dict else None
-        version_header = request.headers.get(PROTOCOL_VERSION_HEADER)
+        version_header = headers.get(PROTOCOL_VERSION_HEADER)
         if (type(meta) is dict and PROTOCOL_VERSION_META in meta) or (
             version_header is not None and version_header.strip() not in LEGACY_REVISIONS
         ):
@@ -230,7 +246,7 @@ class McpEndpoint:
         too_large = _error(
             413, jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {limit} bytes"
         )
-        declared = request.headers.get("content-length")
+        declared = _headers(request).get("content-length")
         if declared is not None:
             if not declared.strip().isdigit():
                 return _error(400, jsonrpc.INVALID_REQUEST, "Bad Content-Length")
@@ -259,7 +275,7 @@ class McpEndpoint:
 
     async def _legacy(self, request: Request, message: dict[str, Any], accept: _Accept) -> Response:
         request_id = message.get("id")
-        session_id = request.headers.get(SESSION_HEADER)
+        session_id = _headers(request).get(SESSION_HEADER)
         if session_id is None:
             return _error(
                 400,
@@ -281,7 +297,7 @@ class McpEndpoint:
         return await self._answer(request, message, connection, accept, modern=False, level=level)
 
     async def _modern(self, request: Request, message: dict[str, Any], accept: _Accept) -> Response:
-        headers = request.headers
+        headers = _headers(request)
         request_id = message.get("id")
         if "id" not in message:
             if "method" in message:  # a notification: nothing in 2026-07-28 needs an answer
@@ -475,7 +491,7 @@ class McpEndpoint:
 
     def _delete(self, request: Request) -> Response:
         """End a legacy session (its running calls are cancelled)."""
-        session_id = request.headers.get(SESSION_HEADER)
+        session_id = _headers(request).get(SESSION_HEADER)
         if session_id is None:
             return _error(
                 400, jsonrpc.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header"
