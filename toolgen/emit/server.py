@@ -90,7 +90,7 @@ def _context(toolset: ToolSet) -> dict[str, Any]:
         "server_block": block,
         "package": server.package,
         "tools": tools,
-        "model_imports": sorted(imports),
+        "model_imports": sorted(imports, key=lambda name: (name.lower(), name)),  # as isort
         "tools_file": TOOLS_FILE,
         "example_method": tools[0]["method"] if tools else "some_tool",
     }

@@ -21,18 +21,17 @@ the client; other exceptions are logged to stderr only). Or run
 from __future__ import annotations
 
 import abc
-import sys
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, TypeVar, Union
+from typing import Any, TypeAlias, TypeVar
 
 from toolgen.runtime import RuntimeToolSet, ToolError
 from toolgen.runtime.definitions import load_definitions
 
 from .models import (
     NSDoThingInput,
-    NSDoThingOutput,
     NsDoThingInput,
+    NSDoThingOutput,
     NsDoThingOutput,
 )
 
@@ -50,8 +49,9 @@ TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
 """The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
-JSON = Union[dict[str, Any], list[Any], str, int, float, bool, None]
-Returns = Union[T, JSON, Awaitable[Union[T, JSON]]]
+JSON: TypeAlias = dict[str, Any] | list[Any] | str | int | float | bool | None
+Returns: TypeAlias = T | JSON | Awaitable[T | JSON]
+"""What a handler may return: its output model or plain JSON data, or an awaitable of them."""
 
 
 class Handlers(abc.ABC):
@@ -97,4 +97,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
