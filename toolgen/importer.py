@@ -3,9 +3,9 @@
 People lint (and later import) servers they did not write, from what those
 servers publish: a `tools/list` result (`{"tools": [...]}`, also inside a
 JSON-RPC response), a JSON list of Tool objects, one Tool object per file, or
-a directory of such files. JSON is parsed with `toolgen.source` (JSON is YAML
-1.2), so every value keeps its `file:line:col` and findings point into the
-JSON exactly as they point into YAML specs.
+a directory of such files. JSON is parsed by `toolgen.jsonsource` into the
+same `SourceFile` as YAML, so every value keeps its `file:line:col` and
+findings point into the JSON exactly as they point into YAML specs.
 
 Published schemas are already self-contained documents; they are kept as
 written (minus `$schema`/`$id`, which the IR leaves to emitters). A declared
@@ -23,13 +23,13 @@ from typing import Any
 
 from toolgen.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.jsonsource import read_json
 from toolgen.protocol import WRAP_KEY, WRAPPED_META_KEY
-from toolgen.source import JsonPath, SourceFile, display_path, parse_source
+from toolgen.source import JsonPath, SourceFile, display_path
 
 JSON_SUFFIX = ".json"
 _SPEC_SUFFIXES = (".yaml", ".yml")
 _HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-_SURROGATE_PAIR = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})")
 _NOT_SERVER_CHARS = re.compile(r"[^a-z0-9_-]+")
 _KNOWN_DIALECTS = frozenset(
     f"{scheme}://json-schema.org/{draft}{tail}"
@@ -152,12 +152,7 @@ class _Reader:
 
     def read_file(self, path: Path) -> None:
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.error(ErrorCode.IO, f"cannot read file: {exc}", Location(display_path(path), 1, 1))
-            return
-        try:
-            source = parse_source(_SURROGATE_PAIR.sub(_join_surrogates, text), path)
+            source = read_json(path)
         except SpecError as exc:
             self.problems.extend(exc.diagnostics)
             return
@@ -359,9 +354,3 @@ def _get(data: Any, path: JsonPath) -> Any:
     for key in path:
         data = data[key]
     return data
-
-
-def _join_surrogates(match: re.Match[str]) -> str:
-    """`\\uD83D\\uDE00` (JSON's escape for one astral character) as YAML's `\\U0001F600`."""
-    high, low = int(match.group(1), 16), int(match.group(2), 16)
-    return f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08X}"
