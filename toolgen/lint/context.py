@@ -10,7 +10,6 @@ matters (size, depth, what the input accepts).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 from toolgen.errors import Location
 from toolgen.ir import HINTS, Origin, Tool, ToolSet
 from toolgen.lint.options import RuleOptions
-from toolgen.schemawalk import subschemas
+from toolgen.schemawalk import LISTED, MAPPED, SINGLE, subschemas
 from toolgen.source import SourceFile
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -244,10 +243,38 @@ def _walk(
     keyword: str | None,
     tool: str | None,
     def_name: str | None,
-) -> Iterator[SchemaNode]:
-    yield SchemaNode(schema, origin, doc, part, keyword, tool, def_name)
-    for rel, sub in subschemas(schema):
-        yield from _walk(sub, origin.child(*rel), doc, part, str(rel[0]), tool, def_name)
+) -> list[SchemaNode]:
+    """Every schema below and including `schema`, depth first (`schemawalk.subschemas`
+    order), iteratively: this runs for every schema of every tool."""
+    out: list[SchemaNode] = []
+    stack: list[tuple[Any, Origin, str | None]] = [(schema, origin, keyword)]
+    while stack:
+        current, where, key = stack.pop()
+        out.append(SchemaNode(current, where, doc, part, key, tool, def_name))
+        if isinstance(current, dict):
+            children = list(subschemas(current))
+            for rel, sub in reversed(children):
+                stack.append((sub, where.child(*rel), str(rel[0])))
+    return out
+
+
+def count_schemas(schema: Any) -> int:
+    """How many schemas `schema` holds, itself included (as `schemawalk.walk_schemas`
+    yields them, but without a generator per schema)."""
+    count = 0
+    stack = [schema]
+    while stack:
+        current = stack.pop()
+        count += 1
+        if isinstance(current, dict):
+            for key, value in current.items():
+                if key in SINGLE:
+                    stack.append(value)
+                elif key in MAPPED and isinstance(value, dict):
+                    stack.extend(value.values())
+                elif key in LISTED and isinstance(value, list):
+                    stack.extend(value)
+    return count
 
 
 @lru_cache(maxsize=8192)

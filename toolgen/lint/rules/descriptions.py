@@ -66,6 +66,9 @@ poisoning): overriding instructions, hiding things from the user, secret files. 
 pattern runs only on text that contains one of its (lowercase) trigger words."""
 
 
+_ANY_TRIGGER = re.compile("|".join(re.escape(t) for triggers, _ in _INSTRUCTIONS for t in triggers))
+
+
 def _text_words(text: str) -> set[str]:
     return {w.lower().removesuffix("s") for w in _TEXT_WORD.findall(text)} - _STOPWORDS
 
@@ -265,6 +268,8 @@ def instruction_in_description(ctx: Context) -> Iterator[Hit]:
     """
     for text, where, tool in _texts(ctx):
         lower = text.lower()
+        if not _ANY_TRIGGER.search(lower):
+            continue
         for triggers, pattern in _INSTRUCTIONS:
             match = any(t in lower for t in triggers) and pattern.search(text)
             if match:

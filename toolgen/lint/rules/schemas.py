@@ -13,7 +13,7 @@ from typing import Any
 
 from toolgen.errors import Location
 from toolgen.ir import Tool
-from toolgen.lint.context import ABSOLUTE_URI, Context, SchemaNode
+from toolgen.lint.context import ABSOLUTE_URI, Context, SchemaNode, count_schemas
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import ARRAY, BOOLEAN, TYPE_LIST, rule
 from toolgen.schemawalk import subschemas, walk_schemas
@@ -312,7 +312,7 @@ def schema_too_large(tool: Tool, ctx: Context) -> Iterator[Hit]:
     """
     limit = ctx.options.max_schema_nodes
     for part, schema, where in _schemas_of(tool):
-        count = sum(1 for _ in walk_schemas(schema))
+        count = count_schemas(schema)
         if count > limit:
             yield Hit(f"{part} schema has {count} schemas; more than {limit}", where)
 
