@@ -122,6 +122,94 @@ def test_error_handling() -> None:
     raise ToolError("This tool intentionally returns an error for testing")
 
 
+async def test_sampling(arguments: dict[str, Any]) -> str:
+    message = {"role": "user", "content": {"type": "text", "text": arguments["prompt"]}}
+    result = await current_call().sample([message], max_tokens=100)
+    content = result.get("content") if isinstance(result, dict) else None
+    text = content.get("text") if isinstance(content, dict) else None
+    return f"LLM response: {text if text is not None else json.dumps(content)}"
+
+
+async def test_elicitation(arguments: dict[str, Any]) -> str:
+    schema = {
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"},
+        },
+        "required": ["username", "email"],
+    }
+    result = await current_call().elicit(arguments["message"], schema)
+    return f"User response: {_answer(result)}"
+
+
+SEP1034_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "Your name", "default": "John Doe"},
+        "age": {"type": "integer", "description": "Your age", "default": 30},
+        "score": {"type": "number", "description": "Your score", "default": 95.5},
+        "status": {
+            "type": "string",
+            "description": "Your status",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "description": "Verified?", "default": True},
+    },
+}
+
+SEP1330_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"},
+            ],
+        },
+        "legacyEnum": {
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"},
+                ]
+            },
+        },
+    },
+}
+
+
+async def test_elicitation_sep1034_defaults() -> str:
+    result = await current_call().elicit("Please review and update the form fields", SEP1034_SCHEMA)
+    return f"Elicitation completed: {_answer(result)}"
+
+
+async def test_elicitation_sep1330_enums() -> str:
+    result = await current_call().elicit("Please choose your options", SEP1330_SCHEMA)
+    return f"Elicitation completed: {_answer(result)}"
+
+
+def _answer(result: Any) -> str:
+    if not isinstance(result, dict):
+        return json.dumps(result)
+    return f"action={result.get('action')}, content={json.dumps(result.get('content'))}"
+
+
 def test_logging_tool() -> str:
     current_call().log("info", "test_logging_tool ran")
     return "Logged one message (if the request asked for log messages)"
@@ -144,6 +232,10 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "test_tool_with_logging": test_tool_with_logging,
     "test_tool_with_progress": test_tool_with_progress,
     "test_error_handling": test_error_handling,
+    "test_sampling": test_sampling,
+    "test_elicitation": test_elicitation,
+    "test_elicitation_sep1034_defaults": test_elicitation_sep1034_defaults,
+    "test_elicitation_sep1330_enums": test_elicitation_sep1330_enums,
     "test_logging_tool": test_logging_tool,
     "test_param_header": test_param_header,
     "json_schema_2020_12_tool": json_schema_2020_12_tool,

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Run the official MCP conformance suite against `toolgen serve --http`.
 #
-#   scripts/conformance.sh            # both suites below; exit 1 on an unexpected failure
+#   scripts/conformance.sh            # the three runs below; exit 1 on an unexpected failure
 #
 # 1. @modelcontextprotocol/conformance@0.1.16, active server scenarios (the
 #    initialize-handshake era), expected failures in scripts/conformance-baseline.yml.
-# 2. @modelcontextprotocol/conformance@0.2.0-alpha.12 --requirements 2026-07-28
+# 2. @modelcontextprotocol/conformance@0.2.0-alpha.12 --requirements 2025-11-25 (the
+#    same era, every message checked against the official schema, session lifecycle),
+#    expected failures in scripts/conformance-baseline-2025-11-25.yml.
+# 3. @modelcontextprotocol/conformance@0.2.0-alpha.12 --requirements 2026-07-28
 #    (the stateless era), expected failures in scripts/conformance-baseline-2026-07-28.yml.
 #
 # Node 22 and the suites are installed from npm into .tools/ (git-ignored) when
@@ -109,6 +112,8 @@ run_suite() {  # run_suite NAME VERSION BASELINE [ARGS...]
 }
 
 run_suite legacy-0.1.16 0.1.16 scripts/conformance-baseline.yml
+run_suite legacy-2025-11-25 0.2.0-alpha.12 scripts/conformance-baseline-2025-11-25.yml \
+    --requirements 2025-11-25
 run_suite modern-2026-07-28 0.2.0-alpha.12 scripts/conformance-baseline-2026-07-28.yml \
     --requirements 2026-07-28
 

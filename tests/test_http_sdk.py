@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import mcp.types as types
 import pytest
 from conftest import SPECS
 from http_support import http_server
@@ -211,3 +212,70 @@ def test_sdk_accepts_the_structured_result_of_every_notes_tool(notes_url: str, e
             if era == "legacy" and not tool.output_is_object:
                 expected = {WRAP_KEY: expected}
             assert result.structured_content == expected
+
+
+# -- requests from a handler to the client (2025 sessions) --------------------------------
+
+
+async def answer_sampling(context: Any, params: types.CreateMessageRequestParams) -> Any:
+    prompt = params.messages[0].content.text
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text=f"echo: {prompt}"),
+        model="test-model",
+    )
+
+
+async def answer_elicitation(context: Any, params: types.ElicitRequestParams) -> Any:
+    assert set(params.requested_schema["required"]) == {"username", "email"}
+    return types.ElicitResult(action="accept", content={"username": "ada", "email": "a@b.c"})
+
+
+async def refuse_elicitation(context: Any, params: types.ElicitRequestParams) -> Any:
+    return types.ErrorData(code=-32600, message="no user here")
+
+
+def test_a_handler_can_ask_the_clients_model_during_a_call(conformance_url: str) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("test_sampling", {"prompt": "2 + 2?"})
+
+    result = run(conformance_url, "legacy", body, sampling_callback=answer_sampling)
+    assert not result.is_error
+    assert result.content[0].text == "LLM response: echo: 2 + 2?"
+
+
+def test_a_handler_can_ask_the_user_during_a_call(conformance_url: str) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("test_elicitation", {"message": "Who are you?"})
+
+    result = run(conformance_url, "legacy", body, elicitation_callback=answer_elicitation)
+    assert not result.is_error
+    assert result.content[0].text == (
+        'User response: action=accept, content={"username": "ada", "email": "a@b.c"}'
+    )
+
+
+def test_a_client_refusing_the_handlers_request_makes_the_call_an_error(
+    conformance_url: str,
+) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("test_elicitation", {"message": "Who are you?"})
+
+    result = run(conformance_url, "legacy", body, elicitation_callback=refuse_elicitation)
+    assert result.is_error
+
+
+def test_a_client_without_the_capability_is_not_asked(conformance_url: str) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("test_sampling", {"prompt": "hello"})
+
+    result = run(conformance_url, "legacy", body)  # no sampling callback: no capability
+    assert result.is_error
+
+
+def test_the_stateless_era_cannot_carry_requests_to_the_client(conformance_url: str) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("test_sampling", {"prompt": "hello"})
+
+    result = run(conformance_url, "modern", body, sampling_callback=answer_sampling)
+    assert result.is_error

@@ -1,4 +1,6 @@
-"""What a tool handler can do while it runs: report progress and send log messages.
+"""What a tool handler can do while it runs: report progress, send log messages, and
+(legacy-era sessions over Streamable HTTP) ask the client for a sampled message or
+for user input.
 
     from toolgen.runtime.context import current_call
 
@@ -17,15 +19,21 @@ unchanged in tests, over transports without notifications, or when the
 client asked for neither progress nor log messages.
 
 `send` is called from whichever thread the handler runs on: transports give
-a thread-safe one (e.g. `loop.call_soon_threadsafe`).
+a thread-safe one (e.g. `loop.call_soon_threadsafe`). `ask` (requests to
+the client: `sample`, `elicit`, `request`) is async and only for async
+handlers; where the transport cannot carry such requests (stdio, the
+stateless 2026-07-28 era, a client that accepts no event stream) they raise
+`ToolError`, which answers the call with `isError`.
 """
 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Final
+
+from toolgen.runtime.results import ToolError
 
 LOG_LEVELS: Final = (
     "debug",
@@ -45,6 +53,8 @@ LOG_LEVEL_META: Final = "io.modelcontextprotocol/logLevel"
 """2026-07-28: the request-scoped opt-in to log messages (absent: none are sent)."""
 
 Send = Callable[[dict[str, Any]], None]
+Ask = Callable[[str, dict[str, Any]], Awaitable[Any]]
+"""Send a request to the client and return its `result` (raises ToolError on an error)."""
 
 
 def level_rank(level: str) -> int:
@@ -58,7 +68,14 @@ def level_rank(level: str) -> int:
 class CallContext:
     """The notifications one running call may send, and to where."""
 
-    __slots__ = ("_min_rank", "_send", "log_level", "progress_token")
+    __slots__ = (
+        "_ask",
+        "_min_rank",
+        "_send",
+        "client_capabilities",
+        "log_level",
+        "progress_token",
+    )
 
     def __init__(
         self,
@@ -66,10 +83,16 @@ class CallContext:
         *,
         progress_token: str | int | None = None,
         log_level: str | None = None,
+        ask: Ask | None = None,
+        client_capabilities: Mapping[str, Any] | None = None,
     ) -> None:
         """`progress_token`: from the request's `_meta` (None: no progress wanted);
-        `log_level`: least severe level the client wants (None: no log messages)."""
+        `log_level`: least severe level the client wants (None: no log messages);
+        `ask`: how to send a request to the client (None: not possible here);
+        `client_capabilities`: what the client declared (None: unknown)."""
         self._send = send
+        self._ask = ask
+        self.client_capabilities = client_capabilities
         self.progress_token = progress_token
         self.log_level = log_level
         self._min_rank = level_rank(log_level) if log_level is not None else len(LOG_LEVELS)
@@ -103,6 +126,37 @@ class CallContext:
             params["logger"] = logger
         self._send({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
 
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        """Send the JSON-RPC request `method` to the client and return its result.
+
+        Raises ToolError when requests to the client are not possible here, or
+        when the client answers with an error.
+        """
+        if self._ask is None:
+            raise ToolError(
+                f"This tool needs to send {method} to the client, which this connection "
+                "does not allow (it needs a 2025 session over Streamable HTTP)"
+            )
+        return await self._ask(method, params)
+
+    async def sample(
+        self, messages: list[dict[str, Any]], *, max_tokens: int, **options: Any
+    ) -> Any:
+        """Ask the client's model for a message (`sampling/createMessage`); its result."""
+        self._require("sampling")
+        params = {"messages": messages, "maxTokens": max_tokens, **options}
+        return await self.request("sampling/createMessage", params)
+
+    async def elicit(self, message: str, requested_schema: dict[str, Any]) -> Any:
+        """Ask the user for input (`elicitation/create`); the result (`action`, `content`)."""
+        self._require("elicitation")
+        params = {"message": message, "requestedSchema": requested_schema}
+        return await self.request("elicitation/create", params)
+
+    def _require(self, capability: str) -> None:
+        if self.client_capabilities is not None and capability not in self.client_capabilities:
+            raise ToolError(f"This tool needs the client's {capability} capability")
+
 
 _SILENT: Final = CallContext()
 _current: contextvars.ContextVar[CallContext] = contextvars.ContextVar(
@@ -125,7 +179,14 @@ def use_call_context(context: CallContext) -> Iterator[CallContext]:
         _current.reset(token)
 
 
-def for_request(params: Any, send: Send, *, legacy_log_level: str | None = None) -> CallContext:
+def for_request(
+    params: Any,
+    send: Send | None,
+    *,
+    legacy_log_level: str | None = None,
+    ask: Ask | None = None,
+    client_capabilities: Mapping[str, Any] | None = None,
+) -> CallContext:
     """The context for a request with these `params`: its progress token, and the log level
     from its `_meta` (modern era) or the connection's `logging/setLevel` (legacy era)."""
     meta = params.get("_meta") if isinstance(params, Mapping) else None
@@ -138,4 +199,10 @@ def for_request(params: Any, send: Send, *, legacy_log_level: str | None = None)
         if LOG_LEVEL_META in meta or "io.modelcontextprotocol/protocolVersion" in meta:
             raw_level = meta.get(LOG_LEVEL_META)
             level = raw_level if raw_level in LOG_LEVELS else None
-    return CallContext(send, progress_token=token, log_level=level)
+    return CallContext(
+        send,
+        progress_token=token,
+        log_level=level,
+        ask=ask,
+        client_capabilities=client_capabilities,
+    )

@@ -22,6 +22,9 @@ independent `Engine`; this module only adds what HTTP needs:
   messages) before it ends: then the answer becomes an SSE stream carrying
   those notifications and, last, the response. Notifications and client
   responses get 202. A JSON-RPC batch (array) is 400 with -32600.
+- A handler of a legacy session may send requests to the client
+  (`sampling/createMessage`, `elicitation/create`) on its call's SSE stream;
+  the client's response arrives in a later POST and is routed back by id.
 - A client that disconnects cancels its running call.
 """
 
@@ -40,6 +43,7 @@ from toolgen.protocol import LEGACY_REVISIONS, SUPPORTED_REVISIONS
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.context import (
     DEFAULT_LEGACY_LOG_LEVEL,
+    Ask,
     for_request,
     use_call_context,
 )
@@ -59,7 +63,8 @@ from toolgen.runtime.http.headers import (
     check_standard_headers,
 )
 from toolgen.runtime.http.security import SecurityPolicy
-from toolgen.runtime.http.sessions import SessionStore
+from toolgen.runtime.http.sessions import Session, SessionStore
+from toolgen.runtime.results import ToolError
 
 log = logging.getLogger("toolgen.runtime.http")
 
@@ -270,7 +275,9 @@ class McpEndpoint:
         assert not isinstance(reply, PendingCall)
         headers: dict[str, str] = {}
         if reply is not None and "result" in reply:
-            headers["Mcp-Session-Id"] = self.sessions.create(connection).id
+            params = message.get("params")
+            capabilities = params.get("capabilities") if type(params) is dict else None
+            headers["Mcp-Session-Id"] = self.sessions.create(connection, capabilities).id
         return self._reply(reply, accept, modern=False, headers=headers)
 
     async def _legacy(self, request: Request, message: dict[str, Any], accept: _Accept) -> Response:
@@ -292,9 +299,16 @@ class McpEndpoint:
                 "Session not found: it ended or never existed; send initialize to start a new one",
                 request_id,
             )
+        if "method" not in message and ("result" in message or "error" in message):
+            waiting = session.waiting.pop(request_id, None) if type(request_id) is str else None
+            if waiting is not None and not waiting.done():
+                waiting.set_result(message)  # the client's answer to a handler's request
+            return Response(status_code=202)
         connection = session.connection
         level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
-        return await self._answer(request, message, connection, accept, modern=False, level=level)
+        return await self._answer(
+            request, message, connection, accept, modern=False, level=level, session=session
+        )
 
     async def _modern(self, request: Request, message: dict[str, Any], accept: _Accept) -> Response:
         headers = _headers(request)
@@ -356,11 +370,14 @@ class McpEndpoint:
         *,
         modern: bool,
         level: str | None,
+        session: Session | None = None,
     ) -> Response:
         """Run one message through the engine and shape the HTTP response."""
         reply = self.engine.dispatch(message, connection)
         if isinstance(reply, PendingCall):
-            return await self._run_call(request, message, reply, connection, accept, modern, level)
+            return await self._run_call(
+                request, message, reply, connection, accept, modern, level, session
+            )
         if reply is None:
             return Response(status_code=202)
         return self._reply(reply, accept, modern)
@@ -374,6 +391,7 @@ class McpEndpoint:
         accept: _Accept,
         modern: bool,
         level: str | None,
+        session: Session | None,
     ) -> Response:
         """Run a `tools/call`; switch to SSE if it sends notifications before it ends."""
         loop = asyncio.get_running_loop()
@@ -382,7 +400,14 @@ class McpEndpoint:
         def send(notification: dict[str, Any]) -> None:  # any thread
             loop.call_soon_threadsafe(outbox.put_nowait, notification)
 
-        context = for_request(message.get("params"), send, legacy_log_level=level)
+        ask = _asker(session, send) if session is not None and accept.sse else None
+        context = for_request(
+            message.get("params"),
+            send,
+            legacy_log_level=level,
+            ask=ask,
+            client_capabilities=session.client_capabilities if session is not None else None,
+        )
         with use_call_context(context):
             task = asyncio.ensure_future(call.coroutine)
         connection.track(call.request_id, task)
@@ -499,6 +524,28 @@ class McpEndpoint:
         if not self.sessions.end(session_id.strip()):
             return _error(404, jsonrpc.INVALID_REQUEST, "Session not found")
         return Response(status_code=204)
+
+
+def _asker(session: Session, send: Callable[[dict[str, Any]], None]) -> Ask:
+    """Requests from a handler to the client of a legacy session: sent on the call's SSE
+    stream, answered by the client in a later POST (routed by id in `_legacy`)."""
+
+    async def ask(method: str, params: dict[str, Any]) -> Any:
+        request_id = session.next_request_id()
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        session.waiting[request_id] = answer
+        try:
+            send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            reply = await answer
+        finally:
+            session.waiting.pop(request_id, None)
+        error = reply.get("error")
+        if error is not None:
+            reason = error.get("message") if isinstance(error, dict) else None
+            raise ToolError(f"The client refused {method}: {str(reason)[:300]}")
+        return reply.get("result")
+
+    return ask
 
 
 async def _disconnected(receive: Receive) -> None:

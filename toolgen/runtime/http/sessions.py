@@ -11,12 +11,13 @@ stateless 2026-07-28 era needs nothing).
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from toolgen.runtime.engine import Connection
 
@@ -31,6 +32,21 @@ class Session:
     id: str
     connection: Connection = field(default_factory=Connection)
     last_seen: float = 0.0
+    client_capabilities: dict[str, Any] = field(default_factory=dict)
+    """What the client declared in `initialize` (sampling, elicitation, ...)."""
+    waiting: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    """Requests sent to the client, by id, until its response arrives in a POST."""
+    _next_request: int = 0
+
+    def next_request_id(self) -> str:
+        """A fresh id for a request to the client (strings: never confused with the client's)."""
+        self._next_request += 1
+        return f"toolgen-{self._next_request}"
+
+    def cancel_waiting(self) -> None:
+        for future in self.waiting.values():
+            future.cancel()
+        self.waiting.clear()
 
 
 class SessionStore:
@@ -52,7 +68,9 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def create(self, connection: Connection | None = None) -> Session:
+    def create(
+        self, connection: Connection | None = None, client_capabilities: Any = None
+    ) -> Session:
         """A new session for `connection` (evicting expired ones, then the least recently
         used if the store is full)."""
         now = self._clock()
@@ -60,7 +78,10 @@ class SessionStore:
         while len(self._sessions) >= self.max_sessions:
             _, oldest = self._sessions.popitem(last=False)
             oldest.connection.cancel_all()
+            oldest.cancel_waiting()
         session = Session(secrets.token_urlsafe(24), connection or Connection(), now)
+        if isinstance(client_capabilities, dict):
+            session.client_capabilities = client_capabilities
         self._sessions[session.id] = session
         return session
 
@@ -83,6 +104,7 @@ class SessionStore:
         if session is None:
             return False
         session.connection.cancel_all()
+        session.cancel_waiting()
         return True
 
     def end_all(self) -> None:
