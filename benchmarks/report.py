@@ -311,3 +311,6 @@ def _pad(ax: Any, values: list[float]) -> None:
     """Log-scale x limits with room for the value labels right of the bars."""
     positive = [v for v in values if v > 0] or [1.0]
     ax.set_xlim(min(min(positive), 1.0) / 1.5, max(max(positive), 1.0) * 4)
+    from matplotlib.ticker import FuncFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
