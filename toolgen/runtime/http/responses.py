@@ -1,0 +1,122 @@
+"""HTTP responses of the `/mcp` endpoint: JSON-RPC errors, JSON or SSE answers, `Accept`.
+
+Small pure helpers shared by the endpoint (`app`) and the call runner (`calls`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toolgen.runtime import jsonrpc
+from toolgen.runtime.http.headers import HEADER_MISMATCH
+
+MODERN_ERROR_STATUS: Final = {
+    jsonrpc.PARSE_ERROR: 400,
+    jsonrpc.INVALID_REQUEST: 400,
+    jsonrpc.METHOD_NOT_FOUND: 404,
+    HEADER_MISMATCH: 400,
+    -32021: 400,  # MissingRequiredClientCapability
+    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+"""HTTP status of a 2026-07-28 error response, by JSON-RPC code (others: 200)."""
+SSE_HEADERS: Final = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+JSON_TYPE: Final = "application/json"
+SSE_TYPE: Final = "text/event-stream"
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Which answer forms the client takes."""
+
+    json: bool
+    sse: bool
+
+
+def accepts(header: str | None) -> Accept:
+    """What the `Accept` header allows (missing: JSON only, like any plain HTTP client)."""
+    if header is None:
+        return Accept(json=True, sse=False)
+    types = {part.split(";", 1)[0].strip().lower() for part in header.split(",")}
+    any_type = "*/*" in types
+    return Accept(
+        json=any_type or JSON_TYPE in types or "application/*" in types,
+        sse=SSE_TYPE in types or "text/*" in types,
+    )
+
+
+def error_body(code: int, message: str, request_id: Any = None, data: Any = None) -> bytes:
+    """A JSON-RPC error; without a known request id the `id` member is left out."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body: dict[str, Any] = {"jsonrpc": "2.0"}
+    if jsonrpc.is_request_id(request_id):
+        body["id"] = request_id
+    body["error"] = error
+    return jsonrpc.dumps(body)
+
+
+def error(
+    status: int,
+    code: int,
+    message: str,
+    request_id: Any = None,
+    data: Any = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """An HTTP error answer whose body is a JSON-RPC error."""
+    return Response(
+        error_body(code, message, request_id, data), status, headers, media_type=JSON_TYPE
+    )
+
+
+def sse_event(message: Mapping[str, Any]) -> bytes:
+    """One JSON-RPC message as a Server-Sent Event."""
+    return b"event: message\ndata: " + jsonrpc.dumps(message) + b"\n\n"
+
+
+def answer(
+    reply: dict[str, Any] | None,
+    accept: Accept,
+    modern: bool,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """The engine's reply as JSON (or one SSE event for a client that takes only SSE).
+
+    Errors keep HTTP 200 in the legacy era (400 when not even the id was
+    readable); 2026-07-28 gives them the statuses its transport spec names.
+    """
+    if reply is None:
+        return Response(status_code=202, headers=headers)
+    status = 200
+    problem = reply.get("error")
+    if problem is not None:
+        if modern:
+            status = MODERN_ERROR_STATUS.get(problem.get("code"), 200)
+        elif reply.get("id") is None:
+            status = 400  # could not even read the request
+    if not accept.json:
+        return Response(
+            sse_event(reply), status, {**SSE_HEADERS, **(headers or {})}, media_type=SSE_TYPE
+        )
+    return Response(jsonrpc.dumps(reply), status, headers, media_type=JSON_TYPE)
+
+
+def headers_of(request: Request) -> dict[str, str]:
+    """The request's headers as a dict, built once per request (Starlette's `Headers`
+    scans the raw list on every lookup). A repeated header's values are joined with
+    ", " as HTTP allows, so a second `Origin`, `Host` or token never goes unseen."""
+    found: dict[str, str] | None = request.scope.get("toolgen.headers")
+    if found is None:
+        found = {}
+        for raw_name, raw_value in request.scope["headers"]:
+            name = raw_name.decode("latin-1").lower()
+            value = raw_value.decode("latin-1")
+            found[name] = f"{found[name]}, {value}" if name in found else value
+        request.scope["toolgen.headers"] = found
+    return found
