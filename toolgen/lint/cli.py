@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -122,9 +123,9 @@ def lint(
     from toolgen.lint.formats import renderer
     from toolgen.lint.formats.text import statistics as stats_text
     from toolgen.lint.formats.text import summary
-    from toolgen.lint.runner import lint_paths
+    from toolgen.lint.runner import SourceKind, lint_paths
 
-    run = lint_paths(paths, config, kind)  # type: ignore[arg-type]
+    run = lint_paths(paths, config, cast(SourceKind, kind))
     findings = run.findings
     if statistics and output_format == "text":
         report = stats_text(findings)

@@ -18,7 +18,7 @@ from typing import Any
 from toolgen.errors import Location
 from toolgen.ir import HINTS, Origin, Tool, ToolSet
 from toolgen.lint.options import RuleOptions
-from toolgen.schemawalk import LISTED, MAPPED, SINGLE, subschemas
+from toolgen.schemawalk import LISTED, MAPPED, SINGLE, subschemas, walk_schemas
 from toolgen.source import SourceFile
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -256,6 +256,14 @@ def _walk(
             for rel, sub in reversed(children):
                 stack.append((sub, where.child(*rel), str(rel[0])))
     return out
+
+
+def has_ref(schema: Any) -> bool:
+    """Whether `schema` or a schema below it uses `$ref` or `$dynamicRef`."""
+    return any(
+        isinstance(sub, dict) and ("$ref" in sub or "$dynamicRef" in sub)
+        for _, sub in walk_schemas(schema)
+    )
 
 
 def count_schemas(schema: Any) -> int:

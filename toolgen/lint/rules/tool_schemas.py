@@ -1,0 +1,173 @@
+"""Schema rules (TG3xx) about a tool's schemas as a whole: depth, size, presence,
+openness, references. Depth and size are measured on the bundled schema a client
+receives; findings point at the tool's `input`/`output` key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from toolgen.errors import Location
+from toolgen.ir import Tool
+from toolgen.lint.context import Context, count_schemas, has_ref
+from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.registry import rule
+from toolgen.schemawalk import subschemas
+
+S = Category.SCHEMAS
+
+
+def _schemas_of(tool: Tool) -> Iterator[tuple[str, Mapping[str, Any], Location]]:
+    """The bundled input and output schemas, each with where it is written."""
+    if tool.input_origin is not None:
+        yield "input", tool.input_schema, tool.input_origin.locate(key=True)
+    if tool.output_schema is not None and tool.output_origin is not None:
+        yield "output", tool.output_schema, tool.output_origin.locate(key=True)
+
+
+def _depth(
+    schema: Any, root: Mapping[str, Any], stack: frozenset[str], limit: int, memo: dict[str, int]
+) -> int:
+    """Nesting levels below `schema`, following local `$ref`s (each def once per path)."""
+    if not isinstance(schema, dict):
+        return 0
+    best = 0
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        for prefix in ("#/$defs/", "#/definitions/"):
+            defs = root.get(prefix[3:-1])
+            name = ref[len(prefix) :] if ref.startswith(prefix) else None
+            if name is not None and name not in stack and isinstance(defs, dict) and name in defs:
+                if name not in memo:
+                    memo[name] = _depth(defs[name], root, stack | {name}, limit, memo)
+                best = memo[name]
+    for rel, sub in subschemas(schema):
+        if rel[0] in ("$defs", "definitions"):
+            continue
+        best = max(best, 1 + _depth(sub, root, stack, limit, memo))
+        if best > limit:
+            break
+    return best
+
+
+@rule("TG306", "schema-too-deep", S, Severity.WARNING)
+def schema_too_deep(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool schema nests deeper than clients handle.
+
+    What it does: Flags an input or output schema (as bundled, following local
+    `$ref`s once per path) with more than `max-schema-depth` (default 10) levels
+    of nested schemas.
+
+    Why: Model APIs limit nesting (OpenAI structured outputs: 10 levels) and
+    reject deeper schemas; models fill deep structures badly.
+
+    Example:
+
+        input: {type: object, properties: {a: {type: object, properties: {b: ...}}}}   # TG306
+
+    Flatten the structure, or split the tool.
+    """
+    limit = ctx.options.max_schema_depth
+    for part, schema, where in _schemas_of(tool):
+        depth = _depth(schema, schema, frozenset(), limit, {})
+        if depth > limit:
+            yield Hit(f"{part} schema nests more than {limit} levels deep", where)
+
+
+@rule("TG307", "schema-too-large", S, Severity.WARNING)
+def schema_too_large(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool schema is very large.
+
+    What it does: Flags an input or output schema (as bundled) with more than
+    `max-schema-nodes` (default 200) schemas in it.
+
+    Why: Every tool definition is sent to the model with every request; a huge
+    schema costs context and money on each call, and model APIs cap the number
+    of properties they accept.
+
+    Example:
+
+        input: {type: object, properties: {... 250 properties ...}}   # TG307
+
+    Split the tool, or accept a smaller, more general argument.
+    """
+    limit = ctx.options.max_schema_nodes
+    for part, schema, where in _schemas_of(tool):
+        count = count_schemas(schema)
+        if count > limit:
+            yield Hit(f"{part} schema has {count} schemas; more than {limit}", where)
+
+
+@rule("TG308", "output-schema-missing", S, Severity.WARNING)
+def output_schema_missing(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool declares no output schema.
+
+    What it does: Flags a tool without `output` (`outputSchema`).
+
+    Why: Without an output schema, results are unstructured text: clients cannot
+    validate them, the model has to parse prose, and toolgen generates no
+    output model. With one, servers send `structuredContent` that clients check.
+
+    Example:
+
+        - name: get_note
+          input: {...}                                      # TG308 (no output)
+
+    Add `output:` with the schema of what the tool returns.
+    """
+    if tool.output_schema is None:
+        yield Hit(
+            "no output schema: results cannot be validated or used as structured data",
+            ctx.name_location(tool),
+        )
+
+
+@rule("TG309", "open-input-object", S, Severity.INFO)
+def open_input_object(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool input accepts properties it does not declare.
+
+    What it does: Flags an input schema whose root does not set
+    `additionalProperties: false` (or a schema for the extra properties).
+
+    Why: A misspelt argument (`titel`) is then silently accepted and ignored
+    instead of being rejected with a message the model can act on; strict model
+    APIs (OpenAI strict mode) require closed objects.
+
+    Example:
+
+        input: {type: object, properties: {title: {type: string}}}   # TG309
+
+    Add `additionalProperties: false`.
+    """
+    if tool.input_origin is None:
+        return
+    schema = tool.input_schema
+    extra = schema.get("additionalProperties", True)
+    if extra is True and schema.get("unevaluatedProperties", True) is True:
+        yield Hit(
+            "input accepts undeclared properties; add `additionalProperties: false`",
+            tool.input_origin.locate(key=True),
+        )
+
+
+@rule("TG314", "ref-in-schema", S, Severity.INFO, default=False)
+def ref_in_schema(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool schema uses `$ref` (opt-in rule).
+
+    What it does: Flags an input or output schema that, as bundled, still
+    contains `$ref`/`$defs`. Not run unless selected (`select = ["TG314"]`).
+
+    Why: Some MCP clients and model APIs do not resolve references and see an
+    empty or broken schema. Enable this rule when you target such clients; keep
+    shared shapes in `defs` only for recursive types then.
+
+    Example:
+
+        input: {type: object, properties: {note: {$ref: "#/defs/Note"}}}   # TG314
+
+    Inline the def where the target clients need it.
+    """
+    for part, schema, where in _schemas_of(tool):
+        if "$defs" in schema or has_ref(schema):
+            yield Hit(f"{part} schema uses $ref; some clients do not resolve references", where)
