@@ -201,3 +201,11 @@ def test_server_names_are_valid_server_names() -> None:
     assert server_name([Path("tools-list.json")]) == "tools-list"
     assert server_name([Path("2024 Export.json")]) == "server-2024-export"
     assert server_name([Path("a.json"), Path("b.json")]) == "published"
+
+
+def test_a_server_without_tools_is_read_and_an_empty_directory_is_an_error(tmp_path: Path) -> None:
+    assert load_published(write(tmp_path / "t.json", {"tools": []})).tools == ()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SpecError) as caught:
+        read_published(tmp_path / "empty")
+    assert [d.code for d in caught.value.diagnostics] == ["no-specs"]

@@ -81,21 +81,22 @@ def load_published(paths: str | Path | Iterable[str | Path]) -> ToolSet:
 def read_published(paths: str | Path | Iterable[str | Path]) -> Published:
     """Read published definitions leniently: every readable tool, plus the problems.
 
-    Raises `SpecError` only when nothing can be read at all (a missing path,
-    invalid JSON everywhere, no tools).
+    Raises `SpecError` only when nothing can be read (a missing path, no JSON
+    files, or problems and not one readable tool). A server may have no tools.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     roots = [Path(p) for p in paths]
     reader = _Reader()
-    for path in _files(roots, reader):
+    files = _files(roots, reader)
+    if not files:
+        shown = ", ".join(str(p) for p in roots) or "(nothing)"
+        raise SpecError(
+            [Diagnostic(ErrorCode.NO_SPECS, f"no tool definition files (*.json) found in {shown}")]
+        )
+    for path in files:
         reader.read_file(path)
-    if not reader.tools:
-        if not reader.problems:
-            shown = ", ".join(str(p) for p in roots) or "(nothing)"
-            reader.problems.append(
-                Diagnostic(ErrorCode.NO_SPECS, f"no tool definitions found in {shown}")
-            )
+    if not reader.tools and reader.problems:
         raise SpecError(reader.problems)
     server = Server(name=server_name(roots), version="0.0.0")
     toolset = ToolSet(server, tuple(reader.tools), (), tuple(reader.sources))
