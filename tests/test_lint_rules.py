@@ -85,3 +85,10 @@ def test_rule_codes_are_never_dropped_or_reused() -> None:
     assert registered.isdisjoint(RETIRED)
     assert set(KNOWN_CODES) <= registered | set(RETIRED), "a code vanished: add it to RETIRED"
     assert registered <= set(KNOWN_CODES), "a new code: append it to KNOWN_CODES"
+
+
+def test_the_mcp_name_rule_is_the_one_spec_files_must_meet() -> None:
+    from toolgen.lint.rules.names import MCP_TOOL_NAME
+    from toolgen.spec import TOOL_NAME_PATTERN
+
+    assert MCP_TOOL_NAME.pattern == TOOL_NAME_PATTERN

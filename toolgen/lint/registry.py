@@ -16,13 +16,9 @@ import inspect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from toolgen.lint.model import Category, Hit, Severity
-
-if TYPE_CHECKING:
-    from toolgen.ir import Tool
-    from toolgen.lint.context import Context, SchemaNode
 
 Scope = Literal["tool", "node", "set", "engine"]
 """What a check is called with: each tool; each schema node (tools' raw schemas and
@@ -64,10 +60,6 @@ class Rule:
 
 
 _RULES: dict[str, Rule] = {}
-
-ToolCheck = Callable[["Tool", "Context"], Iterable[Hit]]
-NodeCheck = Callable[["SchemaNode", "Context"], Iterable[Hit]]
-SetCheck = Callable[["Context"], Iterable[Hit]]
 
 
 def rule(
