@@ -12,11 +12,11 @@ from __future__ import annotations
 import difflib
 from typing import Annotated, Any
 
-import jsonschema_rs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from toolgen.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.ir import HINTS
+from toolgen.schemacheck import metaschema_errors
 from toolgen.source import JsonPath, SourceFile
 
 FORMAT_VERSION = 1
@@ -285,20 +285,15 @@ def _schema_problems(data: dict[str, Any], source: SourceFile) -> list[Diagnosti
         ]
     out = []
     for place in places:
-        schema = _get(data, place)
-        try:
-            jsonschema_rs.meta.validate(schema)
-        except jsonschema_rs.ValidationError as exc:
-            where = (*place, *exc.instance_path)
+        for rel, message in metaschema_errors(_get(data, place)):
+            where = (*place, *rel)
             out.append(
                 Diagnostic(
                     ErrorCode.INVALID_SCHEMA,
-                    f"invalid JSON Schema at {'/'.join(map(str, where))}: {exc.message}",
+                    f"invalid JSON Schema at {'/'.join(map(str, where))}: {message}",
                     source.locate(where),
                 )
             )
-        except jsonschema_rs.ReferencingError as exc:  # pragma: no cover - metaschema is built in
-            out.append(Diagnostic(ErrorCode.INVALID_SCHEMA, str(exc), source.locate(place)))
     return out
 
 

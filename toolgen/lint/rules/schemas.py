@@ -314,10 +314,10 @@ def invalid_default(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     schema = node.schema
     if not isinstance(schema, dict) or "default" not in schema or has_ref(schema):
         return
-    import jsonschema_rs
+    from toolgen.schemacheck import compile_validator
 
     try:
-        validator = jsonschema_rs.Draft202012Validator(schema)
+        validator = compile_validator(schema)
     except Exception:  # an invalid pattern, say: the metaschema check reports it
         return
     error = next(iter(validator.iter_errors(schema["default"])), None)
