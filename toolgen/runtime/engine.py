@@ -389,8 +389,6 @@ class Engine:
         """Run a sync handler right here (no task, no thread): the fast path."""
         try:
             value = handler.func(*self._handler_args(handler, name, arguments))
-            if inspect.isawaitable(value):  # pragma: no cover - a sync function returned one
-                raise TypeError(f"inline handler of {name!r} returned an awaitable")
             return self.tools.call_result(name, value, version)
         except Exception as exc:
             return self._failure(name, exc)

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from toolgen.ir import Tool
-from toolgen.protocol import structured_value, wraps_output
+from toolgen.protocol import structured_value
 
 
 class ToolError(Exception):
@@ -80,8 +80,8 @@ def structured_result(tool: Tool, plain: Any, data: bytes, revision: str) -> dic
     `structuredContent` (so `{"result": ...}` when `revision` wraps it).
     """
     structured = structured_value(tool, plain, revision)
-    if wraps_output(tool, revision):
-        data = b'{"result":' + data + b"}"
+    if structured is not plain:  # wrapped as {"result": plain}
+        data = orjson.dumps(structured)
     return {"content": [text_block(data.decode())], "structuredContent": structured}
 
 

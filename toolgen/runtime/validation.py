@@ -74,11 +74,11 @@ class SchemaValidator:
         return self._compiled
 
     def is_valid(self, value: Any) -> bool:
-        return bool(self._validator().is_valid(value))
+        return bool((self._compiled or self._validator()).is_valid(value))
 
     def issues(self, value: Any) -> list[ValidationIssue]:
         """Every problem with `value`, in the validator's (deterministic) order; `[]` if valid."""
-        validator = self._validator()
+        validator = self._compiled or self._validator()
         if validator.is_valid(value):
             return []
         return [
