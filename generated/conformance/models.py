@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictStr
+from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictStr, constr
 
 
 class Address(BaseModel):
@@ -35,6 +35,25 @@ class JsonSchema202012ToolInput(BaseModel):
 
 
 class TestAudioContentInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestElicitationInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    message: constr(min_length=1, strict=True) = Field(..., description="What to tell the user.")
+
+
+class TestElicitationSep1034DefaultsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestElicitationSep1330EnumsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -75,6 +94,13 @@ class TestParamHeaderInput(BaseModel):
         extra="forbid",
     )
     region: StrictStr = Field(..., description="A region name such as us-west1.")
+
+
+class TestSamplingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    prompt: constr(min_length=1, strict=True) = Field(..., description="What to ask the model.")
 
 
 class TestSimpleTextInput(BaseModel):

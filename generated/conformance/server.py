@@ -31,12 +31,16 @@ from toolgen.runtime.definitions import load_definitions
 from .models import (
     JsonSchema202012ToolInput,
     TestAudioContentInput,
+    TestElicitationInput,
+    TestElicitationSep1034DefaultsInput,
+    TestElicitationSep1330EnumsInput,
     TestEmbeddedResourceInput,
     TestErrorHandlingInput,
     TestImageContentInput,
     TestLoggingToolInput,
     TestMultipleContentTypesInput,
     TestParamHeaderInput,
+    TestSamplingInput,
     TestSimpleTextInput,
     TestToolWithLoggingInput,
     TestToolWithProgressInput,
@@ -95,6 +99,22 @@ class Handlers(abc.ABC):
     @abc.abstractmethod
     def test_error_handling(self, args: TestErrorHandlingInput) -> Returns[str]:
         """Always fail with an isError result whose text explains that the failure is intended."""
+
+    @abc.abstractmethod
+    def test_sampling(self, args: TestSamplingInput) -> Returns[str]:
+        """Send the prompt to the client's language model (sampling/createMessage, at most 100 tokens) and return its answer as text. Needs a client that declared the sampling capability, over a 2025 session."""
+
+    @abc.abstractmethod
+    def test_elicitation(self, args: TestElicitationInput) -> Returns[str]:
+        """Ask the user for a username and an email address (elicitation/create) with the given message, and return what they answered as text. Needs a client that declared the elicitation capability, over a 2025 session."""
+
+    @abc.abstractmethod
+    def test_elicitation_sep1034_defaults(self, args: TestElicitationSep1034DefaultsInput) -> Returns[str]:
+        """Ask the user for a name, age, score, status and a verified flag, each with a default value (elicitation/create), and return the answer as text."""
+
+    @abc.abstractmethod
+    def test_elicitation_sep1330_enums(self, args: TestElicitationSep1330EnumsInput) -> Returns[str]:
+        """Ask the user to pick from five kinds of enumerations (untitled and titled single and multiple choice, legacy enumNames) with elicitation/create, and return the answer as text."""
 
     @abc.abstractmethod
     def test_logging_tool(self, args: TestLoggingToolInput) -> Returns[str]:
