@@ -524,3 +524,28 @@ def test_modern_calls_get_log_messages_only_when_they_ask_for_a_level(legacy: Fr
     loud_notes, _ = _read_until_response(legacy, 2)
     assert [n["method"] for n in quiet_notes] == ["notifications/progress"]
     assert [n["params"]["level"] for n in loud_notes] == ["debug", "info"]
+
+
+# -- framing of long and oversize lines ---------------------------------------------------
+
+
+def test_a_message_of_several_megabytes_is_read_whole(legacy: FrameClient) -> None:
+    text = "x" * 3_000_000
+    result = call(legacy, "big", "echo", {"text": text})["result"]
+    assert result["structuredContent"]["text"] == text
+
+
+def test_line_reader_drops_an_oversize_line_and_keeps_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolgen.runtime import stdio
+
+    monkeypatch.setattr(stdio, "MAX_MESSAGE", 10)
+    lines: list[bytes] = []
+    oversize: list[bool] = []
+    reader = stdio._LineReader(lines.append, lambda: None, lambda: oversize.append(True))
+    for chunk in [b'{"a":', b"1}\n{", b'"b":2222', b"2222222", b"22}\n", b"{}\n", b"[1]"]:
+        reader.data_received(chunk)
+    reader.eof_received()
+    assert lines == [b'{"a":1}', b"{}", b"[1]"]
+    assert oversize == [True]

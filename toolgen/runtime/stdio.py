@@ -30,43 +30,96 @@ SHUTDOWN_GRACE: Final = 2.0
 """Seconds that running calls get to answer after stdin closes."""
 
 
-class _LineReader(asyncio.Protocol):
-    """Splits the incoming bytes into lines and hands each to `on_line`."""
+MAX_MESSAGE: Final = 64 * 1024 * 1024
+"""Longest line accepted (bytes); a longer one is dropped and answered with -32600."""
 
-    def __init__(self, on_line: Callable[[bytes], None], on_eof: Callable[[], None]) -> None:
+
+class _LineReader(asyncio.Protocol):
+    """Splits the incoming bytes into lines and hands each to `on_line`.
+
+    A partial line is kept as a list of chunks (joined once, when its newline
+    arrives), so a long message costs linear time; one over `MAX_MESSAGE` is
+    dropped up to its newline and reported with `on_oversize`.
+    """
+
+    def __init__(
+        self,
+        on_line: Callable[[bytes], None],
+        on_eof: Callable[[], None],
+        on_oversize: Callable[[], None],
+    ) -> None:
         self._on_line = on_line
         self._on_eof = on_eof
-        self._buffer = b""
+        self._on_oversize = on_oversize
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._skipping = False
+        self._closed = False
 
     def data_received(self, data: bytes) -> None:
-        if self._buffer:
-            data = self._buffer + data
+        if b"\n" not in data:
+            self._hold(data)
+            return
+        if self._parts:
+            self._parts.append(data)
+            data = b"".join(self._parts)
+            self._parts, self._size = [], 0
         start = 0
         while (end := data.find(b"\n", start)) >= 0:
-            self._on_line(data[start:end])
+            if self._skipping:
+                self._skipping = False  # the end of an oversize message: drop it
+            else:
+                self._on_line(data[start:end])
             start = end + 1
-        self._buffer = data[start:]
+        if start < len(data):
+            self._hold(data[start:])
+
+    def _hold(self, data: bytes) -> None:
+        if self._skipping:
+            return
+        self._size += len(data)
+        if self._size > MAX_MESSAGE:
+            self._parts, self._size, self._skipping = [], 0, True
+            self._on_oversize()
+        else:
+            self._parts.append(data)
 
     def eof_received(self) -> bool:
         self.connection_lost(None)
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._buffer:
-            line, self._buffer = self._buffer, b""
+        if self._closed:
+            return
+        self._closed = True
+        if self._parts and not self._skipping:
+            line = b"".join(self._parts)
+            self._parts = []
             self._on_line(line)
         self._on_eof()
 
 
 class _Writer(asyncio.Protocol):
-    """Write side of a pipe: remembers when the transport has flushed and closed."""
+    """Write side of a pipe: flow control (pause reading while the client does not read our
+    output) and a future that is done when the transport has flushed and closed."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_lost: Callable[[], None]) -> None:
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.reader: asyncio.ReadTransport | None = None
+        self._on_lost = on_lost
+
+    def pause_writing(self) -> None:
+        if self.reader is not None and self.reader.is_reading():
+            self.reader.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.reader is not None and not self.reader.is_closing():
+            self.reader.resume_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
             self.closed.set_result(None)
+        self._on_lost()  # the client closed our stdout: nobody reads answers any more
 
 
 async def run_stdio(
@@ -81,7 +134,7 @@ async def run_stdio(
     connection = Connection()
     eof = asyncio.Event()
 
-    write, close_writer = await _open_writer(loop, stdout)
+    write, close_writer, writer = await _open_writer(loop, stdout, eof.set)
 
     def send(message: dict[str, Any]) -> None:
         try:
@@ -145,7 +198,13 @@ async def run_stdio(
         connection.track(call.request_id, task)
         task.add_done_callback(call_done)
 
-    await _open_reader(loop, stdin, on_line, eof.set)
+    def oversize() -> None:
+        message = f"Message too large: the limit is {MAX_MESSAGE} bytes per line"
+        send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, message))
+
+    reader = await _open_reader(loop, stdin, _LineReader(on_line, eof.set, oversize))
+    if writer is not None:
+        writer.reader = reader
     await eof.wait()
     running = list(connection.inflight.values())
     if running:
@@ -155,16 +214,13 @@ async def run_stdio(
 
 
 async def _open_reader(
-    loop: asyncio.AbstractEventLoop,
-    stdin: IO[bytes],
-    on_line: Callable[[bytes], None],
-    on_eof: Callable[[], None],
-) -> None:
-    protocol = _LineReader(on_line, on_eof)
+    loop: asyncio.AbstractEventLoop, stdin: IO[bytes], protocol: _LineReader
+) -> asyncio.ReadTransport | None:
+    """Feed `protocol` from `stdin`; the transport (None when a thread reads instead)."""
     if not stdin.isatty():
         try:
-            await loop.connect_read_pipe(lambda: protocol, stdin)
-            return
+            transport, _ = await loop.connect_read_pipe(lambda: protocol, stdin)
+            return transport
         except ValueError:  # a regular file: fall back to a reader thread
             pass
 
@@ -176,14 +232,16 @@ async def _open_reader(
             loop.call_soon_threadsafe(protocol.connection_lost, None)
 
     threading.Thread(target=pump, name="toolgen-stdin", daemon=True).start()
+    return None
 
 
 async def _open_writer(
-    loop: asyncio.AbstractEventLoop, stdout: IO[bytes]
-) -> tuple[Callable[[bytes], None], Callable[[], Any]]:
+    loop: asyncio.AbstractEventLoop, stdout: IO[bytes], on_lost: Callable[[], None]
+) -> tuple[Callable[[bytes], None], Callable[[], Any], _Writer | None]:
+    """(write, close, protocol): a non-blocking pipe transport, else blocking writes."""
     if not stdout.isatty():
         try:
-            transport, protocol = await loop.connect_write_pipe(_Writer, stdout)
+            transport, protocol = await loop.connect_write_pipe(lambda: _Writer(on_lost), stdout)
         except ValueError:  # a regular file: plain blocking writes
             pass
         else:
@@ -192,7 +250,7 @@ async def _open_writer(
                 transport.close()
                 await protocol.closed
 
-            return transport.write, close
+            return transport.write, close, protocol
 
     def write(data: bytes) -> None:
         stdout.write(data)
@@ -201,7 +259,7 @@ async def _open_writer(
     async def flush() -> None:
         stdout.flush()
 
-    return write, flush
+    return write, flush, None
 
 
 def serve_stdio(
