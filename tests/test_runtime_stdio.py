@@ -549,3 +549,40 @@ def test_line_reader_drops_an_oversize_line_and_keeps_reading(
     reader.eof_received()
     assert lines == [b'{"a":1}', b"{}", b"[1]"]
     assert oversize == [True]
+
+
+# -- command line -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ["nonexistent_module_xyz:Handlers", "tests/runtime_support/handlers.py:Nope", "no-colon"],
+)
+def test_serve_reports_a_bad_handlers_reference_as_a_usage_error(reference: str) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "toolgen", "serve", str(DEMO_SPEC), "--handlers", reference],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_serve_needs_exactly_one_of_handlers_and_mock() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "toolgen", "serve", str(DEMO_SPEC)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert result.returncode == 2

@@ -64,8 +64,7 @@ from toolgen.errors import SpecError
     "--token",
     envvar="TOOLGEN_TOKEN",
     metavar="TOKEN",
-    help="With --http: require Authorization: Bearer TOKEN (else 401). "
-    "Default: $TOOLGEN_TOKEN.",
+    help="With --http: require Authorization: Bearer TOKEN (else 401). Default: $TOOLGEN_TOKEN.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Log requests and cancellations to stderr.")
 def serve(
@@ -103,11 +102,11 @@ def serve(
 
         handlers: object = mock_handlers(tools)
     else:
-        from toolgen.runtime.handlers import import_object
+        from toolgen.runtime.handlers import import_object, instantiate
 
         assert handlers_ref is not None
         try:
-            handlers = import_object(handlers_ref)
+            handlers = instantiate(import_object(handlers_ref))
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--handlers") from None
     if http_address is not None:

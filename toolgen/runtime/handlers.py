@@ -121,10 +121,32 @@ def _input_model(func: Callable[..., Any], parameter: str) -> Any:
     return None
 
 
+def instantiate(handlers: Any) -> Any:
+    """`handlers`, or an instance when it is a class (created without arguments).
+
+    Raises `ValueError` with a readable reason when the class cannot be created.
+    """
+    if not isinstance(handlers, type):
+        return handlers
+    try:
+        return handlers()
+    except Exception as exc:
+        raise ValueError(
+            f"cannot create {handlers.__name__}(): {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def unknown_handlers(tool_names: list[str], handlers: Any) -> list[str]:
+    """Keys of a handler mapping that name no tool (likely typos)."""
+    if not isinstance(handlers, Mapping):
+        return []
+    known = set(tool_names) | {handler_name(name) for name in tool_names}
+    return sorted(str(key) for key in handlers if key not in known)
+
+
 def bind_handlers(tool_names: list[str], handlers: Any) -> dict[str, BoundHandler]:
     """The handler of every tool that `handlers` implements (missing tools are left out)."""
-    if isinstance(handlers, type):
-        handlers = handlers()
+    handlers = instantiate(handlers)
     found: dict[str, BoundHandler] = {}
     for name in tool_names:
         if isinstance(handlers, Mapping):
@@ -199,8 +221,10 @@ def import_object(reference: str) -> Any:
             if "" not in sys.path:
                 sys.path.insert(0, "")  # like `python -m`: modules in the working directory
             module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"cannot import {module_name!r}: {exc}") from exc
+    except ValueError:
+        raise
+    except Exception as exc:  # ImportError, or any error raised while the module runs
+        raise ValueError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from exc
     found: Any = module
     for part in attribute.split("."):
         try:

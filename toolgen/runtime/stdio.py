@@ -24,6 +24,7 @@ from typing import IO, Any, Final
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
 from toolgen.runtime.engine import Connection, Engine, PendingCall, log
+from toolgen.runtime.handlers import unknown_handlers
 from toolgen.runtime.toolset import RuntimeToolSet
 
 SHUTDOWN_GRACE: Final = 2.0
@@ -280,6 +281,8 @@ def serve_stdio(
     _log_to_stderr(log_level)
     for name in engine.missing_handlers:
         log.warning("no handler for tool %r: its calls will answer with an error", name)
+    for key in unknown_handlers([tool.name for tool in tools.tools], handlers):
+        log.warning("handler %r matches no tool of %s", key, tools.server.name)
     with _protocol_stdout() as protocol_out:
         stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
         try:
