@@ -379,9 +379,69 @@ class Engine:
             return self._result(
                 request_id, self._call_inline(handler, name, arguments, version), version
             )
+        if handler is not None and not handler.is_async:
+            call = self._call_in_thread(request_id, handler, name, arguments, version)
+            return PendingCall(request_id, call)
         return PendingCall(request_id, self._call(request_id, name, arguments, version))
 
     # -- calls ------------------------------------------------------------------------
+
+    async def _call_in_thread(
+        self,
+        request_id: RequestId,
+        handler: BoundHandler,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+    ) -> Response:
+        """A sync handler's whole call (handler, result check, response) on a worker thread.
+
+        One hand-off each way and no executor futures: the cheapest way to keep the
+        event loop free while a blocking handler runs. The call context (progress, logs)
+        goes along.
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Response] = loop.create_future()
+        context = contextvars.copy_context()
+
+        def work() -> None:
+            try:
+                response = context.run(
+                    self._call_blocking, request_id, handler, name, arguments, version
+                )
+            except BaseException as exc:  # pragma: no cover - _call_blocking catches Exception
+                loop.call_soon_threadsafe(_settle, done, None, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, done, response, None)
+
+        if self._pool is None:
+            self._pool = DaemonThreadPool()
+        self._pool.run(work)
+        if self.timeout is None:
+            return await done
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await asyncio.shield(done)
+        except TimeoutError:
+            if done.done():
+                return done.result()
+            return self._result(request_id, error_result(self._timeout_message(name)), version)
+
+    def _call_blocking(
+        self,
+        request_id: RequestId,
+        handler: BoundHandler,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+    ) -> Response:
+        return self._result(
+            request_id, self._call_inline(handler, name, arguments, version), version
+        )
+
+    def _timeout_message(self, name: str) -> str:
+        unit = "second" if self.timeout == 1 else "seconds"
+        return f"Tool {name!r} did not finish within {self.timeout:g} {unit}"
 
     def _call_inline(
         self, handler: BoundHandler, name: str, arguments: dict[str, Any], version: str
@@ -440,21 +500,12 @@ class Engine:
             except TimeoutError:
                 if not scope.expired():
                     raise
-                unit = "second" if self.timeout == 1 else "seconds"
-                raise ToolError(
-                    f"Tool {name!r} did not finish within {self.timeout:g} {unit}"
-                ) from None
+                raise ToolError(self._timeout_message(name)) from None
         return self.tools.call_result(name, value, version)
 
     async def _invoke(self, handler: BoundHandler, args: tuple[Any, ...]) -> Any:
-        if handler.is_async:
-            value = await handler.func(*args)
-        else:
-            if self._pool is None:
-                self._pool = DaemonThreadPool()
-            value = await asyncio.get_running_loop().run_in_executor(
-                self._pool, contextvars.copy_context().run, handler.func, *args
-            )
+        """Await an async handler (sync ones run in `_call_in_thread` or inline)."""
+        value = await handler.func(*args)
         if inspect.isawaitable(value):
             value = await value
         return value
@@ -464,6 +515,15 @@ class Engine:
             result["resultType"] = "complete"
             result["_meta"] = self._modern_meta
         return jsonrpc.response(request_id, result)
+
+
+def _settle(future: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
+    if future.done():  # cancelled or timed out meanwhile: nobody waits for this any more
+        return
+    if exc is None:
+        future.set_result(value)
+    else:
+        future.set_exception(exc)
 
 
 def _short(exc: Exception) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import logging
 import queue
 import re
 import threading
@@ -163,7 +164,9 @@ class DaemonThreadPool(Executor):
 
     def __init__(self, max_workers: int = 32) -> None:
         self._max = max_workers
-        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]]
+        self._queue: queue.SimpleQueue[
+            tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]
+        ]
         self._queue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
@@ -179,6 +182,14 @@ class DaemonThreadPool(Executor):
                 threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
         return future
 
+    def run(self, fn: Callable[[], Any]) -> None:
+        """Run `fn()` on a worker thread, fire and forget (no future: `fn` reports itself)."""
+        self._queue.put((None, fn, ()))
+        with self._lock:
+            if self._idle == 0 and self._threads < self._max:
+                self._threads += 1
+                threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
+
     def _work(self) -> None:
         while True:
             with self._lock:
@@ -186,6 +197,12 @@ class DaemonThreadPool(Executor):
             future, fn, args = self._queue.get()
             with self._lock:
                 self._idle -= 1
+            if future is None:
+                try:
+                    fn()
+                except BaseException:  # pragma: no cover - `run` callers catch their errors
+                    logging.getLogger("toolgen.runtime").exception("a worker job failed")
+                continue
             if not future.set_running_or_notify_cancel():
                 continue
             try:
