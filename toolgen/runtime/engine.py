@@ -9,7 +9,8 @@ Transport-independent. A transport decodes one JSON message, calls
 - a `PendingCall`: a `tools/call` whose handler still has to run. Run its
   `coroutine` as a task, register it with `connection.track(call.request_id,
   task)` so that `notifications/cancelled` can cancel it, and send the task's
-  result unless it is None or the task was cancelled.
+  result unless it is None or the task was cancelled. (A call whose handler
+  runs inline, or that fails validation, is answered at once: a response.)
 
 `await Engine.handle(message, connection)` does all of that for transports
 that answer one request at a time (HTTP); cancelling the awaiting task (a
