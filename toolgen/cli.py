@@ -29,7 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolgen.commands.build",
         "Print the tools/list result body for a protocol revision.",
     ),
-    "serve": ("toolgen.commands.serve", "Serve a spec set over MCP (stdio) with handlers or mocks."),
+    "serve": (
+        "toolgen.commands.serve",
+        "Serve a spec set over MCP (stdio or Streamable HTTP) with handlers or mocks.",
+    ),
     "lint": ("toolgen.lint.cli", "Lint annotations, names, schemas and descriptions of MCP tools."),
     "rules": ("toolgen.lint.cli", "List the lint rules, or explain one."),
 }
