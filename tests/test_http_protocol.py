@@ -417,3 +417,39 @@ def test_modern_log_messages_are_sent_only_when_the_request_asks(
     silent = post(client, url, modern("tools/call", 20, name="test_tool_with_logging"), headers)
     assert silent.headers["content-type"] == "application/json"
     assert silent.json()["id"] == 20
+
+
+# -- sync handlers report through the same context -----------------------------------------
+
+
+def report_synchronously() -> str:
+    """A sync handler (no await anywhere) that reports progress and logs."""
+    from toolgen.runtime.context import current_call
+
+    call = current_call()
+    call.progress(1, 2)
+    call.log("warning", "half way")
+    call.progress(2, 2)
+    return "done"
+
+
+@pytest.mark.parametrize("inline_sync", [False, True], ids=["worker thread", "inline"])
+def test_a_sync_handler_streams_its_notifications_before_the_result(inline_sync: bool) -> None:
+    handlers = {**HANDLERS, "test_simple_text": report_synchronously}
+    with (
+        http_server(CONFORMANCE, handlers, inline_sync=inline_sync) as endpoint,
+        httpx.Client(timeout=GUARD) as client,
+    ):
+        session = initialize(client, endpoint)
+        call = request("tools/call", 21, name="test_simple_text", _meta={"progressToken": 7})
+        response = post(client, endpoint, call, {"mcp-session-id": session})
+    assert response.headers["content-type"].startswith("text/event-stream")
+    messages = sse_messages(response.text)
+    assert [m.get("method") for m in messages] == [
+        "notifications/progress",
+        "notifications/message",
+        "notifications/progress",
+        None,
+    ]
+    assert messages[1]["params"] == {"level": "warning", "data": "half way"}
+    assert messages[-1]["result"]["content"][0]["text"] == "done"

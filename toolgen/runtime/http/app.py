@@ -297,18 +297,20 @@ class McpEndpoint:
         session: Session | None = None,
     ) -> Response:
         """Run one message through the engine and shape the HTTP response."""
-        reply = self.engine.dispatch(message, connection)
-        if isinstance(reply, PendingCall):
+        if message.get("method") == "tools/call":
             return await run_call(
+                self.engine,
                 request,
                 message,
-                reply,
                 connection,
                 accept,
                 modern=modern,
                 level=level,
                 session=session,
             )
+        reply = self.engine.dispatch(message, connection)
+        if isinstance(reply, PendingCall):  # not expected: only tools/call runs handlers
+            reply = await reply.coroutine
         if reply is None:
             return Response(status_code=202)
         return answer(reply, accept, modern)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -18,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from toolgen.runtime.context import Ask, for_request, use_call_context
-from toolgen.runtime.engine import Connection, PendingCall
+from toolgen.runtime.engine import Connection, Engine, PendingCall
 from toolgen.runtime.http.responses import (
     SSE_HEADERS,
     SSE_TYPE,
@@ -35,9 +36,9 @@ Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 
 
 async def run_call(
+    engine: Engine,
     request: Request,
     message: dict[str, Any],
-    call: PendingCall,
     connection: Connection,
     accept: Accept,
     *,
@@ -45,14 +46,22 @@ async def run_call(
     level: str | None,
     session: Session | None,
 ) -> Response:
-    """Run a `tools/call` and answer it: JSON when it ends before sending anything,
+    """Dispatch a `tools/call` and answer it: JSON when it ends before sending anything,
     else an SSE stream of its notifications (and requests to the client), then its
-    response. The client hanging up cancels the call."""
+    response. The client hanging up cancels the call.
+
+    The call context is installed around `dispatch` too, because the engine runs
+    some handlers (`--inline-sync`) right there.
+    """
     loop = asyncio.get_running_loop()
+    loop_thread = threading.get_ident()
     outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     def send(notification: dict[str, Any]) -> None:  # any thread
-        loop.call_soon_threadsafe(outbox.put_nowait, notification)
+        if threading.get_ident() == loop_thread:
+            outbox.put_nowait(notification)
+        else:
+            loop.call_soon_threadsafe(outbox.put_nowait, notification)
 
     ask = _asker(session, send) if session is not None and accept.sse else None
     context = for_request(
@@ -63,16 +72,24 @@ async def run_call(
         client_capabilities=session.client_capabilities if session is not None else None,
     )
     with use_call_context(context):
-        task = asyncio.ensure_future(call.coroutine)
-    connection.track(call.request_id, task)
+        call = engine.dispatch(message, connection)
+        task: asyncio.Future[dict[str, Any] | None]
+        if isinstance(call, PendingCall):
+            task = asyncio.ensure_future(call.coroutine)
+            connection.track(call.request_id, task)
+        else:  # answered at once (an error, or a handler run inline)
+            task = loop.create_future()
+            task.set_result(call)
+    if task.done() and (outbox.empty() or not accept.sse):
+        return answer(call_reply(task), accept, modern)
     disconnect = asyncio.ensure_future(_disconnected(request.receive))
     first: asyncio.Future[dict[str, Any]] | None = None
     try:
+        waiting: set[asyncio.Future[Any]] = {task, disconnect}
         if accept.sse:
             first = asyncio.ensure_future(outbox.get())
-            await asyncio.wait({task, first, disconnect}, return_when=asyncio.FIRST_COMPLETED)
-        else:
-            await asyncio.wait({task, disconnect}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.add(first)
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         task.cancel()
         disconnect.cancel()
