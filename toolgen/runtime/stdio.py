@@ -21,6 +21,11 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any, Final
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on POSIX
+    fcntl = None  # type: ignore[assignment]
+
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
 from toolgen.runtime.engine import Connection, Engine, PendingCall, log
@@ -241,6 +246,7 @@ async def _open_writer(
 ) -> tuple[Callable[[bytes], None], Callable[[], Any], _Writer | None]:
     """(write, close, protocol): a non-blocking pipe transport, else blocking writes."""
     if not stdout.isatty():
+        _grow_pipe(stdout)
         try:
             transport, protocol = await loop.connect_write_pipe(lambda: _Writer(on_lost), stdout)
         except ValueError:  # a regular file: plain blocking writes
@@ -261,6 +267,19 @@ async def _open_writer(
         stdout.flush()
 
     return write, flush, None
+
+
+PIPE_BUFFER: Final = 1 << 20
+"""Bytes of the stdout pipe's kernel buffer we ask for (Linux), so a large `tools/list`
+leaves in one write instead of a loop iteration per 64 KiB."""
+
+
+def _grow_pipe(stream: IO[bytes]) -> None:
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if set_size is None:
+        return
+    with contextlib.suppress(OSError, ValueError):  # not a pipe, or over the system limit
+        fcntl.fcntl(stream.fileno(), set_size, PIPE_BUFFER)
 
 
 def serve_stdio(
