@@ -17,7 +17,7 @@ from toolgen.lint import suppress
 from toolgen.lint.config import LintConfig
 from toolgen.lint.context import Context
 from toolgen.lint.model import SPEC_CATEGORY, Finding, Hit, Severity
-from toolgen.lint.registry import ARRAY, BOOLEAN, TYPE_LIST, Rule
+from toolgen.lint.registry import ARRAY, BOOLEAN, SCHEMA, TYPE_LIST, Rule
 
 
 def lint_toolset(toolset: ToolSet, config: LintConfig | None = None) -> list[Finding]:
@@ -80,6 +80,7 @@ class _NodeDispatch:
                     fired.add(ARRAY)
             elif kind == "array":
                 fired.add(ARRAY)
+            fired.add(SCHEMA)
         elif isinstance(schema, bool):
             fired = {BOOLEAN}
         else:

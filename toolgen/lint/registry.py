@@ -34,6 +34,9 @@ TYPE_LIST = "<type list>"
 """Trigger of node rules that look at `type` written as a list."""
 ARRAY = "<array>"
 """Trigger of node rules that look at array schemas (`type: array`, or a list with it)."""
+SCHEMA = "<schema>"
+"""Trigger of node rules that look at every schema object."""
+
 
 RETIRED: dict[str, str] = {}
 """Codes of removed rules (code -> last name). They are never given to a new rule."""

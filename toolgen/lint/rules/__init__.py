@@ -3,6 +3,7 @@
 from toolgen.lint.rules import (
     annotations,
     descriptions,
+    keywords,
     names,
     schemas,
     suppressions,
@@ -12,6 +13,7 @@ from toolgen.lint.rules import (
 __all__ = [
     "annotations",
     "descriptions",
+    "keywords",
     "names",
     "schemas",
     "suppressions",

@@ -1,0 +1,70 @@
+"""Schema keyword rules (TG315): keys JSON Schema 2020-12 does not know."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from toolgen.lint.context import Context, SchemaNode
+from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.registry import SCHEMA, rule
+
+KEYWORDS = frozenset(
+    {
+        # core
+        "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
+        "$comment", "$defs",
+        # applicator
+        "prefixItems", "items", "contains", "additionalProperties", "properties",
+        "patternProperties", "dependentSchemas", "propertyNames", "if", "then", "else",
+        "allOf", "anyOf", "oneOf", "not",
+        # unevaluated
+        "unevaluatedItems", "unevaluatedProperties",
+        # validation
+        "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+        "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
+        "required", "dependentRequired",
+        # meta-data, format, content
+        "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
+        "format", "contentEncoding", "contentMediaType", "contentSchema",
+        # earlier drafts, still understood by most validators
+        "definitions", "dependencies", "additionalItems",
+    }
+)  # fmt: skip
+
+
+@rule("TG315", "unknown-keyword", Category.SCHEMAS, Severity.WARNING, scope="node", keys=(SCHEMA,))
+def unknown_keyword(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
+    """A schema uses a keyword JSON Schema 2020-12 does not define.
+
+    What it does: Flags each key of a schema object that is not a 2020-12
+    keyword (or one of `definitions`, `dependencies`, `additionalItems` from
+    earlier drafts) and does not start with `x-`, suggesting the keyword it
+    most resembles.
+
+    Why: Validators ignore unknown keywords, so a typo (`minimun`,
+    `requried`) silently drops a constraint. In YAML flow mappings a comma
+    inside an unquoted description splits it, and the rest becomes a stray
+    keyword: `{type: string, description: Note, or null.}` has a key
+    `or null.`.
+
+    Example:
+
+        count: {type: integer, minimun: 1}                  # TG315
+
+    Fix the spelling, quote the text, or prefix your own keywords with `x-`.
+    """
+    schema = node.schema
+    if not isinstance(schema, dict):
+        return
+    for key in schema:
+        if key in KEYWORDS or key.startswith("x-"):
+            continue
+        close = difflib.get_close_matches(key, KEYWORDS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else "; prefix your own keywords with `x-`"
+        yield Hit(
+            f"unknown JSON Schema keyword {key!r}: validators ignore it{hint}",
+            node.origin.locate(key, key=True),
+            node.tool,
+        )
