@@ -79,7 +79,7 @@ def markdown(
         ["cores", "CPU", "Python", "platform"],
         [[str(m["cores"]), m["cpu"], m["python"], m["platform"]]],
     )
-    lines += [f"Packages: {versions}.", ""]
+    lines += [f"Packages: {versions}. toolgen source: {m.get('git', 'unknown')}.", ""]
     lines += ["## Targets (issue 5)", ""]
     lines += _table(
         ["target", "contender", "measured", "limit", "verdict"], _target_rows(summary["targets"])

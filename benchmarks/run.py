@@ -89,6 +89,7 @@ def machine_info() -> dict[str, Any]:
         )
         versions["fastmcp"] = proc.stdout.strip() or "broken"
     return {
+        "git": git_revision(),
         "cores": os.cpu_count(),
         "cpu": model,
         "python": platform.python_version(),
@@ -96,6 +97,19 @@ def machine_info() -> dict[str, Any]:
         "versions": versions,
         "loadavg_start": os.getloadavg(),
     }
+
+
+def git_revision() -> str:
+    """The commit measured, marked when toolgen/ has uncommitted changes (a shared tree)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        proc = subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True)
+        return proc.stdout.strip() if proc.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = git("status", "--porcelain", "--", str(HERE.parent / "toolgen"))
+    return commit + (" + uncommitted changes in toolgen/" if dirty else "")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

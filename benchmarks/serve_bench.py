@@ -8,6 +8,7 @@ note in the results instead of failing the run.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -130,6 +131,7 @@ def _stub_check(inputs: ServeInputs) -> str | None:
     for large in (False, True):
         specs = inputs.large if large else inputs.small
         out = _stub_package(inputs, large).parent
+        shutil.rmtree(out, ignore_errors=True)  # fresh: a manifest may predate the stub emitter
         proc = subprocess.run(
             [str(BIN / "toolgen"), "build", "-q", str(specs), "-o", str(out)],
             capture_output=True,
