@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolgen.errors import Diagnostic, ErrorCode, Location, SpecError
-from toolgen.source import display_path, read_source
-from toolgen.spec import SpecFile, parse_spec_file
+from toolgen.source import SourceFile, display_path, read_source
+
+if TYPE_CHECKING:
+    from toolgen.spec import SpecFile
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 
@@ -95,13 +98,17 @@ def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
-def load_files(files: Sequence[Path]) -> list[SpecFile]:
-    """Parse and validate every file, reporting the problems of all files together."""
+def load_files(
+    files: Sequence[Path], read: Callable[[Path], SourceFile] = read_source
+) -> list[SpecFile]:
+    """Parse (with `read`) and validate every file, reporting the problems of all files together."""
+    from toolgen.spec import parse_spec_file  # pydantic models: imported only when needed
+
     specs: list[SpecFile] = []
     problems: list[Diagnostic] = []
     for path in files:
         try:
-            specs.append(parse_spec_file(read_source(path)))
+            specs.append(parse_spec_file(read(path)))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
     if problems:

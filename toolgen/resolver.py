@@ -1,8 +1,9 @@
 """Spec files → `ToolSet`: cross-file rules, `$ref` resolution and bundling.
 
-Each def is rewritten once (its refs pointed at `#/$defs/<bundled name>`),
-then every tool schema gets exactly the defs it reaches, so each emitted
-document is self-contained. Network references are rejected, never fetched.
+Each def is rewritten once (its refs pointed at `#/$defs/<bundled name>`, the
+name escaped as a JSON Pointer token: `def_ref` / `def_name`), then every
+tool schema gets exactly the defs it reaches, so each emitted document is
+self-contained. Network references are rejected, never fetched.
 """
 
 from __future__ import annotations
@@ -25,6 +26,24 @@ _ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _NO_INPUT: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
 
 DefKey = tuple[Path, str]  # (resolved file path, def name)
+DEFS_PREFIX = "#/$defs/"
+
+
+def def_ref(name: str) -> str:
+    """The `$ref` to bundled def `name` (`~` and `/` escaped as `~0`, `~1`: RFC 6901)."""
+    return DEFS_PREFIX + name.replace("~", "~0").replace("/", "~1")
+
+
+def def_name(ref: str) -> str | None:
+    """The bundled def name a `#/$defs/<name>` ref points at (unescaped), else None."""
+    if not ref.startswith(DEFS_PREFIX) or "/" in ref[len(DEFS_PREFIX) :]:
+        return None
+    return unescape_token(ref[len(DEFS_PREFIX) :])
+
+
+def unescape_token(token: str) -> str:
+    """A JSON Pointer token as the key it names (`~1` → `/`, then `~0` → `~`)."""
+    return token.replace("~1", "/").replace("~0", "~")
 
 
 @dataclass
@@ -127,7 +146,7 @@ class Resolver:
             if target is None:
                 return ref
             deps.add(target)
-            return "#/$defs/" + target
+            return def_ref(target)
 
         return map_refs(schema, rewrite)
 
@@ -149,7 +168,7 @@ class Resolver:
                 loc,
             )
             return None
-        name = fragment[len("/defs/") :].replace("~1", "/").replace("~0", "~")
+        name = unescape_token(fragment[len("/defs/") :])
         path = (source.path.parent / file_part).resolve() if file_part else source.path.resolve()
         if path not in self.by_path:
             self.error(
@@ -172,9 +191,9 @@ class Resolver:
         deps: set[str] = set()
         root = _as_schema(self._rewrite(schema, origin, deps))
         ref = root.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and "type" not in root:
+        target = def_name(ref) if isinstance(ref, str) and "type" not in root else None
+        if target is not None:
             # Inline a root reference so clients see the object at the top.
-            target = ref[len("#/$defs/") :]
             inlined = self.defs.schemas.get(target)
             if isinstance(inlined, dict):
                 root = {**inlined, **{k: v for k, v in root.items() if k != "$ref"}}

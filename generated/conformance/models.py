@@ -21,23 +21,59 @@ class Address(BaseModel):
     city: StrictStr | MISSING = Field(MISSING, description="City.")
 
 
-class JsonSchema202012ToolInput(BaseModel):
+class TestSimpleTextInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: StrictStr | MISSING = Field(MISSING, description="Any name.")
-    address: Address | MISSING = MISSING
-    contactMethod: Literal["phone", "email"] | MISSING = Field(
-        MISSING, description="How to get in touch."
+
+
+class TestImageContentInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
     )
-    phone: StrictStr | MISSING = Field(MISSING, description="Phone number.")
-    email: StrictStr | MISSING = Field(MISSING, description="Email address.")
 
 
 class TestAudioContentInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+
+
+class TestEmbeddedResourceInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestMultipleContentTypesInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestToolWithLoggingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestToolWithProgressInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestErrorHandlingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestSamplingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    prompt: constr(min_length=1, strict=True) = Field(..., description="What to ask the model.")
 
 
 class TestElicitationInput(BaseModel):
@@ -59,31 +95,7 @@ class TestElicitationSep1330EnumsInput(BaseModel):
     )
 
 
-class TestEmbeddedResourceInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
-class TestErrorHandlingInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
-class TestImageContentInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
 class TestLoggingToolInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
-class TestMultipleContentTypesInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -96,26 +108,14 @@ class TestParamHeaderInput(BaseModel):
     region: StrictStr = Field(..., description="A region name such as us-west1.")
 
 
-class TestSamplingInput(BaseModel):
+class JsonSchema202012ToolInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    prompt: constr(min_length=1, strict=True) = Field(..., description="What to ask the model.")
-
-
-class TestSimpleTextInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
+    name: StrictStr | MISSING = Field(MISSING, description="Any name.")
+    address: Address | MISSING = MISSING
+    contactMethod: Literal["phone", "email"] | MISSING = Field(
+        MISSING, description="How to get in touch."
     )
-
-
-class TestToolWithLoggingInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
-class TestToolWithProgressInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    phone: StrictStr | MISSING = Field(MISSING, description="Phone number.")
+    email: StrictStr | MISSING = Field(MISSING, description="Email address.")

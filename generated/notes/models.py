@@ -17,56 +17,6 @@ from pydantic import (
 )
 
 
-class CountNotesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
-class CountNotesOutput(RootModel[conint(ge=0, strict=True)]):
-    root: conint(ge=0, strict=True)
-
-
-class CreateNoteInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    title: constr(min_length=1, max_length=200, strict=True) = Field(
-        ..., description="Short title."
-    )
-    body: StrictStr | MISSING = Field(MISSING, description="Free text.")
-    tags: list[Tag] = Field([], description="Labels for the note.", validate_default=True)
-
-
-class DeleteNoteInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    id: NoteId
-
-
-class DeleteNoteOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    deleted: StrictBool = Field(..., description="Whether a note was removed.")
-
-
-class GetNoteInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    id: NoteId
-
-
-class ListNotesInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    tag: Tag | MISSING = MISSING
-    limit: conint(ge=1, le=100, strict=True) = Field(20, description="Most notes to return.")
-
-
 class Note(BaseModel):
     """
     A stored note.
@@ -81,18 +31,6 @@ class Note(BaseModel):
     )
     body: StrictStr | MISSING = Field(MISSING, description="Free text.")
     tags: list[Tag] | MISSING = Field(MISSING, description="Labels for finding the note again.")
-
-
-class CreateNoteOutput(Note):
-    pass
-
-
-class GetNoteOutput(Note):
-    pass
-
-
-class ListNotesOutput(RootModel[list[Note]]):
-    root: list[Note]
 
 
 class NoteId(RootModel[constr(pattern=r"^n_[0-9a-f]{8}$", strict=True)]):
@@ -117,6 +55,68 @@ class TagTree(BaseModel):
     )
     tag: Tag
     children: list[TagTree] | MISSING = MISSING
+
+
+class CreateNoteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: constr(min_length=1, max_length=200, strict=True) = Field(
+        ..., description="Short title."
+    )
+    body: StrictStr | MISSING = Field(MISSING, description="Free text.")
+    tags: list[Tag] = Field([], description="Labels for the note.", validate_default=True)
+
+
+class CreateNoteOutput(Note):
+    pass
+
+
+class GetNoteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: NoteId
+
+
+class GetNoteOutput(Note):
+    pass
+
+
+class ListNotesInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    tag: Tag | MISSING = MISSING
+    limit: conint(ge=1, le=100, strict=True) = Field(20, description="Most notes to return.")
+
+
+class ListNotesOutput(RootModel[list[Note]]):
+    root: list[Note]
+
+
+class CountNotesInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class CountNotesOutput(RootModel[conint(ge=0, strict=True)]):
+    root: conint(ge=0, strict=True)
+
+
+class DeleteNoteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: NoteId
+
+
+class DeleteNoteOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    deleted: StrictBool = Field(..., description="Whether a note was removed.")
 
 
 class TagTreeInput(BaseModel):

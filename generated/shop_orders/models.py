@@ -39,27 +39,6 @@ class Address(BaseModel):
     )
 
 
-class CancelOrderInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    id: constr(pattern=r"^o_[0-9]{6}$", strict=True) = Field(..., description="Order identifier.")
-    reason: Literal["changed_mind", "too_slow", "wrong_item", "other"] | MISSING = Field(
-        MISSING, description="Why."
-    )
-
-
-class CancelOrderOutput(RootModel[Literal["cancelled", "already_shipped"]]):
-    root: Literal["cancelled", "already_shipped"] = Field(..., description="The outcome.")
-
-
-class GetOrderInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    id: constr(pattern=r"^o_[0-9]{6}$", strict=True) = Field(..., description="Order identifier.")
-
-
 class Money(BaseModel):
     """
     An amount in a currency.
@@ -94,10 +73,6 @@ class Order(BaseModel):
     )
 
 
-class GetOrderOutput(Order):
-    pass
-
-
 class OrderLinesItem(BaseModel):
     """
     One order line.
@@ -108,6 +83,45 @@ class OrderLinesItem(BaseModel):
     )
     sku: Sku
     quantity: conint(ge=1, le=99, strict=True) = Field(..., description="How many.")
+
+
+class Sku(RootModel[constr(pattern=r"^[A-Z]{3}-[0-9]{4}$", strict=True)]):
+    root: constr(pattern=r"^[A-Z]{3}-[0-9]{4}$", strict=True) = Field(
+        ..., description="Stock keeping unit, e.g. ABC-1234."
+    )
+
+
+class SearchProductsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    query: constr(min_length=2, strict=True) = Field(..., description="Words to look for.")
+    max_price: Money | MISSING = MISSING
+    in_stock_only: StrictBool = Field(True, description="Hide sold-out products.")
+
+
+class SearchProductsOutputItem(BaseModel):
+    """
+    A catalogue product.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    sku: Sku
+    name: StrictStr = Field(..., description="Product name.")
+    price: Money
+    in_stock: StrictBool = Field(..., description="Whether it can ship now.")
+
+
+class SearchProductsOutput(RootModel[list[SearchProductsOutputItem]]):
+    """
+    Matching products, best match first.
+    """
+
+    root: list[SearchProductsOutputItem] = Field(
+        ..., description="Matching products, best match first.", max_length=50
+    )
 
 
 class PlaceOrderInput(BaseModel):
@@ -154,40 +168,26 @@ class PlaceOrderOutput(Order):
     pass
 
 
-class SearchProductsInput(BaseModel):
+class GetOrderInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    query: constr(min_length=2, strict=True) = Field(..., description="Words to look for.")
-    max_price: Money | MISSING = MISSING
-    in_stock_only: StrictBool = Field(True, description="Hide sold-out products.")
+    id: constr(pattern=r"^o_[0-9]{6}$", strict=True) = Field(..., description="Order identifier.")
 
 
-class SearchProductsOutputItem(BaseModel):
-    """
-    A catalogue product.
-    """
+class GetOrderOutput(Order):
+    pass
 
+
+class CancelOrderInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    sku: Sku
-    name: StrictStr = Field(..., description="Product name.")
-    price: Money
-    in_stock: StrictBool = Field(..., description="Whether it can ship now.")
-
-
-class SearchProductsOutput(RootModel[list[SearchProductsOutputItem]]):
-    """
-    Matching products, best match first.
-    """
-
-    root: list[SearchProductsOutputItem] = Field(
-        ..., description="Matching products, best match first.", max_length=50
+    id: constr(pattern=r"^o_[0-9]{6}$", strict=True) = Field(..., description="Order identifier.")
+    reason: Literal["changed_mind", "too_slow", "wrong_item", "other"] | MISSING = Field(
+        MISSING, description="Why."
     )
 
 
-class Sku(RootModel[constr(pattern=r"^[A-Z]{3}-[0-9]{4}$", strict=True)]):
-    root: constr(pattern=r"^[A-Z]{3}-[0-9]{4}$", strict=True) = Field(
-        ..., description="Stock keeping unit, e.g. ABC-1234."
-    )
+class CancelOrderOutput(RootModel[Literal["cancelled", "already_shipped"]]):
+    root: Literal["cancelled", "already_shipped"] = Field(..., description="The outcome.")

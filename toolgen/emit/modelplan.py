@@ -24,6 +24,11 @@ Naming (helpers in `toolgen.emit.modelnames`):
 
 A tool part that is exactly an object def (`output: {$ref: "#/defs/Note"}`,
 which the resolver inlines) becomes a subclass of the def's class.
+
+Units: the classes are grouped into one unit for all defs and one per tool
+(its input and output classes with the objects hoisted out of them). A tool's
+classes refer only to its own classes and to def classes, so each unit can be
+generated apart from the others (see `toolgen.emit.models`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 
 from toolgen.emit.modelnames import CLASS_NAME, Names, branch_labels, camel, class_name, tool_bases
 from toolgen.ir import Def, ToolSet
+from toolgen.resolver import def_name, def_ref, unescape_token
 from toolgen.schemawalk import map_refs
 
 DEFS = "#/$defs/"
@@ -57,6 +63,14 @@ _EXTRA_KEYWORDS = frozenset({"additionalProperties", "patternProperties", "uneva
 
 
 @dataclass(frozen=True)
+class Unit:
+    """Classes generated together: all defs' (`tool` None) or one tool's."""
+
+    tool: str | None
+    classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ModelPlan:
     """The classes of one `models.py` and the combined schema DCG gets."""
 
@@ -65,6 +79,8 @@ class ModelPlan:
     schema: Mapping[str, Any]
     class_names: tuple[str, ...]
     """Every class of the plan (tools, defs, hoisted objects), in schema order."""
+    units: tuple[Unit, ...]
+    """The defs' unit (when there are defs) then one per tool, in spec-set order."""
 
 
 def model_class_names(toolset: ToolSet) -> dict[str, tuple[str, str | None]]:
@@ -74,7 +90,15 @@ def model_class_names(toolset: ToolSet) -> dict[str, tuple[str, str | None]]:
 
 def build_plan(toolset: ToolSet) -> ModelPlan:
     """Name every class and build the combined schema (deterministic for the same IR)."""
-    return _Planner(toolset).plan()
+    if _last_plan and _last_plan[0][0] is toolset:
+        return _last_plan[0][1]
+    plan = _Planner(toolset).plan()
+    _last_plan[:] = [(toolset, plan)]
+    return plan
+
+
+# The plan of the last toolset planned: the models and server emitters both need it.
+_last_plan: list[tuple[ToolSet, ModelPlan]] = []
 
 
 class _Planner:
@@ -85,6 +109,7 @@ class _Planner:
         self.def_schemas: dict[str, Any] = {}  # bundled def name -> schema (bundled refs)
         self.def_classes: dict[str, str] = {}  # bundled def name -> class name
         self.rewritten_defs: dict[str, Any] = {}  # bundled def name -> schema (class refs)
+        self.unit: list[str] = []  # the classes of the unit being planned
 
     def plan(self) -> ModelPlan:
         tools = self.toolset.tools
@@ -106,22 +131,30 @@ class _Planner:
         for input_class, output_class in tool_classes.values():
             self.classes.update(dict.fromkeys(c for c in (input_class, output_class) if c))
         self.classes.update(dict.fromkeys(self.def_classes.values()))
+        units: list[Unit] = []
         for tool in tools:
             input_class, output_class = tool_classes[tool.name]
+            self.unit = [input_class]
             self._root(input_class, tool.input_schema, f"{tool.name}:input")
             if output_class and tool.output_schema is not None:
+                self.unit.append(output_class)
                 self._root(output_class, tool.output_schema, f"{tool.name}:output")
+            units.append(Unit(tool.name, tuple(self.unit)))
+        self.unit = list(self.def_classes.values())
         for name, schema in self.rewritten_defs.items():
             owner = self.def_classes[name]
             self.classes[owner] = _open(self._body(schema, owner, f"def:{name}"))
+        if self.unit:
+            units.insert(0, Unit(None, tuple(self.unit)))
         schema = {"$schema": SCHEMA_DIALECT, "$defs": self.classes}
-        return ModelPlan(tool_classes, schema, tuple(self.classes))
+        return ModelPlan(tool_classes, schema, tuple(self.classes), tuple(units))
 
     def _rewrite(self, schema: Any) -> Any:
         """`schema` with refs to bundled defs pointed at their classes."""
 
         def rewrite(ref: str, _path: object) -> str:
-            target = self.def_classes.get(ref.removeprefix(DEFS)) if ref.startswith(DEFS) else None
+            name = def_name(ref)
+            target = self.def_classes.get(name) if name is not None else None
             return DEFS + target if target else ref
 
         return map_refs(schema, rewrite)
@@ -186,6 +219,7 @@ class _Planner:
         if not isinstance(schema, dict) or not (force or _hoistable(schema)):
             return self._body(schema, name, key)
         owner = self.names.claim([name], key)
+        self.unit.append(owner)
         body = {k: v for k, v in schema.items() if k != "default"}
         kind = schema.get("type")
         nullable = isinstance(kind, list) and "null" in kind
@@ -256,10 +290,10 @@ def _spec_defs(defs: tuple[Def, ...]) -> dict[str, Any]:
 
         def rewrite(ref: str, _path: object, here: Path = here) -> str:
             file_part, _, fragment = ref.partition("#")
-            name = fragment.removeprefix("/defs/").replace("~1", "/").replace("~0", "~")
+            name = unescape_token(fragment.removeprefix("/defs/"))
             path = (here.parent / file_part).resolve() if file_part else here
             target = bundled.get((path, name))
-            return DEFS + target if target and fragment.startswith("/defs/") else ref
+            return def_ref(target) if target and fragment.startswith("/defs/") else ref
 
         schema = {} if d.schema is True else {"not": {}} if d.schema is False else d.schema
         out[d.name] = map_refs(schema, rewrite)

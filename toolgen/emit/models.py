@@ -14,20 +14,36 @@ are written as `constr(...)`-style types: with `Annotated`, DCG would wrap every
 constrained member of a union in a class of its own. DCG writes every spec
 string (descriptions, titles, patterns, defaults, property names) as an
 escaped Python literal; the header note is made printable and single-line.
+
+Incremental: each unit of the plan (all defs; each tool) is keyed by a hash of
+its schemas, the schemas of the defs it refers to and the generator's
+versions. With a cache (`toolgen.cache`), only units not found in it go
+through DCG, in one run (with the defs they refer to); `modelsplice` cuts that
+run's module into per-unit fragments and splices all fragments into the
+module. Without a cache every unit is generated, the same way, so a rebuild
+from a cache gives byte-identical text.
 """
 
 from __future__ import annotations
 
-import ast
-import re
-from typing import Any
+import contextlib
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from toolgen.emit.common import python_header
-from toolgen.emit.modelplan import ModelPlan, build_plan, model_class_names
+from toolgen.emit.modelplan import DEFS, SCHEMA_DIALECT, ModelPlan, build_plan, model_class_names
+from toolgen.emit.modelsplice import Fragment, ModelGenerationError, splice, split
 from toolgen.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.ir import ToolSet
+from toolgen.schemawalk import walk_schemas
 
-__all__ = ["dcg_options", "model_class_names", "render_models"]
+if TYPE_CHECKING:
+    from toolgen.cache import Cache
+
+__all__ = ["ModelGenerationError", "dcg_options", "model_class_names", "render_models"]
 
 MODULE_DOC = "Pydantic models of the tool inputs and outputs (datamodel-code-generator)."
 
@@ -35,10 +51,6 @@ MODULE_DOC = "Pydantic models of the tool inputs and outputs (datamodel-code-gen
 # Constraints are written as `constr(...)`-style calls, which type checkers reject as
 # annotations (`Annotated` would make DCG wrap constrained union members in classes).
 MYPY_NOTE = '# mypy: disable-error-code="valid-type,misc"\n'
-
-
-class ModelGenerationError(RuntimeError):
-    """DCG produced a module that breaks the naming contract (a bug, never bad input)."""
 
 
 def dcg_options() -> dict[str, Any]:
@@ -73,29 +85,115 @@ def dcg_options() -> dict[str, Any]:
     }
 
 
-def render_models(toolset: ToolSet, *, source_note: str) -> str:
-    """The text of `models.py` for `toolset` (deterministic)."""
+def render_models(toolset: ToolSet, *, source_note: str, cache: Cache | None = None) -> str:
+    """The text of `models.py` for `toolset` (deterministic, with or without `cache`)."""
     plan = build_plan(toolset)
-    header = python_header(safe_note(source_note)) + MYPY_NOTE + f'"""{MODULE_DOC}"""'
+    header = python_header(source_note) + MYPY_NOTE + f'"""{MODULE_DOC}"""'
     if not plan.class_names:  # no tools: DCG refuses an empty schema
         return header + "\n"
-    return _generate(plan, header, toolset)
+    keys = unit_keys(plan)
+    fragments = _cached(cache, keys) if cache is not None else {}
+    missing = [index for index in range(len(keys)) if index not in fragments]
+    if missing:
+        made = generate_fragments(plan, missing, toolset)
+        fragments.update(made)
+        for index in missing:
+            if cache is not None:
+                cache.put(keys[index], made[index].to_json())
+    return splice(header, [fragments[index] for index in range(len(keys))])
 
 
-def safe_note(note: str) -> str:
-    """`note` fit for a comment on line 1: printable, one line, never an encoding cookie."""
-    printable = "".join(ch if ch.isprintable() else " " for ch in note)
-    return _CODING.sub("coding ", printable)
+def _cached(cache: Cache, keys: Sequence[str]) -> dict[int, Fragment]:
+    """The fragments found in `cache`, by unit index (a damaged entry is made again)."""
+    found: dict[int, Fragment] = {}
+    for index, key in enumerate(keys):
+        value = cache.get(key)
+        if value is not None:
+            with contextlib.suppress(ValueError):
+                found[index] = Fragment.from_json(value)
+    return found
 
 
-_CODING = re.compile(r"coding(?=[:=])")  # PEP 263: `coding:` on line 1 or 2 sets the encoding
+def unit_keys(plan: ModelPlan) -> list[str]:
+    """A content hash per unit: its class schemas, those of the classes they refer to outside
+    the unit, and everything else the generated text depends on."""
+    classes = plan.schema["$defs"]
+    context = _Context(plan)
+    salt = _salt()
+    keys = []
+    for unit in plan.units:
+        parts = [[name, classes[name]] for name in (*unit.classes, *context.of(unit.classes))]
+        text = json.dumps([salt, parts], ensure_ascii=False, separators=(",", ":"))
+        keys.append(hashlib.sha256(text.encode()).hexdigest())
+    return keys
 
 
-def _generate(plan: ModelPlan, header: str, toolset: ToolSet) -> str:
+class _Context:
+    """The classes a group of classes refers to outside itself (the defs they use)."""
+
+    def __init__(self, plan: ModelPlan) -> None:
+        self.classes = plan.schema["$defs"]
+        self.position = {name: index for index, name in enumerate(plan.class_names)}
+        self.refs: dict[str, set[str]] = {}
+
+    def of(self, names: Sequence[str]) -> list[str]:
+        """The classes outside `names` that `names` refer to, directly or not, in plan order."""
+        inside = set(names)
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            for ref in self._refs(todo.pop()):
+                if ref not in seen and ref not in inside:
+                    seen.add(ref)
+                    todo.append(ref)
+        return sorted(seen, key=self.position.__getitem__)
+
+    def _refs(self, name: str) -> set[str]:
+        if name not in self.refs:
+            refs = (
+                s.get("$ref") for _, s in walk_schemas(self.classes[name]) if isinstance(s, dict)
+            )
+            self.refs[name] = {
+                ref[len(DEFS) :]
+                for ref in refs
+                if isinstance(ref, str)
+                and ref.startswith(DEFS)
+                and ref[len(DEFS) :] in self.classes
+            }
+        return self.refs[name]
+
+
+def _salt() -> list[str]:
+    """What a fragment depends on besides its schemas: DCG, Python, this code (and its
+    DCG options)."""
+    from importlib.metadata import version
+
+    from toolgen.cache import code_salt
+    from toolgen.emit import modelsplice
+
+    return [
+        "models",
+        version("datamodel-code-generator"),
+        sys.version.split()[0],
+        code_salt(__file__, modelsplice.__file__),
+    ]
+
+
+def generate_fragments(
+    plan: ModelPlan, units: Sequence[int], toolset: ToolSet
+) -> dict[int, Fragment]:
+    """Fragments of `units` from one DCG run over their classes and the defs they use."""
     from datamodel_code_generator import Error, generate
 
+    own = [name for index in units for name in plan.units[index].classes]
+    wanted = set(own) | set(_Context(plan).of(own))
+    classes = plan.schema["$defs"]
+    schema = {
+        "$schema": SCHEMA_DIALECT,
+        "$defs": {name: classes[name] for name in plan.class_names if name in wanted},
+    }
     try:
-        code = generate(dict(plan.schema), **dcg_options(), custom_file_header=header)
+        code = generate(schema, **dcg_options(), custom_file_header="# units")
     except Error as exc:
         origin = toolset.server.origin
         raise SpecError(
@@ -109,14 +207,9 @@ def _generate(plan: ModelPlan, header: str, toolset: ToolSet) -> str:
         ) from exc
     if not isinstance(code, str):  # pragma: no cover - one module in, one module out
         raise ModelGenerationError("datamodel-code-generator returned several modules")
-    code = code.lstrip("\n")
-    _check_names(plan, code)
-    return code
-
-
-def _check_names(plan: ModelPlan, code: str) -> None:
-    """Every planned class exists under its exact name (the runtime imports them)."""
-    defined = {node.name for node in ast.parse(code).body if isinstance(node, ast.ClassDef)}
-    missing = [name for name in plan.class_names if name not in defined]
-    if missing:
-        raise ModelGenerationError(f"generated models lack classes {missing}")
+    unit_of = {name: index for index, unit in enumerate(plan.units) for name in unit.classes}
+    fragments, defined = split(code, unit_of)
+    absent = [name for name in own if name not in defined]
+    if absent:
+        raise ModelGenerationError(f"generated models lack classes {absent}")
+    return {index: fragments.get(index, Fragment((), (), ())) for index in units}

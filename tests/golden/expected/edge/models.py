@@ -19,15 +19,16 @@ from pydantic import (
 )
 
 
-class NSDoThingInput(BaseModel):
+class Tree(BaseModel):
+    """
+    A recursive node: \"\"\" ''' \\
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
-    method: Literal["c", "d"] | MISSING = MISSING
-
-
-class NSDoThingOutput(RootModel[list[confloat(gt=0.0, strict=True)]]):
-    root: list[confloat(gt=0.0, strict=True)]
+    label: constr(pattern=r'^[^"\']*$', strict=True)
+    children: list[Tree] | MISSING = MISSING
 
 
 class NsDoThingInput(BaseModel):
@@ -56,20 +57,19 @@ class NsDoThingInputConfig(BaseModel):
     depth: conint(ge=0, le=10, strict=True) = 3
 
 
-class Tree(BaseModel):
-    """
-    A recursive node: \"\"\" ''' \\
-    """
+class NsDoThingOutput(Tree):
+    pass
 
+
+class NSDoThingInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    label: constr(pattern=r'^[^"\']*$', strict=True)
-    children: list[Tree] | MISSING = MISSING
+    method: Literal["c", "d"] | MISSING = MISSING
 
 
-class NsDoThingOutput(Tree):
-    pass
+class NSDoThingOutput(RootModel[list[confloat(gt=0.0, strict=True)]]):
+    root: list[confloat(gt=0.0, strict=True)]
 
 
 Tree.model_rebuild()
