@@ -36,6 +36,8 @@ SHUTDOWN_GRACE: Final = 2.0
 """Seconds that running calls get to answer after stdin closes."""
 
 
+READ_SIZE: Final = 64 * 1024
+"""Bytes read from stdin at a time (below malloc's mmap threshold)."""
 MAX_MESSAGE: Final = 64 * 1024 * 1024
 """Longest line accepted (bytes); a longer one is dropped and answered with -32600."""
 
@@ -226,6 +228,10 @@ async def _open_reader(
     if not stdin.isatty():
         try:
             transport, _ = await loop.connect_read_pipe(lambda: protocol, stdin)
+            # asyncio reads up to 256 KiB at a time: a buffer that large is mmap'ed and
+            # unmapped on every read, which costs more than the rest of a small call.
+            if hasattr(transport, "max_size"):
+                transport.max_size = READ_SIZE
             return transport
         except ValueError:  # a regular file: fall back to a reader thread
             pass
