@@ -208,3 +208,12 @@ def test_each_unit_generated_alone_splices_into_the_module_of_one_run(
     assert len(generated_tools) == runs  # every unit came from the cache
     assert spliced == render_models(toolset, source_note=name)
     assert spliced.endswith(")\n") or spliced.endswith("model_rebuild()\n")
+
+
+def test_generated_files_get_the_mode_of_a_plain_file_write(project: Path) -> None:
+    probe = project / "probe"
+    probe.write_text("x")
+    build([project / "specs" / "notes"], project / "generated")
+    for path in (project / "generated" / "notes").rglob("*"):
+        if path.is_file():
+            assert path.stat().st_mode & 0o777 == probe.stat().st_mode & 0o777, path

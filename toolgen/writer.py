@@ -27,6 +27,16 @@ from toolgen.source import display_path
 MANIFEST = ".toolgen-manifest.json"
 
 
+def _file_mode() -> int:
+    """The mode `open(path, "w")` would give a new file: 0o666 less the process's umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -146,6 +156,7 @@ def apply(plan: Plan) -> None:
             fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
+            os.chmod(name, FILE_MODE)  # mkstemp makes owner-only files
             staged.append((Path(name), target))
     except OSError as exc:
         for temporary, _ in staged:
