@@ -21,7 +21,9 @@ versions. With a cache (`toolgen.cache`), only units not found in it go
 through DCG, in one run (with the defs they refer to); `modelsplice` cuts that
 run's module into per-unit fragments and splices all fragments into the
 module. Without a cache every unit is generated, the same way, so a rebuild
-from a cache gives byte-identical text.
+from a cache gives byte-identical text. A unit's fragment is what DCG makes of
+the unit alone (a run over several units gives the same text, except where DCG
+aliases an import module-wide: those units are made again alone).
 """
 
 from __future__ import annotations
@@ -212,4 +214,11 @@ def generate_fragments(
     absent = [name for name in own if name not in defined]
     if absent:
         raise ModelGenerationError(f"generated models lack classes {absent}")
-    return {index: fragments.get(index, Fragment((), (), ())) for index in units}
+    made = {index: fragments.get(index, Fragment((), (), ())) for index in units}
+    # DCG aliases an import for the whole module when some field is named like it
+    # (`date: date` gives `from datetime import date as date_aliased`): the units using
+    # an aliased import are made again alone, so that no unit's text depends on another's.
+    if len(units) > 1:
+        for index in [i for i in units if any(imp.alias for imp in made[i].imports)]:
+            made.update(generate_fragments(plan, [index], toolset))
+    return made
