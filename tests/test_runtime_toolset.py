@@ -92,7 +92,10 @@ def test_unknown_tool_is_a_key_error() -> None:
 # -- results ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("revision", SUPPORTED_REVISIONS)
+STRUCTURED_REVISIONS = [r for r in SUPPORTED_REVISIONS if r >= "2025-06-18"]
+
+
+@pytest.mark.parametrize("revision", STRUCTURED_REVISIONS)
 def test_call_result_has_structured_content_and_its_json_as_text(revision: str) -> None:
     note = {"id": "n_0000abcd", "title": "Groceries", "tags": ["home"]}
     result = NOTES.call_result("get_note", note, revision)
@@ -102,7 +105,13 @@ def test_call_result_has_structured_content_and_its_json_as_text(revision: str) 
     assert "isError" not in result
 
 
-@pytest.mark.parametrize("revision", SUPPORTED_REVISIONS)
+def test_2025_03_26_results_carry_the_json_as_text_only() -> None:
+    result = NOTES.call_result("count_notes", 3, "2025-03-26")
+    assert "structuredContent" not in result
+    assert json.loads(result["content"][0]["text"]) == 3
+
+
+@pytest.mark.parametrize("revision", STRUCTURED_REVISIONS)
 def test_non_object_results_are_wrapped_only_before_2026(revision: str) -> None:
     result = NOTES.call_result("count_notes", 3, revision)
     expected: Any = 3 if revision >= "2026-07-28" else {WRAP_KEY: 3}

@@ -126,3 +126,11 @@ def test_cross_file_reference_is_bundled_into_each_document() -> None:
     schema = toolset(SPECS / "notes").tool("create_note").input_schema
     assert schema["properties"]["tags"]["items"] == {"$ref": "#/$defs/Tag"}
     assert schema["$defs"]["Tag"]["pattern"] == "^[a-z][a-z0-9-]{0,31}$"
+
+
+def test_2025_03_26_definitions_have_no_fields_that_revision_lacks() -> None:
+    result = list_tools_result(toolset(SPECS / "notes"), "2025-03-26")
+    for tool in result["tools"]:
+        assert "outputSchema" not in tool
+        assert "title" not in tool
+        assert tool["annotations"]["title"]  # the title moves to annotations.title

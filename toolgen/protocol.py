@@ -39,6 +39,11 @@ def is_modern(revision: str) -> bool:
     return revision >= MODERN_REVISIONS[0]
 
 
+def has_structured_output(revision: str) -> bool:
+    """Whether `revision` knows `outputSchema`, `structuredContent` and `Tool.title` (2025-06-18+)."""
+    return revision >= "2025-06-18"
+
+
 def wraps_output(tool: Tool, revision: str) -> bool:
     """Whether results of `tool` are wrapped as `{"result": ...}` for `revision`."""
     return tool.output_schema is not None and not tool.output_is_object and not is_modern(revision)
@@ -66,18 +71,21 @@ def structured_value(tool: Tool, value: Any, revision: str) -> Any:
 def tool_definition(tool: Tool, revision: str) -> dict[str, Any]:
     """The MCP `Tool` object for one protocol revision."""
     definition: dict[str, Any] = {"name": tool.name}
-    if tool.title is not None:
+    structured = has_structured_output(revision)
+    if tool.title is not None and structured:
         definition["title"] = tool.title
     if tool.description is not None:
         definition["description"] = tool.description
     definition["inputSchema"] = dict(tool.input_schema)
-    if tool.output_schema is not None:
+    if tool.output_schema is not None and structured:
         if wraps_output(tool, revision):
             definition["outputSchema"] = wrap_schema(tool.output_schema)
             definition["_meta"] = {WRAPPED_META_KEY: WRAP_KEY}
         else:
             definition["outputSchema"] = dict(tool.output_schema)
     annotations = tool.annotations.to_mcp()
+    if not structured and tool.title is not None:
+        annotations.setdefault("title", tool.title)  # 2025-03-26 has only annotations.title
     if annotations:
         definition["annotations"] = annotations
     return definition

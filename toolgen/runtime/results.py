@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from toolgen.ir import Tool
-from toolgen.protocol import structured_value
+from toolgen.protocol import has_structured_output, structured_value
 
 
 class ToolError(Exception):
@@ -79,6 +79,8 @@ def structured_result(tool: Tool, plain: Any, data: bytes, revision: str) -> dic
     `data` is `plain` serialized; the text block holds exactly the JSON of
     `structuredContent` (so `{"result": ...}` when `revision` wraps it).
     """
+    if not has_structured_output(revision):  # 2025-03-26: text content only
+        return {"content": [text_block(data.decode())]}
     structured = structured_value(tool, plain, revision)
     if structured is not plain:  # wrapped as {"result": plain}
         data = orjson.dumps(structured)
