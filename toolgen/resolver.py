@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
 
 from toolgen.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.ir import HINTS, Annotations, Def, Example, Origin, Server, Tool, ToolSet
+from toolgen.schemacheck import compile_validator
 from toolgen.schemawalk import map_refs
 from toolgen.source import JsonPath, SourceFile
 from toolgen.spec import SpecFile, ToolSpec
@@ -292,7 +292,7 @@ class Resolver:
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:
-    return jsonschema_rs.Draft202012Validator(dict(schema))
+    return compile_validator(schema)
 
 
 def _as_schema(schema: Any) -> dict[str, Any]:
