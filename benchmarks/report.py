@@ -255,7 +255,6 @@ def write_chart(summary: dict[str, Any], path: Path) -> str | None:
     ax.barh(range(len(targets)), costs, color=colors)
     ax.set_yticks(range(len(targets)), labels, fontsize=8)
     ax.invert_yaxis()
-    ax.set_xscale("log")
     ax.axvline(1.0, color="black", linewidth=1)
     for i, t in enumerate(targets):
         ax.text(
@@ -296,7 +295,6 @@ def write_chart(summary: dict[str, Any], path: Path) -> str | None:
         )
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.invert_yaxis()
-        ax.set_xscale("log")
         ax.axvline(1.0, color="black", linewidth=1)
         ax.legend(fontsize=8, loc="lower right")
         ax.set_title("Serving over stdio, relative to the SDK's MCPServer (= 1x)", fontsize=10)
@@ -310,7 +308,11 @@ def write_chart(summary: dict[str, Any], path: Path) -> str | None:
 def _pad(ax: Any, values: list[float]) -> None:
     """Log-scale x limits with room for the value labels right of the bars."""
     positive = [v for v in values if v > 0] or [1.0]
+    ax.set_xscale("log")
     ax.set_xlim(min(min(positive), 1.0) / 1.5, max(max(positive), 1.0) * 4)
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
 
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.xaxis.set_minor_formatter(NullFormatter())

@@ -122,6 +122,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, help="results table (default benchmarks/RESULTS.md)")
     parser.add_argument("--chart", type=Path, help="chart PNG (default benchmarks/ratios.png)")
     parser.add_argument(
+        "--rerender",
+        action="store_true",
+        help="only rewrite the table and chart from the last run's results.json (e.g. after "
+        "editing ANALYSIS.md)",
+    )
+    parser.add_argument(
         "--no-install", action="store_true", help="do not create the FastMCP venv (quick: implied)"
     )
     return parser.parse_args(argv)
@@ -322,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or (work / "RESULTS.md" if args.quick else HERE / "RESULTS.md")
     chart = args.chart or (work / "ratios.png" if args.quick else HERE / "ratios.png")
     work.mkdir(parents=True, exist_ok=True)
+    if args.rerender:
+        return rerender(work, out, chart)
     started = time.perf_counter()
     collected = Collected()
 
@@ -405,6 +413,34 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps({"meta": meta, "notes": notes, "summary": summary}, default=_jsonable, indent=1)
     )
     say(f"wrote {out}" + ("" if chart_note else f" and {chart}"))
+    return 0
+
+
+def _revive(value: Any) -> Any:
+    """Inverse of `_jsonable` for a results.json tree."""
+    if isinstance(value, dict):
+        if set(value) == {"median", "lo", "hi", "n"}:
+            return Stat(**value)
+        if {"name", "measured", "limit", "at_most"} <= set(value):
+            return Target(**{k: v for k, v in value.items() if k != "met"})
+        return {k: _revive(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_revive(v) for v in value]
+    return value
+
+
+def rerender(work: Path, out: Path, chart: Path) -> int:
+    data = json.loads((work / "results.json").read_text())
+    summary = _revive(data["summary"])
+    notes = [n for n in data["notes"] if not n.startswith("chart not drawn")]
+    chart_note = report.write_chart(summary, chart)
+    out.write_text(
+        report.markdown(
+            summary, data["meta"], notes + ([chart_note] if chart_note else []), chart, out
+        ),
+        encoding="utf-8",
+    )
+    print(f"rewrote {out}", file=sys.stderr)
     return 0
 
 
