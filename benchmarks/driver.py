@@ -170,6 +170,7 @@ class SessionResult:
     """What one serving session of one contender measured (seconds, KiB)."""
 
     cold_start: list[float] = field(default_factory=list)
+    cold_start_large: float | None = None
     latencies: list[float] = field(default_factory=list)
     sequential_seconds: float = 0.0
     pipelined_seconds: float = 0.0
@@ -266,7 +267,7 @@ def serve_session(
         out.list_small = _lists(client, next_id, sizes.lists, small_tools, out)
         out.peak_rss_kib = client.peak_rss_kib()
     with StdioClient(argv_large, cwd, log) as client:
-        client.initialize()
+        out.cold_start_large = client.initialize()
         out.list_large = _lists(client, 1, sizes.lists, large_tools, out)
         out.peak_rss_large_kib = client.peak_rss_kib()
     return out

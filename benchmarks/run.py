@@ -196,6 +196,9 @@ def serve_summary(sessions: list[driver.SessionResult]) -> dict[str, Stat | None
         "p99_us": stat(lambda s: percentile(s.latencies, 99) * 1e6),
         "pipe_cps": stat(lambda s: s.pipelined_calls / s.pipelined_seconds),
         "cold_ms": stat(lambda s: percentile(s.cold_start, 50) * 1e3),
+        "cold_large_ms": stat(
+            lambda s: s.cold_start_large * 1e3 if s.cold_start_large is not None else None
+        ),
         "rss_mib": stat(lambda s: s.peak_rss_kib / 1024 if s.peak_rss_kib else None),
         "rss_large_mib": stat(
             lambda s: s.peak_rss_large_kib / 1024 if s.peak_rss_large_kib else None
