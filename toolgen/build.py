@@ -10,6 +10,7 @@ re-parses only the files and regenerates only the models it changed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import hashlib
 import os
@@ -94,9 +95,37 @@ def source_note(spec_set: SpecSetFiles, out: Path) -> str:
         return spec_set.root.resolve().as_posix()
 
 
+@functools.cache
+def generator_fingerprint() -> str:
+    """A hash of the code and templates that render output (not the runtime or lint).
+
+    Part of every input hash, so editing or upgrading toolgen (or its pinned
+    model generator) invalidates manifests instead of leaving stale output
+    "up to date".
+    """
+    from importlib.metadata import version
+
+    from toolgen.templates import template_dir
+
+    package = Path(__file__).resolve().parent
+    skip = {package / "runtime", package / "lint", package / "commands"}
+    files = [
+        path
+        for path in sorted(package.rglob("*.py"))
+        if not any(parent in skip for parent in path.parents)
+    ]
+    files += sorted(p for p in template_dir().rglob("*") if p.is_file())
+    digest = hashlib.sha256(
+        f"datamodel-code-generator {version('datamodel-code-generator')}\n".encode()
+    )
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def input_hash(spec_set: SpecSetFiles, note: str) -> str:
-    """Hash of everything the output depends on: toolgen's version, paths and file bytes."""
-    digest = hashlib.sha256(f"toolgen {__version__}\n{note}\n".encode())
+    """Hash of everything the output depends on: the generator, paths and file bytes."""
+    digest = hashlib.sha256(f"toolgen {__version__} {generator_fingerprint()}\n{note}\n".encode())
     for path in spec_set.files:
         digest.update(f"{path.name}\n".encode())
         digest.update(path.read_bytes())
