@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from toolgen.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.ir import HINTS, Annotations, Def, Example, Origin, Server, Tool, ToolSet
 from toolgen.schemacheck import compile_validator
