@@ -83,6 +83,7 @@ class BuildReport:
     up_to_date: list[str] = field(default_factory=list)
     written: int = 0
     deleted: int = 0
+    scaffolds: list[str] = field(default_factory=list)
     unchanged: int = 0
 
 
@@ -140,6 +141,7 @@ def render_all(
     skip_fresh: bool,
     progress: Progress | None = None,
     caches: list[Cache] | None = None,
+    scaffold: bool = False,
 ) -> tuple[list[PackageOutput], list[str]]:
     """Render every spec set; with `skip_fresh`, skip those whose manifest matches the input;
     with `caches`, reuse what the last build cached for each spec set (and append the caches
@@ -166,19 +168,37 @@ def render_all(
         if caches is not None and cache is not None:
             caches.append(cache)
         files = render_package(toolset, source_note=note, model_cache=cache)
-        outputs.append(PackageOutput(package, files, digest))
+        outputs.append(
+            PackageOutput(package, files, digest, _scaffolds(toolset) if scaffold else {})
+        )
     if problems:
         raise SpecError(problems)
     return outputs, fresh
 
 
+def _scaffolds(toolset: ToolSet) -> dict[str, str]:
+    """The handler scaffold for users, relative to OUT (written once, when missing)."""
+    from toolgen.emit.server import render_handlers_scaffold, scaffold_path
+
+    return {scaffold_path(toolset.server.package): render_handlers_scaffold(toolset)}
+
+
 def build(
-    paths: Sequence[str | Path], out: Path, *, progress: Progress | None = None
+    paths: Sequence[str | Path],
+    out: Path,
+    *,
+    progress: Progress | None = None,
+    scaffold: bool = True,
 ) -> BuildReport:
-    """Render and write every spec set in `paths` under `out`, all or nothing."""
+    """Render and write every spec set in `paths` under `out`, all or nothing.
+
+    With `scaffold`, a handler module for users is written beside each package
+    when missing (`OUT/<package>_handlers.py`); it is never overwritten."""
     caches: list[Cache] = []
     with no_gc_passes():
-        outputs, fresh = render_all(paths, out, skip_fresh=True, progress=progress, caches=caches)
+        outputs, fresh = render_all(
+            paths, out, skip_fresh=True, progress=progress, caches=caches, scaffold=scaffold
+        )
     changes = plan(out, outputs)
     apply(changes)
     for cache in caches:  # only once the output is written: a failed build leaves no trace
@@ -188,6 +208,7 @@ def build(
         up_to_date=fresh,
         written=len(changes.writes),
         deleted=len(changes.deletes),
+        scaffolds=[str(path) for path in changes.creates],
         unchanged=changes.unchanged,
     )
 

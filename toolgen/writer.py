@@ -48,6 +48,9 @@ class PackageOutput:
     package: str
     files: Mapping[str, str]
     input_hash: str
+    scaffolds: Mapping[str, str] = field(default_factory=dict)
+    """Files for the user, relative to OUT: written once when missing, never listed,
+    overwritten, deleted or diffed (e.g. the handler scaffold)."""
 
     def manifest_text(self) -> str:
         """The manifest recording what was generated from which input (deterministic)."""
@@ -106,6 +109,8 @@ class Plan:
     """What a build changes on disk."""
 
     writes: dict[Path, bytes] = field(default_factory=dict)
+    creates: dict[Path, bytes] = field(default_factory=dict)
+    """Files written only if they do not exist yet (scaffolds)."""
     deletes: list[Path] = field(default_factory=list)
     unchanged: int = 0
     conflicts: list[Diagnostic] = field(default_factory=list)
@@ -141,6 +146,9 @@ def plan(out: Path, outputs: Sequence[PackageOutput]) -> Plan:
             existing = _read(target)
             if rel not in rendered and existing is not None and sha256(existing) == digest:
                 result.deletes.append(target)
+        for rel, text in output.scaffolds.items():
+            if not (out / rel).exists():
+                result.creates[out / rel] = text.encode()
     return result
 
 
@@ -151,7 +159,7 @@ def apply(plan: Plan) -> None:
     staged: list[tuple[Path, Path]] = []
     created: list[Path] = []
     try:
-        for target, data in plan.writes.items():
+        for target, data in [*plan.writes.items(), *plan.creates.items()]:
             created.extend(_make_dirs(target.parent))
             fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
@@ -169,6 +177,9 @@ def apply(plan: Plan) -> None:
     # Manifests last: if anything fails before, the next build sees stale hashes and rewrites.
     staged.sort(key=lambda pair: pair[1].name == MANIFEST)
     for tmp, target in staged:
+        if target in plan.creates and target.exists():  # appeared meanwhile: it is the user's
+            tmp.unlink()
+            continue
         os.replace(tmp, target)
     for target in plan.deletes:
         with contextlib.suppress(OSError):

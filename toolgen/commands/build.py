@@ -51,7 +51,14 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
 @spec_arguments
 @out_option
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
-def build(specs: tuple[Path, ...], out: Path, quiet: bool) -> None:
+@click.option(
+    "--scaffold/--no-scaffold",
+    default=True,
+    show_default=True,
+    help="Write a handler module for you beside each package (OUT/<package>_handlers.py) "
+    "when it is missing; an existing one is never touched.",
+)
+def build(specs: tuple[Path, ...], out: Path, quiet: bool, scaffold: bool) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
     definitions for every protocol revision, pydantic models and a server stub.
 
@@ -65,12 +72,14 @@ def build(specs: tuple[Path, ...], out: Path, quiet: bool) -> None:
     started = time.perf_counter()
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        report = run_build(_specs_or_default(specs), out, progress=progress)
+        report = run_build(_specs_or_default(specs), out, progress=progress, scaffold=scaffold)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
     if not quiet:
         elapsed = time.perf_counter() - started
+        for path in report.scaffolds:
+            click.echo(f"wrote {path}: your handlers, to fill in (never overwritten)", err=True)
         for package in report.up_to_date:
             click.echo(f"{out / package}: up to date", err=True)
         if report.packages:
