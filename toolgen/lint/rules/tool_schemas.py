@@ -26,6 +26,11 @@ def _schemas_of(tool: Tool) -> Iterator[tuple[str, Mapping[str, Any], Location]]
         yield "output", tool.output_schema, tool.output_origin.locate(key=True)
 
 
+def _is_root(schema: Any, root: Mapping[str, Any]) -> bool:
+    """Whether `schema` is the def the root was inlined from (a reference back to the root)."""
+    return isinstance(schema, dict) and schema == {k: v for k, v in root.items() if k != "$defs"}
+
+
 def _depth(
     schema: Any, root: Mapping[str, Any], stack: frozenset[str], limit: int, memo: dict[str, int]
 ) -> int:
@@ -35,10 +40,17 @@ def _depth(
     best = 0
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        for prefix in ("#/$defs/", "#/definitions/"):
-            defs = root.get(prefix[3:-1])
-            name = ref[len(prefix) :] if ref.startswith(prefix) else None
-            if name is not None and name not in stack and isinstance(defs, dict) and name in defs:
+        for prefix, key in (("#/$defs/", "$defs"), ("#/definitions/", "definitions")):
+            defs = root.get(key)
+            token = ref[len(prefix) :] if ref.startswith(prefix) else None
+            name = token.replace("~1", "/").replace("~0", "~") if token is not None else None
+            if (
+                name is not None
+                and name not in stack
+                and isinstance(defs, dict)
+                and name in defs
+                and not _is_root(defs[name], root)
+            ):
                 if name not in memo:
                     memo[name] = _depth(defs[name], root, stack | {name}, limit, memo)
                 best = memo[name]
