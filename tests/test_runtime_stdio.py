@@ -7,10 +7,15 @@ lines back, so what is asserted is exactly what a client sees on the wire.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SPECS
 from runtime_support.frames import DEMO_HANDLERS, DEMO_SPEC, MODERN, FrameClient, modern_meta
 
 SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
@@ -586,3 +591,21 @@ def test_serve_needs_exactly_one_of_handlers_and_mock() -> None:
         check=False,
     )
     assert result.returncode == 2
+
+
+@pytest.mark.parametrize("stdin_kind", ["devnull", "file"])
+def test_server_exits_cleanly_when_stdin_is_not_a_pipe(stdin_kind: str, tmp_path: Path) -> None:
+    """/dev/null and regular files cannot be watched by epoll: they are read on a thread."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("")
+    with open(os.devnull if stdin_kind == "devnull" else source, "rb") as stdin:
+        result = subprocess.run(
+            [sys.executable, "-m", "toolgen", "serve", str(SPECS / "notes"), "--mock"],
+            stdin=stdin,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    assert result.returncode == 0
+    assert result.stdout == b""
+    assert b"Traceback" not in result.stderr

@@ -17,6 +17,7 @@ import contextlib
 import gc
 import logging
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -222,11 +223,21 @@ async def run_stdio(
     await close_writer()
 
 
+def _pollable(stream: IO[bytes]) -> bool:
+    """Whether the event loop can watch `stream`: pipes and sockets, not files or devices
+    (epoll refuses a regular file or /dev/null, and only says so once the loop runs)."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 async def _open_reader(
     loop: asyncio.AbstractEventLoop, stdin: IO[bytes], protocol: _LineReader
 ) -> asyncio.ReadTransport | None:
     """Feed `protocol` from `stdin`; the transport (None when a thread reads instead)."""
-    if not stdin.isatty():
+    if _pollable(stdin):
         try:
             transport, _ = await loop.connect_read_pipe(lambda: protocol, stdin)
             # asyncio reads up to 256 KiB at a time: a buffer that large is mmap'ed and
@@ -234,10 +245,10 @@ async def _open_reader(
             if hasattr(transport, "max_size"):
                 transport.max_size = READ_SIZE
             return transport
-        except ValueError:  # a regular file: fall back to a reader thread
+        except (ValueError, OSError):  # not pollable after all: fall back to a reader thread
             pass
 
-    def pump() -> None:  # blocking reads on a thread (regular files, terminals)
+    def pump() -> None:  # blocking reads on a thread (files, terminals, /dev/null)
         try:
             while chunk := stdin.readline():
                 loop.call_soon_threadsafe(protocol.data_received, chunk)
@@ -252,7 +263,7 @@ async def _open_writer(
     loop: asyncio.AbstractEventLoop, stdout: IO[bytes], on_lost: Callable[[], None]
 ) -> tuple[Callable[[bytes], None], Callable[[], Any], _Writer | None]:
     """(write, close, protocol): a non-blocking pipe transport, else blocking writes."""
-    if not stdout.isatty():
+    if _pollable(stdout):
         _grow_pipe(stdout)
         try:
             transport, protocol = await loop.connect_write_pipe(lambda: _Writer(on_lost), stdout)
