@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import ROOT, SPECS
+
 from toolgen.build import build, check
 from toolgen.cli import cli
 from toolgen.errors import SpecError

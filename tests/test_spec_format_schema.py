@@ -8,7 +8,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from conftest import ROOT, SPECS
 
 SCHEMA = json.loads((ROOT / "docs" / "spec-format.schema.json").read_text())
