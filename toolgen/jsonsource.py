@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.errors import Diagnostic, ErrorCode, Location, SpecError
-from toolgen.source import JsonPath, Position, SourceFile, display_path
+from toolgen.source import JsonPath, Position, SourceFile, display_path, read_text
 
 scanstring: Callable[[str, int, bool], tuple[str, int]] = decoder.scanstring  # type: ignore[attr-defined]
 """The stdlib's JSON string scanner (C): decodes escapes, surrogate pairs included."""
@@ -36,13 +36,7 @@ class _Invalid(Exception):
 
 def read_json(path: Path) -> SourceFile:
     """Parse one JSON file; raise `SpecError` with a position on any problem."""
-    display = display_path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(
-            [Diagnostic(ErrorCode.IO, f"cannot read file: {exc}", Location(display, 1, 1))]
-        ) from None
+    text, display = read_text(path, encoding="utf-8-sig")
     return parse_json(text, path, display)
 
 

@@ -89,15 +89,20 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def read_source(path: Path) -> SourceFile:
-    """Parse one YAML or JSON file; raise `SpecError` with a position on any problem."""
+def read_text(path: Path, encoding: str = "utf-8") -> tuple[str, str]:
+    """(text, display path) of a spec or definitions file; `SpecError` when unreadable."""
     display = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding=encoding), display
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(
             [Diagnostic(ErrorCode.IO, f"cannot read file: {exc}", Location(display, 1, 1))]
         ) from None
+
+
+def read_source(path: Path) -> SourceFile:
+    """Parse one YAML or JSON file; raise `SpecError` with a position on any problem."""
+    text, display = read_text(path)
     return parse_source(text, path, display)
 
 
