@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -326,3 +327,14 @@ def _pad(ax: Any, values: list[float]) -> None:
 
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+_OWNED_SECTION = re.compile(r"<!-- ([a-z-]+):start -->.*?<!-- \1:end -->", re.S)
+
+
+def keeping_owned_sections(text: str, path: Path) -> str:
+    """`text` plus the marked sections that other tools own in the existing file
+    (`<!-- http-load:start -->` ... `<!-- http-load:end -->`), so a rewrite keeps them."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    kept = [m.group(0) for m in _OWNED_SECTION.finditer(old) if m.group(0) not in text]
+    return text.rstrip("\n") + "\n\n" + "\n\n".join(kept) + "\n" if kept else text

@@ -411,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     if chart_note:
         notes.append(chart_note)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report.markdown(summary, meta, notes, chart, out), encoding="utf-8")
+    text = report.markdown(summary, meta, notes, chart, out)
+    out.write_text(report.keeping_owned_sections(text, out), encoding="utf-8")
     (work / "results.json").write_text(
         json.dumps({"meta": meta, "notes": notes, "summary": summary}, default=_jsonable, indent=1)
     )
@@ -437,12 +438,10 @@ def rerender(work: Path, out: Path, chart: Path) -> int:
     summary = _revive(data["summary"])
     notes = [n for n in data["notes"] if not n.startswith("chart not drawn")]
     chart_note = report.write_chart(summary, chart)
-    out.write_text(
-        report.markdown(
-            summary, data["meta"], notes + ([chart_note] if chart_note else []), chart, out
-        ),
-        encoding="utf-8",
+    text = report.markdown(
+        summary, data["meta"], notes + ([chart_note] if chart_note else []), chart, out
     )
+    out.write_text(report.keeping_owned_sections(text, out), encoding="utf-8")
     print(f"rewrote {out}", file=sys.stderr)
     return 0
 
