@@ -10,7 +10,9 @@ import pytest
 import yaml
 from conftest import ROOT, SPECS
 
-SCHEMA = json.loads((ROOT / "docs" / "spec-format.schema.json").read_text())
+from toolgen.spec import FORMAT_SCHEMA
+
+SCHEMA = json.loads(FORMAT_SCHEMA.read_text())
 
 
 def validator() -> jsonschema.Draft202012Validator:
@@ -28,3 +30,21 @@ def test_the_format_schema_rejects_an_unknown_key_and_accepts_x_keys() -> None:
     tool = {"name": "a", "x-owner": "me"}
     assert validator().is_valid({"toolgen": 1, "tools": [tool]})
     assert not validator().is_valid({"toolgen": 1, "tools": [{**tool, "anotations": {}}]})
+
+
+def test_the_published_copy_in_docs_is_the_schema_the_loader_uses() -> None:
+    published = json.loads((ROOT / "docs" / "spec-format.schema.json").read_text())
+    assert published == SCHEMA
+
+
+def test_the_format_schema_accepts_null_where_the_loader_reads_it_as_absent() -> None:
+    tool = {"name": "a", "title": None, "input": None, "output": None}
+    assert validator().is_valid({"toolgen": 1, "server": None, "tools": [tool]})
+    assert not validator().is_valid({"toolgen": 1, "tools": [{**tool, "annotations": None}]})
+
+
+def test_the_name_patterns_of_the_schema_are_the_loaders() -> None:
+    from toolgen.spec import SERVER_NAME_PATTERN, TOOL_NAME_PATTERN
+
+    assert SCHEMA["$defs"]["Tool"]["properties"]["name"]["pattern"] == TOOL_NAME_PATTERN
+    assert SCHEMA["$defs"]["Server"]["properties"]["name"]["pattern"] == SERVER_NAME_PATTERN

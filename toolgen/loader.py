@@ -102,7 +102,7 @@ def load_files(
     files: Sequence[Path], read: Callable[[Path], SourceFile] = read_source
 ) -> list[SpecFile]:
     """Parse (with `read`) and validate every file, reporting the problems of all files together."""
-    from toolgen.spec import parse_spec_file  # pydantic models: imported only when needed
+    from toolgen.spec import parse_spec_file  # the format validator: imported only when needed
 
     specs: list[SpecFile] = []
     problems: list[Diagnostic] = []

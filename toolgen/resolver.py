@@ -271,7 +271,7 @@ class Resolver:
     ) -> Iterable[Example]:
         validators: dict[str, Any] = {}
         for index, example in enumerate(spec.examples):
-            given = example.model_fields_set
+            given = example.given
             example_origin = origin.child("examples", index)
             for part, schema in (("input", input_schema), ("output", output_schema)):
                 if part not in given or schema is None:
