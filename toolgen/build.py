@@ -164,7 +164,8 @@ def render_all(
             continue
         package = toolset.server.package
         if progress:
-            progress(f"rendering {package} ({len(toolset.tools)} tools) from {note}")
+            count = len(toolset.tools)
+            progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
         if caches is not None and cache is not None:
             caches.append(cache)
         files = render_package(toolset, source_note=note, model_cache=cache)

@@ -36,7 +36,10 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
         else:
             problems.append(
                 Diagnostic(
-                    ErrorCode.IO, "no such file or directory", Location(display_path(path), 1, 1)
+                    ErrorCode.IO,
+                    "no such file or directory; expected a spec file (*.yaml, *.yml) "
+                    "or a directory of them",
+                    Location(display_path(path), 1, 1),
                 )
             )
     if problems:
