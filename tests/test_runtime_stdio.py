@@ -373,15 +373,18 @@ def test_calls_run_concurrently_and_answer_by_id(fresh: FrameClient) -> None:
     assert fresh.close() == []
 
 
-def test_a_cancelled_call_gets_no_response_and_others_continue(fresh: FrameClient) -> None:
+@pytest.mark.parametrize("tool", ["slow", "slow_sync"])
+def test_a_cancelled_call_gets_no_response_and_others_continue(
+    fresh: FrameClient, tool: str
+) -> None:
     fresh.initialize()
-    fresh.send(_call_frame("slow-1", "slow", {"seconds": 60}))
-    fresh.send(_call_frame("slow-2", "slow", {"seconds": 0.2}))
+    fresh.send(_call_frame("slow-1", tool, {"seconds": 0.5}))  # would be answered first
+    assert fresh.request("started", "ping")["id"] == "started"  # slow-1 is running now
     fresh.notify("notifications/cancelled", {"requestId": "slow-1", "reason": "user"})
+    fresh.send(_call_frame("slow-2", tool, {"seconds": 1.0}))
     assert fresh.recv()["id"] == "slow-2"
     assert fresh.request("after", "ping")["id"] == "after"
-    leftover = fresh.close()
-    assert leftover == []
+    assert fresh.close() == []
 
 
 def test_a_cancelled_modern_call_gets_no_response(fresh: FrameClient) -> None:

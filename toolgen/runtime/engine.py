@@ -12,6 +12,12 @@ Transport-independent. A transport decodes one JSON message, calls
   result unless it is None or the task was cancelled. (A call whose handler
   runs inline, or that fails validation, is answered at once: a response.)
 
+A transport may also let worker threads answer calls themselves (stdio: one
+cross-thread wake-up per call instead of two): it sets `DIRECT_REPLY` in the
+context the call's task is created in. A sync handler's worker thread then
+claims the call (`Connection.claim`, atomic against `notifications/cancelled`
+and the timeout) and sends its response; the task then returns None.
+
 `await Engine.handle(message, connection)` does all of that for transports
 that answer one request at a time (HTTP); cancelling the awaiting task (a
 client that went away) cancels the call.
@@ -32,7 +38,8 @@ import asyncio
 import contextvars
 import inspect
 import logging
-from collections.abc import Coroutine
+import threading
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -66,13 +73,15 @@ Response = dict[str, Any]
 class Connection:
     """Per-connection state: the legacy handshake's version and the calls in flight."""
 
-    __slots__ = ("inflight", "legacy_version", "log_level")
+    __slots__ = ("_lock", "inflight", "legacy_version", "log_level")
 
     def __init__(self) -> None:
         self.legacy_version: str | None = None
         self.log_level: str | None = None
         """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
         self.inflight: dict[RequestId, asyncio.Future[Any]] = {}
+        self._lock = threading.Lock()
+        """Guards `inflight` against worker threads that answer their calls (`claim`)."""
 
     def track(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
         """Make `task` cancellable by `notifications/cancelled` until it is done."""
@@ -80,14 +89,23 @@ class Connection:
         task.add_done_callback(lambda _: self._untrack(request_id, task))
 
     def _untrack(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
-        if self.inflight.get(request_id) is task:
+        self.claim(request_id, task)
+
+    def claim(self, request_id: RequestId, task: asyncio.Future[Any]) -> bool:
+        """Take the call off the in-flight list to answer it, from any thread; False when
+        it was cancelled or claimed already (then it must not be answered)."""
+        with self._lock:
+            if self.inflight.get(request_id) is not task:
+                return False
             del self.inflight[request_id]
+            return True
 
     def cancel(self, request_id: Any) -> bool:
         """Cancel the call with this id; False when none is in flight (then nothing happens)."""
         if not jsonrpc.is_request_id(request_id):
             return False
-        task = self.inflight.pop(request_id, None)  # the id is free again at once
+        with self._lock:
+            task = self.inflight.pop(request_id, None)  # the id is free again at once
         return task is not None and task.cancel()
 
     def cancel_all(self) -> None:
@@ -101,6 +119,22 @@ class PendingCall:
 
     request_id: RequestId
     coroutine: Coroutine[Any, Any, Response | None]
+
+
+@dataclass(frozen=True, slots=True)
+class DirectReply:
+    """A transport's hook to answer sync calls from their worker threads (see the module docs)."""
+
+    connection: Connection
+    send: Callable[[Response, bool], bool]
+    """`send(response, wait)`: serialize and write a response (whole lines, after the call's
+    notifications) from any thread; with `wait` False it may decline (False), e.g. while
+    another thread writes, and the loop sends it instead."""
+
+
+DIRECT_REPLY: contextvars.ContextVar[DirectReply | None] = contextvars.ContextVar(
+    "toolgen_direct_reply", default=None
+)
 
 
 class Engine:
@@ -394,16 +428,18 @@ class Engine:
         name: str,
         arguments: dict[str, Any],
         version: str,
-    ) -> Response:
+    ) -> Response | None:
         """A sync handler's whole call (handler, result check, response) on a worker thread.
 
         One hand-off each way and no executor futures: the cheapest way to keep the
         event loop free while a blocking handler runs. The call context (progress, logs)
-        goes along.
+        goes along. With a `DirectReply` the worker also sends the response (None here).
         """
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[Response] = loop.create_future()
+        done: asyncio.Future[Response | None] = loop.create_future()
         context = contextvars.copy_context()
+        direct = DIRECT_REPLY.get()
+        task = asyncio.current_task()
 
         def work() -> None:
             try:
@@ -412,8 +448,13 @@ class Engine:
                 )
             except BaseException as exc:  # pragma: no cover - _call_blocking catches Exception
                 loop.call_soon_threadsafe(_settle, done, None, exc)
-            else:
-                loop.call_soon_threadsafe(_settle, done, response, None)
+                return
+            handled = (  # answered here, or cancelled or timed out meanwhile
+                direct is not None
+                and task is not None
+                and (not direct.connection.claim(request_id, task) or direct.send(response, False))
+            )
+            loop.call_soon_threadsafe(_settle, done, None if handled else response, None)
 
         if self._pool is None:
             self._pool = DaemonThreadPool()
@@ -426,6 +467,12 @@ class Engine:
         except TimeoutError:
             if done.done():
                 return done.result()
+            if (
+                direct is not None
+                and task is not None
+                and not direct.connection.claim(request_id, task)
+            ):
+                return await done  # the worker claimed the call just now: it answers
             return self._result(request_id, error_result(self._timeout_message(name)), version)
 
     def _call_blocking(

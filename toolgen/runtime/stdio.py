@@ -6,7 +6,9 @@ stray output from handlers or libraries cannot corrupt the stream. Logs go
 to stderr. Requests are read and answered in order, except `tools/call`,
 whose handlers run concurrently (so responses may come back in any order,
 matched by id); their handlers may send progress and log notifications
-(`toolgen.runtime.context.current_call()`). When stdin closes, calls still running get a short grace
+(`toolgen.runtime.context.current_call()`). A sync handler's worker thread writes
+its call's response itself (`DirectReply`), and its notifications, under the lock
+that every write to stdout takes. When stdin closes, calls still running get a short grace
 period to answer, then are cancelled, and the server exits.
 """
 
@@ -30,7 +32,14 @@ except ImportError:  # pragma: no cover - not on POSIX
 
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
-from toolgen.runtime.engine import Connection, Engine, PendingCall, log
+from toolgen.runtime.engine import (
+    DIRECT_REPLY,
+    Connection,
+    DirectReply,
+    Engine,
+    PendingCall,
+    log,
+)
 from toolgen.runtime.handlers import unknown_handlers
 from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -109,6 +118,71 @@ class _LineReader(asyncio.Protocol):
         self._on_eof()
 
 
+class _Output:
+    """Every write to a non-blocking stdout pipe, from the loop or any thread, under one lock.
+
+    The loop writes through the asyncio transport (which buffers when the pipe is full).
+    Another thread writes straight to the pipe while nothing is buffered, without waking
+    the loop; otherwise, or for what did not fit, it hands the bytes to the loop, in order.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, transport: asyncio.WriteTransport, fd: int):
+        self._loop = loop
+        self._loop_thread = threading.get_ident()
+        self._transport = transport
+        self._fd = os.dup(fd)  # ours: never a reused number once the transport closes
+        self._lock = threading.Lock()
+        self._handoff: list[bytes] = []
+        self._closed = False
+
+    def write(self, data: bytes, wait: bool = True) -> bool:
+        """Write `data`; False (nothing written) when `wait` is False and another thread is
+        writing: then the caller leaves it to the loop rather than queue up on the lock."""
+        if not self._lock.acquire(blocking=wait):
+            return False
+        try:
+            self._write(data)
+        finally:
+            self._lock.release()
+        return True
+
+    def _write(self, data: bytes) -> None:
+        if self._closed:
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._transport.write(b"".join([*self._handoff, data]))
+            self._handoff.clear()
+            return
+        if self._transport.is_closing():
+            return  # the client closed stdout: nobody reads answers any more
+        if not self._handoff and not self._transport.get_write_buffer_size():
+            try:
+                sent = os.write(self._fd, data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:  # the client closed stdout: the transport reports it
+                return
+            if sent == len(data):
+                return
+            data = data[sent:]
+        self._handoff.append(data)
+        if len(self._handoff) == 1:
+            self._loop.call_soon_threadsafe(self._flush)
+
+    def _flush(self) -> None:
+        with self._lock:
+            if self._handoff and not self._closed:
+                self._transport.write(b"".join(self._handoff))
+            self._handoff.clear()
+
+    def close(self) -> None:
+        self._flush()
+        with self._lock:
+            self._closed = True
+            self._transport.close()
+            os.close(self._fd)
+
+
 class _Writer(asyncio.Protocol):
     """Write side of a pipe: flow control (pause reading while the client does not read our
     output) and a future that is done when the transport has flushed and closed."""
@@ -146,7 +220,7 @@ async def run_stdio(
 
     write, close_writer, writer = await _open_writer(loop, stdout, eof.set)
 
-    def send(message: dict[str, Any]) -> None:
+    def send(message: dict[str, Any], wait: bool = True) -> bool:
         try:
             data = jsonrpc.dumps(message)
         except Exception:
@@ -154,9 +228,10 @@ async def run_stdio(
             data = jsonrpc.dumps(
                 jsonrpc.error(message.get("id"), jsonrpc.INTERNAL_ERROR, "Internal error")
             )
-        write(data + b"\n")
+        return write(data + b"\n", wait)
 
     def call_done(task: asyncio.Task[dict[str, Any] | None]) -> None:
+        calls.discard(task)
         if task.cancelled():
             return
         exc = task.exception()
@@ -196,27 +271,38 @@ async def run_stdio(
         task: asyncio.Task[dict[str, Any] | None] | None = None
 
         def notify(notification: dict[str, Any]) -> None:  # from any thread
-            loop.call_soon_threadsafe(notify_now, notification)
-
-        def notify_now(notification: dict[str, Any]) -> None:
-            if task is not None and not task.done():  # nothing more once a call has ended
+            # nothing more once a call has ended (answered or cancelled)
+            if task is not None and connection.inflight.get(call.request_id) is task:
                 send(notification)
 
         legacy_level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
-        with use_call_context(for_request(params, notify, legacy_log_level=legacy_level)):
-            task = loop.create_task(call.coroutine)  # the task keeps a copy of this context
+        token = DIRECT_REPLY.set(direct)
+        try:
+            with use_call_context(for_request(params, notify, legacy_log_level=legacy_level)):
+                task = loop.create_task(call.coroutine)  # the task keeps a copy of this context
+        finally:
+            DIRECT_REPLY.reset(token)
         connection.track(call.request_id, task)
+        calls.add(task)
         task.add_done_callback(call_done)
 
     def oversize() -> None:
         message = f"Message too large: the limit is {MAX_MESSAGE} bytes per line"
         send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, message))
 
+    def send_from_worker(response: dict[str, Any], wait: bool) -> bool:
+        # Only while no other call is in flight: then the loop would wake up just to send
+        # this. Under load it is awake anyway, and sends many responses per wake-up.
+        return not connection.inflight and send(response, wait)
+
+    direct = DirectReply(connection, send_from_worker)
+    # Calls not finished (a call claimed by its worker leaves `connection.inflight` first).
+    calls: set[asyncio.Task[dict[str, Any] | None]] = set()
     reader = await _open_reader(loop, stdin, _LineReader(on_line, eof.set, oversize))
     if writer is not None:
         writer.reader = reader
     await eof.wait()
-    running = list(connection.inflight.values())
+    running = list(calls)
     if running:
         await asyncio.wait(running, timeout=shutdown_grace)
     connection.cancel_all()
@@ -261,7 +347,7 @@ async def _open_reader(
 
 async def _open_writer(
     loop: asyncio.AbstractEventLoop, stdout: IO[bytes], on_lost: Callable[[], None]
-) -> tuple[Callable[[bytes], None], Callable[[], Any], _Writer | None]:
+) -> tuple[Callable[[bytes, bool], bool], Callable[[], Any], _Writer | None]:
     """(write, close, protocol): a non-blocking pipe transport, else blocking writes."""
     if _pollable(stdout):
         _grow_pipe(stdout)
@@ -270,16 +356,25 @@ async def _open_writer(
         except ValueError:  # a regular file: plain blocking writes
             pass
         else:
+            output = _Output(loop, transport, stdout.fileno())
 
             async def close() -> None:
-                transport.close()
+                output.close()
                 await protocol.closed
 
-            return transport.write, close, protocol
+            return output.write, close, protocol
 
-    def write(data: bytes) -> None:
-        stdout.write(data)
-        stdout.flush()
+    lock = threading.Lock()
+
+    def write(data: bytes, wait: bool = True) -> bool:  # blocking writes, from any thread
+        if not lock.acquire(blocking=wait):
+            return False
+        try:
+            stdout.write(data)
+            stdout.flush()
+        finally:
+            lock.release()
+        return True
 
     async def flush() -> None:
         stdout.flush()
