@@ -1,7 +1,9 @@
-"""Loading the one spec set a server serves."""
+"""What every transport's server does at start-up: load its spec set, set up logging."""
 
 from __future__ import annotations
 
+import logging
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,3 +23,14 @@ def load_spec_set(paths: Sequence[str | Path]) -> RuntimeToolSet:
         names = ", ".join(str(s.root) for s in sets)
         raise ValueError(f"a server serves one spec set; {paths[0]} holds several: {names}")
     return RuntimeToolSet(resolve(load_files(sets[0].files)))
+
+
+def log_to_stderr(level: int) -> None:
+    """Send toolgen's log records to stderr (stdout may carry protocol)."""
+    logger = logging.getLogger("toolgen")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("toolgen: %(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+    logger.setLevel(level)

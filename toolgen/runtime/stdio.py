@@ -41,6 +41,7 @@ from toolgen.runtime.engine import (
     log,
 )
 from toolgen.runtime.handlers import unknown_handlers
+from toolgen.runtime.serving import log_to_stderr
 from toolgen.runtime.toolset import RuntimeToolSet
 
 SHUTDOWN_GRACE: Final = 2.0
@@ -410,7 +411,7 @@ def serve_stdio(
     if page_size is not None:
         options["page_size"] = page_size
     engine = Engine(tools, handlers, **options)
-    _log_to_stderr(log_level)
+    log_to_stderr(log_level)
     for name in engine.missing_handlers:
         log.warning("no handler for tool %r: its calls will answer with an error", name)
     for key in unknown_handlers([tool.name for tool in tools.tools], handlers):
@@ -443,13 +444,3 @@ def _protocol_stdout() -> Any:
             out.close()
         os.dup2(saved, 1)
         os.close(saved)
-
-
-def _log_to_stderr(level: int) -> None:
-    logger = logging.getLogger("toolgen")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("toolgen: %(levelname)s: %(message)s"))
-        logger.addHandler(handler)
-        logger.propagate = False
-    logger.setLevel(level)

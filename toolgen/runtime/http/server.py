@@ -30,6 +30,7 @@ from toolgen.runtime.http.security import (
     parse_origins,
 )
 from toolgen.runtime.http.sessions import SessionStore
+from toolgen.runtime.serving import log_to_stderr
 from toolgen.runtime.toolset import RuntimeToolSet
 
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -120,7 +121,7 @@ def serve_http(
         max_body=max_body,
         check_host=is_loopback_host(host),
     )
-    _log_to_stderr(log_level)
+    log_to_stderr(log_level)
     for name in engine.missing_handlers:
         log.warning("no handler for tool %r: its calls will answer with an error", name)
     if not is_loopback_host(host) and policy.token is None:
@@ -158,13 +159,3 @@ def serve_http(
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
-
-
-def _log_to_stderr(level: int) -> None:
-    logger = logging.getLogger("toolgen")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("toolgen: %(levelname)s: %(message)s"))
-        logger.addHandler(handler)
-        logger.propagate = False
-    logger.setLevel(level)
