@@ -612,3 +612,46 @@ def test_server_exits_cleanly_when_stdin_is_not_a_pipe(stdin_kind: str, tmp_path
     assert result.returncode == 0
     assert result.stdout == b""
     assert b"Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("stdin_kind", ["pipe", "file"])
+def test_pipelined_calls_beyond_the_in_flight_limit_all_get_answers(
+    stdin_kind: str, tmp_path: Path
+) -> None:
+    """Reading pauses at MAX_CALLS_IN_FLIGHT running calls; held-back lines are not lost."""
+    from toolgen.runtime.stdio import MAX_CALLS_IN_FLIGHT
+
+    count = MAX_CALLS_IN_FLIGHT * 4 + 7
+    lines = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "x"}, "_meta": modern_meta()},
+            }
+        )
+        for i in range(count)
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    command = [
+        sys.executable,
+        "-m",
+        "toolgen",
+        "serve",
+        str(DEMO_SPEC),
+        "--handlers",
+        DEMO_HANDLERS,
+    ]
+    if stdin_kind == "file":
+        source = tmp_path / "in.jsonl"
+        source.write_bytes(data)
+        with open(source, "rb") as stdin:
+            result = subprocess.run(
+                command, stdin=stdin, capture_output=True, timeout=60, check=False
+            )
+    else:
+        result = subprocess.run(command, input=data, capture_output=True, timeout=60, check=False)
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert sorted(a["id"] for a in answers) == list(range(count))
+    assert all(a["result"]["structuredContent"]["text"] == "x" for a in answers)

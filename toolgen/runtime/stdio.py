@@ -46,6 +46,9 @@ from toolgen.runtime.toolset import RuntimeToolSet
 
 SHUTDOWN_GRACE: Final = 2.0
 """Seconds that running calls get to answer after stdin closes."""
+MAX_CALLS_IN_FLIGHT = 64
+"""Reading stdin pauses while this many calls run (resumes at half): bounded memory under
+pipelining, and calls queued in the pipe cost nothing."""
 
 
 READ_SIZE: Final = 64 * 1024
@@ -67,16 +70,32 @@ class _LineReader(asyncio.Protocol):
         on_line: Callable[[bytes], None],
         on_eof: Callable[[], None],
         on_oversize: Callable[[], None],
+        hold: Callable[[], bool] = lambda: False,
     ) -> None:
         self._on_line = on_line
         self._on_eof = on_eof
         self._on_oversize = on_oversize
+        self._hold_lines = hold
         self._parts: list[bytes] = []
         self._size = 0
         self._skipping = False
         self._closed = False
+        self._backlog = b""  # bytes not split yet because `hold()` said stop
+        self._eof_pending = False
+
+    def resume(self) -> None:
+        """Hand on the lines kept back while `hold()` was true (and a pending end of input)."""
+        data, self._backlog = self._backlog, b""
+        if data:
+            self.data_received(data)
+        if self._eof_pending and not self._backlog:
+            self._eof_pending = False
+            self.connection_lost(None)
 
     def data_received(self, data: bytes) -> None:
+        if self._backlog:  # lines still held back: keep the order
+            self._backlog += data
+            return
         if b"\n" not in data:
             self._hold(data)
             return
@@ -91,6 +110,9 @@ class _LineReader(asyncio.Protocol):
             else:
                 self._on_line(data[start:end])
             start = end + 1
+            if self._hold_lines() and start < len(data):
+                self._backlog = data[start:]  # the consumer is full: wait for resume()
+                return
         if start < len(data):
             self._hold(data[start:])
 
@@ -110,6 +132,9 @@ class _LineReader(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._closed:
+            return
+        if self._backlog:  # the end of input comes after the lines held back
+            self._eof_pending = True
             return
         self._closed = True
         if self._parts and not self._skipping:
@@ -191,13 +216,16 @@ class _Writer(asyncio.Protocol):
     def __init__(self, on_lost: Callable[[], None]) -> None:
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.reader: asyncio.ReadTransport | None = None
+        self.paused = False
         self._on_lost = on_lost
 
     def pause_writing(self) -> None:
+        self.paused = True
         if self.reader is not None and self.reader.is_reading():
             self.reader.pause_reading()
 
     def resume_writing(self) -> None:
+        self.paused = False
         if self.reader is not None and not self.reader.is_closing():
             self.reader.resume_reading()
 
@@ -233,6 +261,15 @@ async def run_stdio(
 
     def call_done(task: asyncio.Task[dict[str, Any] | None]) -> None:
         calls.discard(task)
+        if len(calls) <= MAX_CALLS_IN_FLIGHT // 2:
+            lines.resume()
+            if (
+                reader is not None
+                and not reader.is_reading()
+                and not reader.is_closing()
+                and (writer is None or not writer.paused)
+            ):
+                reader.resume_reading()
         if task.cancelled():
             return
         exc = task.exception()
@@ -286,6 +323,8 @@ async def run_stdio(
         connection.track(call.request_id, task)
         calls.add(task)
         task.add_done_callback(call_done)
+        if len(calls) >= MAX_CALLS_IN_FLIGHT and reader is not None and reader.is_reading():
+            reader.pause_reading()  # a client that pipelines thousands of calls waits here
 
     def oversize() -> None:
         message = f"Message too large: the limit is {MAX_MESSAGE} bytes per line"
@@ -299,7 +338,9 @@ async def run_stdio(
     direct = DirectReply(connection, send_from_worker)
     # Calls not finished (a call claimed by its worker leaves `connection.inflight` first).
     calls: set[asyncio.Task[dict[str, Any] | None]] = set()
-    reader = await _open_reader(loop, stdin, _LineReader(on_line, eof.set, oversize))
+    reader: asyncio.ReadTransport | None = None
+    lines = _LineReader(on_line, eof.set, oversize, hold=lambda: len(calls) >= MAX_CALLS_IN_FLIGHT)
+    reader = await _open_reader(loop, stdin, lines)
     if writer is not None:
         writer.reader = reader
     await eof.wait()
