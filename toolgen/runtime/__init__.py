@@ -14,9 +14,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolgen.runtime.engine import Connection as Connection
+    from toolgen.runtime.connection import Connection as Connection
+    from toolgen.runtime.connection import PendingCall as PendingCall
     from toolgen.runtime.engine import Engine as Engine
-    from toolgen.runtime.engine import PendingCall as PendingCall
     from toolgen.runtime.handlers import handler_name as handler_name
     from toolgen.runtime.results import ToolError as ToolError
     from toolgen.runtime.stdio import serve_stdio as serve_stdio
@@ -25,9 +25,9 @@ if TYPE_CHECKING:
     from toolgen.runtime.validation import ValidationIssue as ValidationIssue
 
 _EXPORTS = {
-    "Connection": "toolgen.runtime.engine",
+    "Connection": "toolgen.runtime.connection",
     "Engine": "toolgen.runtime.engine",
-    "PendingCall": "toolgen.runtime.engine",
+    "PendingCall": "toolgen.runtime.connection",
     "handler_name": "toolgen.runtime.handlers",
     "ToolError": "toolgen.runtime.results",
     "serve_stdio": "toolgen.runtime.stdio",

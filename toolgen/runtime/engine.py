@@ -38,9 +38,6 @@ import asyncio
 import contextvars
 import inspect
 import logging
-import threading
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any, Final
 
 from toolgen.protocol import (
@@ -52,6 +49,12 @@ from toolgen.protocol import (
     is_modern,
 )
 from toolgen.runtime import jsonrpc
+from toolgen.runtime.connection import (
+    DIRECT_REPLY,
+    Connection,
+    PendingCall,
+    Response,
+)
 from toolgen.runtime.context import LOG_LEVELS
 from toolgen.runtime.handlers import BoundHandler, DaemonThreadPool, bind_handlers
 from toolgen.runtime.jsonrpc import RequestId
@@ -66,75 +69,6 @@ ADVERTISED_VERSIONS: Final = tuple(reversed(SUPPORTED_REVISIONS))
 """Every version a request may name, newest first (in `server/discover` and -32022)."""
 
 log = logging.getLogger("toolgen.runtime")
-
-Response = dict[str, Any]
-
-
-class Connection:
-    """Per-connection state: the legacy handshake's version and the calls in flight."""
-
-    __slots__ = ("_lock", "inflight", "legacy_version", "log_level")
-
-    def __init__(self) -> None:
-        self.legacy_version: str | None = None
-        self.log_level: str | None = None
-        """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
-        self.inflight: dict[RequestId, asyncio.Future[Any]] = {}
-        self._lock = threading.Lock()
-        """Guards `inflight` against worker threads that answer their calls (`claim`)."""
-
-    def track(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
-        """Make `task` cancellable by `notifications/cancelled` until it is done."""
-        self.inflight[request_id] = task
-        task.add_done_callback(lambda _: self._untrack(request_id, task))
-
-    def _untrack(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
-        self.claim(request_id, task)
-
-    def claim(self, request_id: RequestId, task: asyncio.Future[Any]) -> bool:
-        """Take the call off the in-flight list to answer it, from any thread; False when
-        it was cancelled or claimed already (then it must not be answered)."""
-        with self._lock:
-            if self.inflight.get(request_id) is not task:
-                return False
-            del self.inflight[request_id]
-            return True
-
-    def cancel(self, request_id: Any) -> bool:
-        """Cancel the call with this id; False when none is in flight (then nothing happens)."""
-        if not jsonrpc.is_request_id(request_id):
-            return False
-        with self._lock:
-            task = self.inflight.pop(request_id, None)  # the id is free again at once
-        return task is not None and task.cancel()
-
-    def cancel_all(self) -> None:
-        for task in list(self.inflight.values()):
-            task.cancel()
-
-
-@dataclass(slots=True)
-class PendingCall:
-    """A validated `tools/call` whose handler has not run yet (see the module docs)."""
-
-    request_id: RequestId
-    coroutine: Coroutine[Any, Any, Response | None]
-
-
-@dataclass(frozen=True, slots=True)
-class DirectReply:
-    """A transport's hook to answer sync calls from their worker threads (see the module docs)."""
-
-    connection: Connection
-    send: Callable[[Response, bool], bool]
-    """`send(response, wait)`: serialize and write a response (whole lines, after the call's
-    notifications) from any thread; with `wait` False it may decline (False), e.g. while
-    another thread writes, and the loop sends it instead."""
-
-
-DIRECT_REPLY: contextvars.ContextVar[DirectReply | None] = contextvars.ContextVar(
-    "toolgen_direct_reply", default=None
-)
 
 
 class Engine:

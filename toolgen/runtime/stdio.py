@@ -31,15 +31,9 @@ except ImportError:  # pragma: no cover - not on POSIX
     fcntl = None  # type: ignore[assignment]
 
 from toolgen.runtime import jsonrpc
+from toolgen.runtime.connection import DIRECT_REPLY, Connection, DirectReply, PendingCall
 from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
-from toolgen.runtime.engine import (
-    DIRECT_REPLY,
-    Connection,
-    DirectReply,
-    Engine,
-    PendingCall,
-    log,
-)
+from toolgen.runtime.engine import Engine, log
 from toolgen.runtime.handlers import unknown_handlers
 from toolgen.runtime.serving import log_to_stderr
 from toolgen.runtime.toolset import RuntimeToolSet

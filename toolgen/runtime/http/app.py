@@ -38,14 +38,9 @@ from starlette.responses import Response
 
 from toolgen.protocol import LEGACY_REVISIONS, SUPPORTED_REVISIONS
 from toolgen.runtime import jsonrpc
+from toolgen.runtime.connection import Connection, PendingCall
 from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL
-from toolgen.runtime.engine import (
-    ADVERTISED_VERSIONS,
-    PROTOCOL_VERSION_META,
-    Connection,
-    Engine,
-    PendingCall,
-)
+from toolgen.runtime.engine import ADVERTISED_VERSIONS, PROTOCOL_VERSION_META, Engine
 from toolgen.runtime.http import security
 from toolgen.runtime.http.calls import run_call
 from toolgen.runtime.http.headers import (

@@ -18,8 +18,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from toolgen.runtime.connection import Connection, PendingCall
 from toolgen.runtime.context import Ask, for_request, use_call_context
-from toolgen.runtime.engine import Connection, Engine, PendingCall
+from toolgen.runtime.engine import Engine
 from toolgen.runtime.http.responses import (
     SSE_HEADERS,
     SSE_TYPE,

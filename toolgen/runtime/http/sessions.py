@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolgen.runtime.engine import Connection
+from toolgen.runtime.connection import Connection
 
 DEFAULT_MAX_SESSIONS: Final = 10_000
 DEFAULT_IDLE_TIMEOUT: Final = 3600.0
