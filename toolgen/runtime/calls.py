@@ -1,0 +1,229 @@
+"""Running one `tools/call` once its arguments are valid: where the handler runs and
+what the call answers.
+
+Async handlers run as tasks on the event loop; sync handlers run on a worker
+thread (the default: they may block), or inline when marked `@inline` or with
+`inline_sync`. A worker thread may answer its own call through the transport's
+`DirectReply` hook (see `toolgen.runtime.engine`). A handler that raises, times
+out or returns a result that breaks its output schema gives an `isError` result
+the model can act on; the details only go to the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import logging
+from typing import Any
+
+from toolgen.protocol import is_modern
+from toolgen.runtime import jsonrpc
+from toolgen.runtime.connection import DIRECT_REPLY, PendingCall, Response
+from toolgen.runtime.handlers import BoundHandler, DaemonThreadPool
+from toolgen.runtime.jsonrpc import RequestId
+from toolgen.runtime.results import ToolError, error_result
+from toolgen.runtime.toolset import ResultSchemaError, RuntimeToolSet
+
+log = logging.getLogger("toolgen.runtime")
+
+
+class CallRunner:
+    """Runs the calls of one engine: its tools, handlers and per-call timeout."""
+
+    def __init__(
+        self,
+        tools: RuntimeToolSet,
+        handlers: dict[str, BoundHandler],
+        *,
+        timeout: float | None,
+        inline_sync: bool,
+        meta: dict[str, Any],
+    ) -> None:
+        self.tools = tools
+        self.handlers = handlers
+        self.timeout = timeout
+        self.inline_sync = inline_sync
+        self._meta = meta
+        self._pool: DaemonThreadPool | None = None
+
+    def start(
+        self, request_id: RequestId, name: str, arguments: dict[str, Any], version: str
+    ) -> Response | PendingCall:
+        """The response of an inline call, else the `PendingCall` the transport runs."""
+        handler = self.handlers.get(name)
+        if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
+            return self.result(
+                request_id, self._call_inline(handler, name, arguments, version), version
+            )
+        if handler is not None and not handler.is_async:
+            call = self._call_in_thread(request_id, handler, name, arguments, version)
+            return PendingCall(request_id, call)
+        return PendingCall(request_id, self._call(request_id, name, arguments, version))
+
+    async def _call_in_thread(
+        self,
+        request_id: RequestId,
+        handler: BoundHandler,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+    ) -> Response | None:
+        """A sync handler's whole call (handler, result check, response) on a worker thread.
+
+        One hand-off each way and no executor futures: the cheapest way to keep the
+        event loop free while a blocking handler runs. The call context (progress, logs)
+        goes along. With a `DirectReply` the worker also sends the response (None here).
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Response | None] = loop.create_future()
+        context = contextvars.copy_context()
+        direct = DIRECT_REPLY.get()
+        task = asyncio.current_task()
+
+        def work() -> None:
+            try:
+                response = context.run(
+                    self._call_blocking, request_id, handler, name, arguments, version
+                )
+            except BaseException as exc:  # pragma: no cover - _call_blocking catches Exception
+                loop.call_soon_threadsafe(_settle, done, None, exc)
+                return
+            handled = (  # answered here, or cancelled or timed out meanwhile
+                direct is not None
+                and task is not None
+                and (not direct.connection.claim(request_id, task) or direct.send(response, False))
+            )
+            loop.call_soon_threadsafe(_settle, done, None if handled else response, None)
+
+        if self._pool is None:
+            self._pool = DaemonThreadPool()
+        self._pool.run(work)
+        if self.timeout is None:
+            return await done
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await asyncio.shield(done)
+        except TimeoutError:
+            if done.done():
+                return done.result()
+            if (
+                direct is not None
+                and task is not None
+                and not direct.connection.claim(request_id, task)
+            ):
+                return await done  # the worker claimed the call just now: it answers
+            return self.result(request_id, error_result(self._timeout_message(name)), version)
+
+    def _call_blocking(
+        self,
+        request_id: RequestId,
+        handler: BoundHandler,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+    ) -> Response:
+        return self.result(
+            request_id, self._call_inline(handler, name, arguments, version), version
+        )
+
+    def _timeout_message(self, name: str) -> str:
+        unit = "second" if self.timeout == 1 else "seconds"
+        return f"Tool {name!r} did not finish within {self.timeout:g} {unit}"
+
+    def _call_inline(
+        self, handler: BoundHandler, name: str, arguments: dict[str, Any], version: str
+    ) -> dict[str, Any]:
+        """Run a sync handler right here (no task, no thread): the fast path."""
+        try:
+            value = handler.func(*self._handler_args(handler, name, arguments))
+            return self.tools.call_result(name, value, version)
+        except Exception as exc:
+            return self._failure(name, exc)
+
+    async def _call(
+        self, request_id: RequestId, name: str, arguments: dict[str, Any], version: str
+    ) -> Response:
+        try:
+            result = await self._run_handler(name, arguments, version)
+        except Exception as exc:
+            result = self._failure(name, exc)
+        return self.result(request_id, result, version)
+
+    def _failure(self, name: str, exc: Exception) -> dict[str, Any]:
+        """The `isError` result for a call that raised; internals only go to the log."""
+        if isinstance(exc, ToolError):
+            return error_result(str(exc) or f"Tool {name!r} failed")
+        if isinstance(exc, ResultSchemaError):
+            log.error("%s", exc)
+            return error_result(
+                f"Tool {name!r} produced a result that does not match its output schema; "
+                "the server logged the details"
+            )
+        log.error("tool %r raised", name, exc_info=exc)
+        return error_result(
+            f"Tool {name!r} failed with an internal error; the server logged the details"
+        )
+
+    def _handler_args(
+        self, handler: BoundHandler, name: str, arguments: dict[str, Any]
+    ) -> tuple[Any, ...]:
+        arguments = self.tools.with_defaults(name, arguments)
+        try:
+            return handler.call_args(arguments)
+        except ValueError as exc:  # the Input model is stricter than the schema
+            raise ToolError(f"Invalid arguments for tool {name!r}: {_short(exc)}") from exc
+
+    async def _run_handler(self, name: str, arguments: dict[str, Any], version: str) -> Any:
+        handler = self.handlers.get(name)
+        if handler is None:
+            raise ToolError(f"Tool {name!r} is not implemented by this server")
+        args = self._handler_args(handler, name, arguments)
+        if self.timeout is None:
+            value = await self._invoke(handler, args)
+        else:
+            try:
+                async with asyncio.timeout(self.timeout) as scope:
+                    value = await self._invoke(handler, args)
+            except TimeoutError:
+                if not scope.expired():
+                    raise
+                raise ToolError(self._timeout_message(name)) from None
+        return self.tools.call_result(name, value, version)
+
+    async def _invoke(self, handler: BoundHandler, args: tuple[Any, ...]) -> Any:
+        """Await an async handler (sync ones run in `_call_in_thread` or inline)."""
+        value = await handler.func(*args)
+        if inspect.isawaitable(value):
+            value = await value
+        return value
+
+    def result(self, request_id: RequestId, result: dict[str, Any], version: str) -> Response:
+        """The JSON-RPC response carrying a `CallToolResult` (modern: with resultType)."""
+        if is_modern(version):
+            result["resultType"] = "complete"
+            result["_meta"] = self._meta
+        return jsonrpc.response(request_id, result)
+
+
+def _settle(future: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
+    if future.done():  # cancelled or timed out meanwhile: nobody waits for this any more
+        return
+    if exc is None:
+        future.set_result(value)
+    else:
+        future.set_exception(exc)
+
+
+def _short(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            parts = [
+                f"{'.'.join(str(p) for p in e.get('loc', ())) or '(root)'}: {e.get('msg', '')}"
+                for e in errors()
+            ]
+            return "; ".join(parts[:8])
+        except Exception:
+            pass
+    return str(exc).splitlines()[0][:300]
