@@ -546,12 +546,12 @@ def test_a_message_of_several_megabytes_is_read_whole(legacy: FrameClient) -> No
 def test_line_reader_drops_an_oversize_line_and_keeps_reading(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolgen.runtime import stdio
+    from toolgen.runtime import pipes
 
-    monkeypatch.setattr(stdio, "MAX_MESSAGE", 10)
+    monkeypatch.setattr(pipes, "MAX_MESSAGE", 10)
     lines: list[bytes] = []
     oversize: list[bool] = []
-    reader = stdio._LineReader(lines.append, lambda: None, lambda: oversize.append(True))
+    reader = pipes.LineReader(lines.append, lambda: None, lambda: oversize.append(True))
     for chunk in [b'{"a":', b"1}\n{", b'"b":2222', b"2222222", b"22}\n", b"{}\n", b"[1]"]:
         reader.data_received(chunk)
     reader.eof_received()
