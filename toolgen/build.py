@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from toolgen import __version__
 from toolgen.cache import Cache, read_source_cached
+from toolgen.emit.common import header_text
 from toolgen.emit.package import render_init
 from toolgen.emit.schemas import render_schemas
 from toolgen.emit.tooldefs import render_tooldefs
@@ -170,7 +171,13 @@ def render_all(
             caches.append(cache)
         files = render_package(toolset, source_note=note, model_cache=cache)
         outputs.append(
-            PackageOutput(package, files, digest, _scaffolds(toolset) if scaffold else {})
+            PackageOutput(
+                package,
+                files,
+                digest,
+                _scaffolds(toolset) if scaffold else {},
+                header=header_text(note),
+            )
         )
     if problems:
         raise SpecError(problems)
