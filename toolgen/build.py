@@ -48,15 +48,12 @@ def emitters(model_cache: Cache | None = None) -> list[Emitter]:
 
         return [("models.py", render_models(toolset, source_note=source_note, cache=model_cache))]
 
-    return [render_init, render_schemas, render_tooldefs, models, *_server_emitters()]
+    def server(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+        from toolgen.emit.server import render_server  # jinja2: imported only to render
 
+        return render_server(toolset, source_note=source_note)
 
-def _server_emitters() -> list[Emitter]:
-    try:
-        from toolgen.emit.server import render_server
-    except ImportError:  # the stub emitter is optional until it lands
-        return []
-    return [render_server]
+    return [render_init, render_schemas, render_tooldefs, models, server]
 
 
 def _resolve(specs: list[SpecFile]) -> ToolSet:
