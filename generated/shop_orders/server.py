@@ -93,19 +93,9 @@ def serve(handlers: Handlers, *, timeout: float | None = 60.0) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m shop_orders.server MODULE:OBJECT [--timeout SECONDS]`."""
-    import argparse
+    from toolgen.runtime.serving import stub_main
 
-    from toolgen.runtime.handlers import import_object
-
-    parser = argparse.ArgumentParser(prog="shop_orders.server", description=__doc__)
-    parser.add_argument("handlers", help="MODULE:OBJECT naming a Handlers subclass or instance")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (0: none)")
-    options = parser.parse_args(argv)
-    try:
-        handlers = import_object(options.handlers)
-    except ValueError as exc:
-        parser.error(str(exc))
-    serve(handlers() if isinstance(handlers, type) else handlers, timeout=options.timeout or None)
+    stub_main("shop_orders.server", __doc__, serve, argv)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -34,3 +35,28 @@ def log_to_stderr(level: int) -> None:
         logger.addHandler(handler)
         logger.propagate = False
     logger.setLevel(level)
+
+
+def stub_main(
+    prog: str,
+    description: str | None,
+    serve: Callable[..., None],
+    argv: list[str] | None = None,
+) -> None:
+    """The command line of a generated `server.py`: `MODULE:OBJECT [--timeout SECONDS]`.
+
+    Lives here, not in every generated package, so a fix reaches all of them.
+    """
+    import argparse
+
+    from toolgen.runtime.handlers import import_object, instantiate
+
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("handlers", help="MODULE:OBJECT naming a Handlers subclass or instance")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (0: none)")
+    options = parser.parse_args(argv)
+    try:
+        handlers: Any = instantiate(import_object(options.handlers))
+    except ValueError as exc:
+        parser.error(str(exc))
+    serve(handlers, timeout=options.timeout or None)
