@@ -53,9 +53,7 @@ class CallRunner:
         """The response of an inline call, else the `PendingCall` the transport runs."""
         handler = self.handlers.get(name)
         if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
-            return self.result(
-                request_id, self._call_inline(handler, name, arguments, version), version
-            )
+            return self._call_blocking(request_id, handler, name, arguments, version)
         if handler is not None and not handler.is_async:
             call = self._call_in_thread(request_id, handler, name, arguments, version)
             return PendingCall(request_id, call)
@@ -123,6 +121,7 @@ class CallRunner:
         arguments: dict[str, Any],
         version: str,
     ) -> Response:
+        """A sync handler's whole call, right here: the response to send."""
         return self.result(
             request_id, self._call_inline(handler, name, arguments, version), version
         )
