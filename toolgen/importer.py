@@ -31,18 +31,6 @@ JSON_SUFFIX = ".json"
 _SPEC_SUFFIXES = (".yaml", ".yml")
 _HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _NOT_SERVER_CHARS = re.compile(r"[^a-z0-9_-]+")
-_KNOWN_DIALECTS = frozenset(
-    f"{scheme}://json-schema.org/{draft}{tail}"
-    for scheme in ("http", "https")
-    for draft in (
-        "draft-04/schema",
-        "draft-06/schema",
-        "draft-07/schema",
-        "draft/2019-09/schema",
-        "draft/2020-12/schema",
-    )
-    for tail in ("", "#")
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,22 +314,14 @@ class _Reader:
         return _body(schema), output_origin
 
     def _valid_schema(self, schema: dict[str, Any], origin: Origin) -> bool:
-        import jsonschema_rs
+        from toolgen.schemacheck import metaschema_errors
 
-        if schema.get("$schema") not in _KNOWN_DIALECTS:
-            # Check as 2020-12: the validator would try to download an unknown metaschema.
-            schema = {k: v for k, v in schema.items() if k != "$schema"}
-        try:
-            jsonschema_rs.meta.validate(schema)
-        except jsonschema_rs.ValidationError as exc:
+        for path, message in metaschema_errors(schema, published=True):
             self.error(
                 ErrorCode.INVALID_SCHEMA,
-                f"invalid JSON Schema at {'/'.join(map(str, exc.instance_path)) or '(root)'}: {exc.message}",
-                origin.locate(*exc.instance_path),
+                f"invalid JSON Schema at {'/'.join(map(str, path)) or '(root)'}: {message}",
+                origin.locate(*path),
             )
-            return False
-        except Exception as exc:  # an unknown `$schema` dialect, for one
-            self.error(ErrorCode.INVALID_SCHEMA, f"cannot check schema: {exc}", origin.locate())
             return False
         return True
 
