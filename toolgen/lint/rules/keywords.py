@@ -8,29 +8,29 @@ from collections.abc import Iterator
 from toolgen.lint.context import Context, SchemaNode
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import SCHEMA, rule
+from toolgen.schemawalk import LISTED, MAPPED, SINGLE
 
-KEYWORDS = frozenset(
-    {
-        # core
-        "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
-        "$comment", "$defs",
-        # applicator
-        "prefixItems", "items", "contains", "additionalProperties", "properties",
-        "patternProperties", "dependentSchemas", "propertyNames", "if", "then", "else",
-        "allOf", "anyOf", "oneOf", "not",
-        # unevaluated
-        "unevaluatedItems", "unevaluatedProperties",
-        # validation
-        "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-        "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
-        "required", "dependentRequired",
-        # meta-data, format, content
-        "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
-        "format", "contentEncoding", "contentMediaType", "contentSchema",
-        # earlier drafts, still understood by most validators
-        "definitions", "dependencies", "additionalItems",
-    }
+KEYWORDS = (
+    SINGLE
+    | MAPPED
+    | LISTED  # every keyword that holds subschemas (as `schemawalk` walks them)
+    | frozenset(
+        {
+            # core
+            "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor",
+            "$vocabulary", "$comment",
+            # validation
+            "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+            "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+            "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
+            "required", "dependentRequired",
+            # meta-data, format, content
+            "title", "description", "default", "deprecated", "readOnly", "writeOnly",
+            "examples", "format", "contentEncoding", "contentMediaType",
+            # earlier drafts, still understood by most validators
+            "dependencies",
+        }
+    )
 )  # fmt: skip
 
 
