@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +33,9 @@ def write_specs(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--update-goldens", action="store_true", default=False,
+        "--update-goldens",
+        action="store_true",
+        default=False,
         help="Rewrite the golden files under tests/golden/expected from the current output.",
     )
 
@@ -40,3 +43,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    """Every file below `directory`, by relative path: to compare trees byte for byte."""
+    return {
+        p.relative_to(directory).as_posix(): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the repo's notes specs in a fresh project directory."""
+    shutil.copytree(SPECS / "notes", tmp_path / "specs" / "notes")
+    return tmp_path

@@ -9,27 +9,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, SPECS
+from conftest import ROOT, snapshot
 
 from toolgen.build import build, check
 from toolgen.cli import cli
 from toolgen.errors import SpecError
 from toolgen.writer import MANIFEST
-
-
-def snapshot(directory: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(directory).as_posix(): p.read_bytes()
-        for p in sorted(directory.rglob("*"))
-        if p.is_file()
-    }
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A copy of the repo's example specs in a fresh project directory."""
-    shutil.copytree(SPECS / "notes", tmp_path / "specs" / "notes")
-    return tmp_path
 
 
 def test_build_writes_one_package_per_spec_set_with_headers(project: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED, SPECS
+from conftest import SHARED, SPECS, snapshot
 
 from toolgen import load_toolset
 from toolgen.build import build, check, render_package
@@ -39,20 +39,6 @@ NEW_TOOL = """
       required: [old, new]
     output: {type: object, properties: {renamed: {type: integer, minimum: 0}}}
 """
-
-
-def snapshot(directory: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(directory).as_posix(): p.read_bytes()
-        for p in sorted(directory.rglob("*"))
-        if p.is_file()
-    }
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    shutil.copytree(SPECS / "notes", tmp_path / "specs" / "notes")
-    return tmp_path
 
 
 @pytest.fixture

@@ -22,12 +22,12 @@ from mcp import ClientSession
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
+from runtime_support.calls import arguments_for
 
 import toolgen
 from examples.conformance_handlers import HANDLERS, PNG_BASE64, WAV_BASE64
 from toolgen.protocol import WRAP_KEY
 from toolgen.runtime.mock import mock_handlers
-from toolgen.runtime.sample import sample
 
 CONFORMANCE = toolgen.load(SPECS / "conformance")
 NOTES = toolgen.load(SPECS / "notes")
@@ -181,15 +181,6 @@ def test_sdk_sees_a_failing_tool_as_an_error_result(conformance_url: str, era: s
     result = run(conformance_url, era, body)
     assert result.is_error
     assert result.content[0].text == "This tool intentionally returns an error for testing"
-
-
-def arguments_for(tool: toolgen.Tool) -> dict[str, Any]:
-    for example in tool.examples:
-        if example.has_input:
-            return dict(example.input)
-    value = sample(tool.input_schema)
-    assert isinstance(value, dict)
-    return value
 
 
 @pytest.mark.parametrize("era", ERAS)

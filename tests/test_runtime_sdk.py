@@ -17,10 +17,10 @@ import pytest
 from conftest import ROOT, SPECS
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from runtime_support.calls import arguments_for
 
 import toolgen
 from toolgen.protocol import WRAP_KEY
-from toolgen.runtime.sample import sample
 
 NOTES = toolgen.load(SPECS / "notes")
 ERAS = ["legacy", "modern"]
@@ -47,15 +47,6 @@ def run(era: str, args: list[str], body: Callable[[ClientSession], Any]) -> Any:
                 return await body(session)
 
     return anyio.run(main)
-
-
-def arguments_for(tool: toolgen.Tool) -> dict[str, Any]:
-    for example in tool.examples:
-        if example.has_input:
-            return dict(example.input)
-    value = sample(tool.input_schema)
-    assert isinstance(value, dict)
-    return value
 
 
 @pytest.mark.parametrize("era", ERAS)
