@@ -7,15 +7,13 @@ string), which legacy clients receive wrapped as `{"result": ...}`.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from conftest import ROOT
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
+from runtime_support.calls import run_sdk_scenario
 
 ADDRESS = {
     "name": "Ada Lovelace",
@@ -70,21 +68,7 @@ async def scenario(session: ClientSession, era: str) -> dict[str, Any]:
 
 
 def run(era: str, db: Path) -> dict[str, Any]:
-    async def main() -> dict[str, Any]:
-        server = StdioServerParameters(
-            command=sys.executable,
-            args=["examples/shop_handlers.py", "--db", str(db)],
-            cwd=str(ROOT),
-        )
-        with anyio.fail_after(60):  # a guard against a hang, not a timing assertion
-            async with stdio_client(server) as (read, write), ClientSession(read, write) as s:
-                if era == "legacy":
-                    await s.initialize()
-                else:
-                    s.adopt(await s.discover())
-                return await scenario(s, era)
-
-    return anyio.run(main)
+    return run_sdk_scenario(era, ["examples/shop_handlers.py", "--db", str(db)], scenario, ROOT)
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])

@@ -1,8 +1,15 @@
-"""Arguments to call a tool with in end-to-end tests."""
+"""End-to-end test helpers: arguments for a tool, an SDK client session against a server."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 import toolgen
 from toolgen.runtime.sample import sample
@@ -16,3 +23,25 @@ def arguments_for(tool: toolgen.Tool) -> dict[str, Any]:
     value = sample(tool.input_schema)
     assert isinstance(value, dict)
     return value
+
+
+def run_sdk_scenario(
+    era: str,
+    args: list[str],
+    scenario: Callable[[ClientSession, str], Awaitable[dict[str, Any]]],
+    cwd: Path,
+) -> dict[str, Any]:
+    """Start `python ARGS` as a stdio server, connect the official SDK client in `era`
+    ("legacy": initialize handshake; else the stateless revision) and run `scenario`."""
+
+    async def main() -> dict[str, Any]:
+        server = StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd))
+        with anyio.fail_after(60):  # a guard against a hang, not a timing assertion
+            async with stdio_client(server) as (read, write), ClientSession(read, write) as s:
+                if era == "legacy":
+                    await s.initialize()
+                else:
+                    s.adopt(await s.discover())
+                return await scenario(s, era)
+
+    return anyio.run(main)
