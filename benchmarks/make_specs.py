@@ -3,7 +3,7 @@
 Everything lands under `benchmarks/.work/` (git-ignored):
 
 - `specs1000/`: a 1,000-tool spec set in the toolgen format. Input schemas are
-  the 117 real ones from `shared/corpus/github-mcp-server/`, cycled with unique
+  the 117 real ones from `tests/data/corpus/github-mcp-server/`, cycled with unique
   names; output schemas are plausible ones chosen by the tool's verb (objects
   mostly, some arrays), several of them `$ref`-ing shared defs in
   `common.yaml`; annotations are the corpus's own.
@@ -33,7 +33,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / ".work"
-CORPUS = HERE.parent.parent / "shared" / "corpus" / "github-mcp-server"
+CORPUS = HERE.parent / "tests" / "data" / "corpus" / "github-mcp-server"
 TOOLS_PER_FILE = 25
 EDIT_MARKER = re.compile(r"bench-edit-target rev \d+")
 PROTOCOL = "2025-11-25"
@@ -278,7 +278,7 @@ def combined_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
 def tool_definitions(spec_dir: Path) -> list[dict[str, Any]]:
     """The `tools/list` definitions of a spec set, as toolgen computes them."""
     import toolgen
-    from toolgen.protocol import list_tools_result
+    from toolgen.core.protocol import list_tools_result
 
     result = list_tools_result(toolgen.load(spec_dir), PROTOCOL)
     return list(result["tools"])

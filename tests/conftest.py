@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+DATA = ROOT / "tests" / "data"
+CORPUS = DATA / "corpus" / "github-mcp-server"
+"""117 real tool definitions of the GitHub MCP server, vendored (source in its README.md)."""
 SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
 

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import ROOT, snapshot
 
-from toolgen.build import build, check
 from toolgen.cli import cli
-from toolgen.errors import SpecError
-from toolgen.writer import MANIFEST
+from toolgen.compiler.build import build, check
+from toolgen.compiler.writer import MANIFEST
+from toolgen.core.errors import SpecError
 
 
 def test_build_writes_one_package_per_spec_set_with_headers(project: Path) -> None:

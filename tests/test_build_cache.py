@@ -11,21 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED, SPECS, snapshot
+from conftest import CORPUS, SPECS, snapshot
 
 from toolgen import load_toolset
-from toolgen.build import build, check, render_package
-from toolgen.cache import CACHE_DIR, Cache
-from toolgen.emit import models
-from toolgen.emit.modelplan import build_plan
-from toolgen.emit.models import generate_fragments, render_models, unit_keys
-from toolgen.errors import SpecError
-from toolgen.ir import Annotations, Origin, Server, Tool, ToolSet
-from toolgen.source import SourceFile
-from toolgen.writer import MANIFEST
+from toolgen.compiler.build import build, check, render_package
+from toolgen.compiler.cache import CACHE_DIR, Cache
+from toolgen.compiler.emit import models
+from toolgen.compiler.emit.modelplan import build_plan
+from toolgen.compiler.emit.models import generate_fragments, render_models, unit_keys
+from toolgen.compiler.writer import MANIFEST
+from toolgen.core.errors import SpecError
+from toolgen.core.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.core.positions import SourceFile
 
 GOLDEN_EDGE = Path(__file__).parent / "golden" / "specs" / "edge"
-CORPUS = SHARED / "corpus" / "github-mcp-server"
 
 NEW_TOOL = """
   - name: rename_tag

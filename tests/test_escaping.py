@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema_rs
 
 from toolgen import load_toolset
-from toolgen.build import render_package
-from toolgen.emit.models import model_class_names, render_models
-from toolgen.resolver import def_name, def_ref
+from toolgen.compiler.build import render_package
+from toolgen.compiler.emit.models import model_class_names, render_models
+from toolgen.frontend.resolver import def_name, def_ref
 
 SPEC = """
 defs:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from toolgen import load_toolset
-from toolgen.build import render_package
+from toolgen.compiler.build import render_package
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.name for p in (GOLDEN / "specs").iterdir() if p.is_dir())

@@ -18,7 +18,7 @@ from http_support import http_server
 
 import toolgen
 from examples.conformance_handlers import HANDLERS
-from toolgen.protocol import LATEST_REVISION, SUPPORTED_REVISIONS
+from toolgen.core.protocol import LATEST_REVISION, SUPPORTED_REVISIONS
 
 CONFORMANCE = toolgen.load(SPECS / "conformance")
 ACCEPT_BOTH = "application/json, text/event-stream"

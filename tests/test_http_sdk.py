@@ -26,7 +26,7 @@ from runtime_support.calls import arguments_for
 
 import toolgen
 from examples.conformance_handlers import HANDLERS, PNG_BASE64, WAV_BASE64
-from toolgen.protocol import WRAP_KEY
+from toolgen.core.protocol import WRAP_KEY
 from toolgen.runtime.mock import mock_handlers
 
 CONFORMANCE = toolgen.load(SPECS / "conformance")

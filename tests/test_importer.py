@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SHARED
+from conftest import CORPUS
 
-from toolgen.errors import SpecError
-from toolgen.importer import is_published, load_published, read_published, server_name
+from toolgen.core.errors import SpecError
+from toolgen.frontend.published import is_published, load_published, read_published, server_name
 
-CORPUS = SHARED / "corpus" / "github-mcp-server"
 TOOL = {
     "name": "get_user",
     "title": "Get a user",

@@ -9,15 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import ROOT, SHARED
+from conftest import ROOT
 
 from toolgen.cli import COMMANDS, cli
 from toolgen.lint.docs import rules_markdown, rules_table
 
 README = ROOT / "README.md"
 RULES_DOC = ROOT / "docs" / "lint-rules.md"
-CORPUS = SHARED / "corpus" / "github-mcp-server"
-STATS_COMMAND = "$ toolgen lint ../shared/corpus/github-mcp-server --statistics\n"
+STATS_COMMAND = "$ toolgen lint tests/data/corpus/github-mcp-server --statistics\n"
 
 
 def _between(text: str, start: str, end: str) -> tuple[int, int]:
@@ -47,12 +46,11 @@ def test_rules_document_matches_the_registry(update_goldens: bool) -> None:
 
 def _lint_corpus(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, str]:
     monkeypatch.chdir(ROOT)
-    result = CliRunner().invoke(cli, ["lint", "../shared/corpus/github-mcp-server", *args])
+    result = CliRunner().invoke(cli, ["lint", "tests/data/corpus/github-mcp-server", *args])
     assert result.exit_code == 0, result.output
     return result.stdout, result.stderr
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the repository")
 def test_readme_worked_example_matches_a_lint_of_the_corpus(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from toolgen.errors import Location
+from toolgen.core.errors import Location
 from toolgen.lint.formats import renderer
 from toolgen.lint.formats.github import command
 from toolgen.lint.formats.sarif import artifact_uri

@@ -89,7 +89,7 @@ def test_rule_codes_are_never_dropped_or_reused() -> None:
 
 
 def test_the_mcp_name_rule_is_the_one_spec_files_must_meet() -> None:
+    from toolgen.frontend.spec import TOOL_NAME_PATTERN
     from toolgen.lint.rules.names import MCP_TOOL_NAME
-    from toolgen.spec import TOOL_NAME_PATTERN
 
     assert MCP_TOOL_NAME.pattern == TOOL_NAME_PATTERN

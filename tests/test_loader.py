@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from toolgen import SpecError, load_toolset
-from toolgen.loader import spec_sets
-from toolgen.source import parse_source
+from toolgen.frontend.loader import spec_sets
+from toolgen.frontend.source import parse_source
 
 
 def test_yaml_1_2_scalars_keep_yes_no_on_off_as_strings() -> None:

@@ -14,16 +14,14 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import SHARED, SPECS
+from conftest import CORPUS, SPECS
 from pydantic import BaseModel, RootModel, ValidationError
 
 from toolgen import load_toolset
-from toolgen.emit.modelplan import build_plan
-from toolgen.emit.models import model_class_names, render_models
-from toolgen.ir import Annotations, Origin, Server, Tool, ToolSet
-from toolgen.source import SourceFile
-
-CORPUS = SHARED / "corpus" / "github-mcp-server"
+from toolgen.compiler.emit.modelplan import build_plan
+from toolgen.compiler.emit.models import model_class_names, render_models
+from toolgen.core.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.core.positions import SourceFile
 
 # A spec set with every constraint kind, nested objects with clashing property
 # names, a recursive def, nullability and defaults.

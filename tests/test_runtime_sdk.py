@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 from runtime_support.calls import arguments_for
 
 import toolgen
-from toolgen.protocol import WRAP_KEY
+from toolgen.core.protocol import WRAP_KEY
 
 NOTES = toolgen.load(SPECS / "notes")
 ERAS = ["legacy", "modern"]

@@ -11,21 +11,22 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from conftest import ROOT, SHARED, SPECS
+from conftest import CORPUS, ROOT, SPECS
 from pydantic import BaseModel
 
 import toolgen
-from toolgen.ir import ToolSet
-from toolgen.protocol import SUPPORTED_REVISIONS, WRAP_KEY, tool_definition
+from toolgen.core.ir import ToolSet
+from toolgen.core.naming import handler_name
+from toolgen.core.protocol import SUPPORTED_REVISIONS, WRAP_KEY, tool_definition
+from toolgen.jsonschema.sample import from_pattern, sample
 from toolgen.runtime import ResultSchemaError, RuntimeToolSet
 from toolgen.runtime.definitions import DEFINITIONS_REVISION, toolset_from_definitions
-from toolgen.runtime.handlers import bind, handler_name
+from toolgen.runtime.handlers import bind
 from toolgen.runtime.mock import mock_value
-from toolgen.runtime.sample import from_pattern, sample
 
 NOTES = toolgen.load(SPECS / "notes")
 SHOP = toolgen.load(SPECS / "shop")
-CORPUS = sorted((SHARED / "corpus" / "github-mcp-server").glob("*.json"))
+CORPUS_FILES = sorted(CORPUS.glob("*.json"))
 
 
 def test_load_returns_the_runtime_view_and_load_toolset_the_ir() -> None:
@@ -201,7 +202,7 @@ def test_default_values_are_copied_per_call() -> None:
 
 
 def _corpus_schemas() -> list[tuple[str, Any]]:
-    return [(path.stem, json.loads(path.read_text())["inputSchema"]) for path in CORPUS]
+    return [(path.stem, json.loads(path.read_text())["inputSchema"]) for path in CORPUS_FILES]
 
 
 @pytest.mark.parametrize(("name", "schema"), _corpus_schemas())

@@ -12,10 +12,10 @@ import pytest
 from conftest import ROOT, SPECS
 
 from toolgen import load_toolset
-from toolgen.build import render_package
-from toolgen.emit.server import render_handlers_scaffold, render_server, scaffold_path
-from toolgen.errors import ErrorCode, SpecError
-from toolgen.templates import docstring, identifier, py_literal, template_dir
+from toolgen.compiler.build import render_package
+from toolgen.compiler.emit.server import render_handlers_scaffold, render_server, scaffold_path
+from toolgen.compiler.templating import docstring, identifier, py_literal, template_dir
+from toolgen.core.errors import ErrorCode, SpecError
 
 HOSTILE = [
     'a """ b',

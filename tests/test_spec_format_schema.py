@@ -10,7 +10,7 @@ import pytest
 import yaml
 from conftest import ROOT, SPECS
 
-from toolgen.spec import FORMAT_SCHEMA
+from toolgen.frontend.spec import FORMAT_SCHEMA
 
 SCHEMA = json.loads(FORMAT_SCHEMA.read_text())
 
@@ -44,7 +44,7 @@ def test_the_format_schema_accepts_null_where_the_loader_reads_it_as_absent() ->
 
 
 def test_the_name_patterns_of_the_schema_are_the_loaders() -> None:
-    from toolgen.spec import SERVER_NAME_PATTERN, TOOL_NAME_PATTERN
+    from toolgen.frontend.spec import SERVER_NAME_PATTERN, TOOL_NAME_PATTERN
 
     assert SCHEMA["$defs"]["Tool"]["properties"]["name"]["pattern"] == TOOL_NAME_PATTERN
     assert SCHEMA["$defs"]["Server"]["properties"]["name"]["pattern"] == SERVER_NAME_PATTERN

@@ -10,13 +10,19 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import SHARED, SPECS
+from conftest import SPECS
 
 from toolgen import ToolSet, load_toolset
-from toolgen.emit.schemas import render_schemas
-from toolgen.emit.tooldefs import render_tooldefs
-from toolgen.protocol import EMITTED_REVISIONS, WRAP_KEY, WRAPPED_META_KEY, list_tools_result
-from toolgen.schemawalk import walk_schemas
+from toolgen.compiler.emit.schemas import render_schemas
+from toolgen.compiler.emit.tooldefs import render_tooldefs
+from toolgen.core.protocol import (
+    EMITTED_REVISIONS,
+    WRAP_KEY,
+    WRAPPED_META_KEY,
+    list_tools_result,
+    official_schema,
+)
+from toolgen.jsonschema.walk import walk_schemas
 
 SPEC_SETS = sorted(p for p in SPECS.iterdir() if p.is_dir())
 
@@ -24,7 +30,7 @@ SPEC_SETS = sorted(p for p in SPECS.iterdir() if p.is_dir())
 @cache
 def official_validator(revision: str, definition: str) -> jsonschema.protocols.Validator:
     """A validator for one definition of the official MCP schema of `revision`."""
-    document = json.loads((SHARED / "mcp-schema" / revision / "schema.json").read_text())
+    document = official_schema(revision)
     document = copy.deepcopy(document)
     defs_key = "definitions" if "definitions" in document else "$defs"
     document["$ref"] = f"#/{defs_key}/{definition}"

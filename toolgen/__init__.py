@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolgen.errors import Diagnostic, Location, SpecError
-from toolgen.ir import Annotations, Tool, ToolSet
+from toolgen.core.errors import Diagnostic, Location, SpecError
+from toolgen.core.ir import Annotations, Tool, ToolSet
 
 if TYPE_CHECKING:
     from toolgen.runtime.toolset import RuntimeToolSet
@@ -33,12 +33,9 @@ __all__ = [
 
 def load_toolset(paths: str | Path | Iterable[str | Path]) -> ToolSet:
     """Load and resolve a spec set into the IR; raise `SpecError` on bad input."""
-    from toolgen.loader import discover, load_files
-    from toolgen.resolver import resolve
+    from toolgen.frontend.pipeline import load_spec_set
 
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    return resolve(load_files(discover(paths)))
+    return load_spec_set(paths)
 
 
 def load(paths: str | Path | Iterable[str | Path]) -> RuntimeToolSet:

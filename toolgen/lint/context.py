@@ -1,7 +1,7 @@
 """What rule checks see: the spec set, the options, and cached views of the raw data.
 
 Rules look at schemas *as written* (the raw data in the source file, walked
-with `toolgen.schemawalk`), so every finding points at the exact line and
+with `toolgen.jsonschema.walk`), so every finding points at the exact line and
 column, in a def where the problem is written rather than in every tool that
 bundles it. The bundled schemas of the IR are used where clients' view
 matters (size, depth, what the input accepts).
@@ -15,11 +15,11 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from toolgen.errors import Location
-from toolgen.ir import HINTS, Origin, Tool, ToolSet
+from toolgen.core.errors import Location
+from toolgen.core.ir import HINTS, Origin, Tool, ToolSet
+from toolgen.core.positions import SourceFile
+from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, subschemas, walk_schemas
 from toolgen.lint.options import RuleOptions
-from toolgen.schemawalk import LISTED, MAPPED, SINGLE, subschemas, walk_schemas
-from toolgen.source import SourceFile
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+")

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any
 
-from toolgen.errors import Diagnostic
-from toolgen.ir import ToolSet
+from toolgen.core.errors import Diagnostic
+from toolgen.core.ir import ToolSet
 from toolgen.lint import suppress
 from toolgen.lint.config import LintConfig
 from toolgen.lint.context import Context

@@ -1,7 +1,7 @@
 """From paths to findings: find what each path is, load it, lint it.
 
 A `.json` file, or a directory of `.json` files (and no spec files), holds
-published tool definitions (`toolgen.importer`); anything else is a spec set
+published tool definitions (`toolgen.frontend.published`); anything else is a spec set
 (or a directory of spec sets, as `toolgen build` reads it). Input that does
 not load is reported as findings too (its spec error codes, severity error),
 and the run remembers it: the command exits 2 then.
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolgen.errors import SpecError
-from toolgen.ir import ToolSet
+from toolgen.core.errors import SpecError
+from toolgen.core.ir import ToolSet
 from toolgen.lint.config import LintConfig
 from toolgen.lint.engine import lint_toolset, spec_error_findings
 from toolgen.lint.model import Finding
@@ -45,7 +45,7 @@ class LintRun:
 
 def lint_paths(paths: Sequence[Path], config: LintConfig, kind: SourceKind = "auto") -> LintRun:
     """Lint every spec set and published server named by `paths` (default: specs/)."""
-    from toolgen.importer import is_published
+    from toolgen.frontend.published import is_published
 
     paths = list(paths) or [DEFAULT_PATH]
     run = LintRun()
@@ -60,7 +60,7 @@ def lint_paths(paths: Sequence[Path], config: LintConfig, kind: SourceKind = "au
 
 
 def _lint_published(path: Path, config: LintConfig, run: LintRun) -> None:
-    from toolgen.importer import read_published
+    from toolgen.frontend.published import read_published
 
     try:
         result = read_published(path)
@@ -73,8 +73,8 @@ def _lint_published(path: Path, config: LintConfig, run: LintRun) -> None:
 
 
 def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
-    from toolgen.loader import load_files, spec_sets
-    from toolgen.resolver import resolve
+    from toolgen.frontend.loader import spec_sets
+    from toolgen.frontend.pipeline import load_set
 
     try:
         sets = spec_sets(paths)
@@ -83,7 +83,7 @@ def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
         return
     for spec_set in sets:
         try:
-            toolset = resolve(load_files(spec_set.files))
+            toolset = load_set(spec_set)
         except SpecError as exc:
             run.failed_to_load(exc)
             continue

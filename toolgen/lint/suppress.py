@@ -22,8 +22,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.errors import Location
-from toolgen.ir import Origin, ToolSet
+from toolgen.core.errors import Location
+from toolgen.core.ir import Origin, ToolSet
 from toolgen.lint.model import Hit
 from toolgen.lint.registry import find_rule
 

@@ -14,10 +14,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from toolgen.core.naming import handler_name as handler_name
     from toolgen.runtime.connection import Connection as Connection
     from toolgen.runtime.connection import PendingCall as PendingCall
     from toolgen.runtime.engine import Engine as Engine
-    from toolgen.runtime.handlers import handler_name as handler_name
     from toolgen.runtime.results import ToolError as ToolError
     from toolgen.runtime.stdio import serve_stdio as serve_stdio
     from toolgen.runtime.toolset import ResultSchemaError as ResultSchemaError

@@ -17,7 +17,7 @@ import inspect
 import logging
 from typing import Any
 
-from toolgen.protocol import is_modern
+from toolgen.core.protocol import is_modern
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.connection import DIRECT_REPLY, PendingCall, Response
 from toolgen.runtime.handlers import BoundHandler, DaemonThreadPool

@@ -3,7 +3,7 @@
 A generated package carries its tool definitions for the latest revision
 (`tools/<revision>.json`, where outputs are never wrapped) and its server
 identity as literals. `toolset_from_definitions` inverts
-`toolgen.protocol.tool_definition` for that revision, so the served
+`toolgen.core.protocol.tool_definition` for that revision, so the served
 definitions are exactly the ones the build wrote, for every revision. Loading
 JSON instead of parsing and checking YAML also makes a generated server start
 faster.
@@ -17,10 +17,10 @@ from typing import Any
 
 import orjson
 
-from toolgen.ir import Annotations, Origin, Server, Tool, ToolSet
-from toolgen.protocol import LATEST_REVISION
+from toolgen.core.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.core.positions import SourceFile
+from toolgen.core.protocol import LATEST_REVISION
 from toolgen.runtime.toolset import RuntimeToolSet
-from toolgen.source import SourceFile
 
 DEFINITIONS_REVISION = LATEST_REVISION
 """The revision whose definitions carry every output schema unwrapped."""

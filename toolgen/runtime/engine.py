@@ -38,7 +38,7 @@ import asyncio
 import logging
 from typing import Any, Final
 
-from toolgen.protocol import (
+from toolgen.core.protocol import (
     LATEST_LEGACY_REVISION,
     LEGACY_REVISIONS,
     SUPPORTED_REVISIONS,

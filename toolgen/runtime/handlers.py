@@ -17,29 +17,15 @@ event loop instead: the fastest path, for handlers that never block.
 from __future__ import annotations
 
 import inspect
-import keyword
 import logging
 import queue
-import re
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-_NOT_IDENTIFIER = re.compile(r"\W", re.ASCII)
-
-
-def handler_name(tool_name: str) -> str:
-    """The Python method name of a tool's handler: a valid identifier, never a keyword."""
-    name = _NOT_IDENTIFIER.sub("_", tool_name) if tool_name else "_"
-    if name[0].isdigit():
-        name = "_" + name
-    if keyword.iskeyword(name):
-        name += "_"
-    if name.startswith("__") and name.endswith("__"):
-        name = "tool" + name  # never a special method (`__init__`)
-    return name
+from toolgen.core.naming import handler_name
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.protocol import is_modern, list_tools_result
+from toolgen.core.protocol import is_modern, list_tools_result
 from toolgen.runtime.toolset import RuntimeToolSet
 
 DEFAULT_PAGE_SIZE: Final = 256

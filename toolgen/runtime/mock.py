@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolgen.ir import Tool
+from toolgen.core.ir import Tool
+from toolgen.jsonschema.sample import sample
 from toolgen.runtime.handlers import inline
 from toolgen.runtime.results import ToolError
-from toolgen.runtime.sample import sample
 from toolgen.runtime.toolset import RuntimeToolSet
 
 

@@ -4,7 +4,7 @@ Handlers return plain data, pydantic models (dumped by alias, JSON mode),
 dataclasses, enums, dates, or any mix of them. The value is serialized once with orjson
 (which also gives the text fallback) and read back as plain JSON data, the
 form the output schema is checked against. Wrapping for legacy clients is
-decided by `toolgen.protocol`, never here.
+decided by `toolgen.core.protocol`, never here.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from toolgen.ir import Tool
-from toolgen.protocol import has_structured_output, structured_value
+from toolgen.core.ir import Tool
+from toolgen.core.protocol import has_structured_output, structured_value
 
 
 class ToolError(Exception):

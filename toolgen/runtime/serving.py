@@ -1,29 +1,11 @@
-"""What every transport's server does at start-up: load its spec set, set up logging."""
+"""What every transport's server does at start-up: logging, and a generated stub's command line."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
-
-from toolgen.runtime.toolset import RuntimeToolSet
-
-
-def load_spec_set(paths: Sequence[str | Path]) -> RuntimeToolSet:
-    """The spec set named by `paths`; `ValueError` when they name several (a server serves one).
-
-    Raises `SpecError` for bad input, like the compiler.
-    """
-    from toolgen.loader import load_files, spec_sets
-    from toolgen.resolver import resolve
-
-    sets = spec_sets(paths)
-    if len(sets) > 1:
-        names = ", ".join(str(s.root) for s in sets)
-        raise ValueError(f"a server serves one spec set; {paths[0]} holds several: {names}")
-    return RuntimeToolSet(resolve(load_files(sets[0].files)))
 
 
 def log_to_stderr(level: int) -> None:

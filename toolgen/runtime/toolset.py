@@ -13,9 +13,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.ir import Server, Tool, ToolSet
-from toolgen.protocol import list_tools_result, tool_definition
-from toolgen.runtime import results, shape
+from toolgen.core.ir import Server, Tool, ToolSet
+from toolgen.core.protocol import list_tools_result, tool_definition
+from toolgen.jsonschema import shape
+from toolgen.runtime import results
 from toolgen.runtime.validation import SchemaValidator, ValidationIssue, describe
 
 

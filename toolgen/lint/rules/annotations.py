@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolgen.ir import Tool
+from toolgen.core.ir import Tool
 from toolgen.lint.context import Context, verb
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from toolgen.ir import Origin, Tool
+from toolgen.core.ir import Origin, Tool
 from toolgen.lint.context import HIDDEN, Context, words
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from toolgen.ir import Tool
+from toolgen.core.ir import Tool
 from toolgen.lint.context import Context
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
@@ -14,7 +14,7 @@ from toolgen.lint.registry import rule
 N = Category.NAMES
 
 MCP_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-"""The MCP tool name rule (same as `toolgen.spec.TOOL_NAME_PATTERN`, which spec files
+"""The MCP tool name rule (same as `toolgen.frontend.spec.TOOL_NAME_PATTERN`, which spec files
 must already meet; published definitions need not)."""
 
 _STYLES: tuple[tuple[str, re.Pattern[str]], ...] = (

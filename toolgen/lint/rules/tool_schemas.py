@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolgen.errors import Location
-from toolgen.ir import Tool
+from toolgen.core.errors import Location
+from toolgen.core.ir import Tool
+from toolgen.jsonschema.walk import subschemas
 from toolgen.lint.context import Context, count_schemas, has_ref
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
-from toolgen.schemawalk import subschemas
 
 S = Category.SCHEMAS
 

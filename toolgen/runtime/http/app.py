@@ -36,7 +36,7 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolgen.protocol import LEGACY_REVISIONS, SUPPORTED_REVISIONS
+from toolgen.core.protocol import LEGACY_REVISIONS, SUPPORTED_REVISIONS
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.connection import Connection, PendingCall
 from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolgen.ir import ToolSet
+from toolgen.core.ir import ToolSet
 
 HEADER_MISMATCH: Final = -32020
 PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"

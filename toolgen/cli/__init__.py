@@ -1,0 +1,83 @@
+"""The `toolgen` command line: parsing only; the work happens in the library.
+
+Subcommands are imported lazily (`LazyGroup`), so `toolgen serve` does not
+pay for the compiler's imports and `toolgen build` not for the runtime's.
+Exit codes: 0 ok, 1 problems in the input (spec errors, drift, findings),
+2 usage errors.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from toolgen import __version__
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "build": (
+        "toolgen.cli.build",
+        "Compile spec sets into schemas, tool definitions, models and stubs.",
+    ),
+    "check": (
+        "toolgen.cli.build",
+        "Fail (exit 1, with a diff) when generated output is stale.",
+    ),
+    "tools": (
+        "toolgen.cli.build",
+        "Print the tools/list result body for a protocol revision.",
+    ),
+    "serve": (
+        "toolgen.cli.serve",
+        "Serve a spec set over MCP (stdio or Streamable HTTP) with handlers or mocks.",
+    ),
+    "lint": ("toolgen.cli.lint", "Lint annotations, names, schemas and descriptions of MCP tools."),
+    "rules": ("toolgen.cli.lint", "List the lint rules, or explain one."),
+}
+"""Command name -> (module holding a click command of that name, short help)."""
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported only when they run."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(entry[0])
+        command = getattr(module, cmd_name.replace("-", "_"))
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="toolgen")
+def cli() -> None:
+    """toolgen compiles declarative MCP tool specs (YAML) into JSON Schema 2020-12
+    documents, MCP tool definitions, pydantic models and server stubs; lints
+    their annotations; and serves them over MCP.
+
+    A spec set is a directory of *.yaml files (searched recursively) or a list
+    of files; commands default to `specs/`. See `toolgen COMMAND --help`.
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point."""
+    try:
+        return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="toolgen")
+    finally:
+        # The process ends now: keep the interpreter's last collection from walking a heap
+        # that is about to be freed anyway (about 0.2 s after a build of 1,000 tools).
+        gc.freeze()

@@ -1,0 +1,139 @@
+"""`toolgen build`, `toolgen check` and `toolgen tools`: option parsing only."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from toolgen.core.errors import SpecError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_SPECS = "specs"
+DEFAULT_OUT = "generated"
+
+
+def spec_arguments(func: F) -> F:
+    """The SPECS... argument shared by the commands (default: specs/)."""
+    return click.argument("specs", nargs=-1, type=click.Path(path_type=Path))(func)
+
+
+def out_option(func: F) -> F:
+    return click.option(
+        "-o",
+        "--out",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=DEFAULT_OUT,
+        show_default=True,
+        help="Output directory; each spec set becomes OUT/<package>/.",
+    )(func)
+
+
+def fail_on_spec_errors(exc: SpecError) -> None:
+    """Print every diagnostic (no traceback) and exit 1."""
+    for diagnostic in exc.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    count = len(exc.diagnostics)
+    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    sys.exit(1)
+
+
+def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
+    return list(specs) if specs else [Path(DEFAULT_SPECS)]
+
+
+@click.command()
+@spec_arguments
+@out_option
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@click.option(
+    "--scaffold/--no-scaffold",
+    default=True,
+    show_default=True,
+    help="Write a handler module for you beside each package (OUT/<package>_handlers.py) "
+    "when it is missing; an existing one is never touched.",
+)
+def build(specs: tuple[Path, ...], out: Path, quiet: bool, scaffold: bool) -> None:
+    """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
+    definitions for every protocol revision, pydantic models and a server stub.
+
+    SPECS are spec files or directories (default: specs/). A directory whose
+    subdirectories each declare a server is a directory of spec sets.
+    Incremental: unchanged spec sets are skipped. All-or-nothing: on any error
+    nothing in OUT changes, and files toolgen did not write are never touched.
+    """
+    from toolgen.compiler.build import build as run_build
+
+    started = time.perf_counter()
+    progress = None if quiet else (lambda line: click.echo(line, err=True))
+    try:
+        report = run_build(_specs_or_default(specs), out, progress=progress, scaffold=scaffold)
+    except SpecError as exc:
+        fail_on_spec_errors(exc)
+        return
+    if not quiet:
+        elapsed = time.perf_counter() - started
+        for path in report.scaffolds:
+            click.echo(f"wrote {path}: your handlers, to fill in (never overwritten)", err=True)
+        for package in report.up_to_date:
+            click.echo(f"{out / package}: up to date", err=True)
+        if report.packages:
+            click.echo(
+                f"built {', '.join(report.packages)} in {out}: {report.written} written, "
+                f"{report.deleted} removed, {report.unchanged} unchanged ({elapsed:.2f}s)",
+                err=True,
+            )
+
+
+@click.command()
+@spec_arguments
+@out_option
+def check(specs: tuple[Path, ...], out: Path) -> None:
+    """Exit 1 with a unified diff when OUT is stale (does not match a fresh build
+    of SPECS); exit 0 when it is up to date. For CI and pre-commit.
+    """
+    from toolgen.compiler.build import check as run_check
+
+    try:
+        diff = run_check(_specs_or_default(specs), out)
+    except SpecError as exc:
+        fail_on_spec_errors(exc)
+        return
+    if diff:
+        click.echo(diff, nl=False)
+        click.echo(f"{out} is stale: run `toolgen build` and commit the result.", err=True)
+        sys.exit(1)
+    click.echo(f"{out} is up to date.", err=True)
+
+
+@click.command()
+@spec_arguments
+@click.option(
+    "--protocol",
+    "revision",
+    default=None,
+    metavar="REV",
+    help="Protocol revision (2025-06-18, 2025-11-25, 2026-07-28). Default: the latest.",
+)
+def tools(specs: tuple[Path, ...], revision: str | None) -> None:
+    """Print the `tools/list` result body ({"tools": [...]}) of one spec set as JSON."""
+    from toolgen.compiler.emit.common import json_text
+    from toolgen.core.protocol import LATEST_REVISION, SUPPORTED_REVISIONS, list_tools_result
+    from toolgen.frontend.pipeline import load_spec_set
+
+    chosen = revision or LATEST_REVISION
+    if chosen not in SUPPORTED_REVISIONS:
+        raise click.BadParameter(
+            f"{chosen!r}; expected one of {', '.join(SUPPORTED_REVISIONS)}", param_hint="--protocol"
+        )
+    try:
+        toolset = load_spec_set(_specs_or_default(specs))
+    except SpecError as exc:
+        fail_on_spec_errors(exc)
+        return
+    click.echo(json_text(list_tools_result(toolset, chosen)), nl=False)

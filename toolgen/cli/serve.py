@@ -1,0 +1,132 @@
+"""`toolgen serve`: serve a spec set over MCP (stdio) with handlers or mock data."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from toolgen.core.errors import SpecError
+
+
+@click.command()
+@click.argument("specs", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--handlers",
+    "handlers_ref",
+    metavar="MODULE:OBJECT",
+    help="Handlers: an object (or class) with one method per tool, or a {tool: callable} "
+    "mapping. MODULE may be a dotted module name or a path to a .py file.",
+)
+@click.option(
+    "--mock",
+    is_flag=True,
+    help="Answer every call from the spec: the first example's output, else data generated "
+    "from the output schema.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help="Seconds a call may run before it answers with an error (0: no limit).",
+)
+@click.option(
+    "--page-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tools per tools/list page (default 256).",
+)
+@click.option(
+    "--inline-sync",
+    is_flag=True,
+    help="Run sync handlers on the event loop instead of worker threads (fastest; only for "
+    "handlers that never block).",
+)
+@click.option(
+    "--http",
+    "http_address",
+    metavar="HOST:PORT",
+    help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (needs "
+    "toolgen[http]). Use 127.0.0.1 (loopback) unless others must reach it; port 0 picks one.",
+)
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="With --http: also accept requests from this browser Origin (scheme://host[:port]); "
+    "repeatable. Loopback origins are always accepted, others get 403.",
+)
+@click.option(
+    "--token",
+    envvar="TOOLGEN_TOKEN",
+    metavar="TOKEN",
+    help="With --http: require Authorization: Bearer TOKEN (else 401). Default: $TOOLGEN_TOKEN.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Log requests and cancellations to stderr.")
+def serve(
+    specs: tuple[Path, ...],
+    handlers_ref: str | None,
+    mock: bool,
+    timeout: float,
+    page_size: int | None,
+    inline_sync: bool,
+    http_address: str | None,
+    allow_origins: tuple[str, ...],
+    token: str | None,
+    verbose: bool,
+) -> None:
+    """Serve one spec set over MCP on stdin/stdout, both protocol eras
+    (the 2025 initialize handshake and stateless 2026-07-28), until stdin closes.
+
+    SPECS are the spec set's files or directory (default: specs/). Exactly one
+    of --handlers and --mock. With --http HOST:PORT, serve Streamable HTTP instead. stdout carries only protocol; logs go to stderr.
+    """
+    if mock == (handlers_ref is not None):
+        raise click.UsageError("give exactly one of --handlers MODULE:OBJECT and --mock")
+    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.runtime.toolset import RuntimeToolSet
+
+    try:
+        tools = RuntimeToolSet(load_spec_set(list(specs) or [Path("specs")]))
+    except SpecError as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        sys.exit(1)
+    if mock:
+        from toolgen.runtime.mock import mock_handlers
+
+        handlers: object = mock_handlers(tools)
+    else:
+        from toolgen.runtime.handlers import import_object, instantiate
+
+        assert handlers_ref is not None
+        try:
+            handlers = instantiate(import_object(handlers_ref))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--handlers") from None
+    if http_address is not None:
+        from toolgen.cli.serve_http import run_http
+
+        run_http(
+            tools,
+            handlers,
+            http_address,
+            allow_origins,
+            token,
+            timeout=timeout or None,
+            page_size=page_size,
+            inline_sync=inline_sync,
+            log_level=logging.INFO if verbose else logging.WARNING,
+        )
+        return
+    tools.serve(
+        handlers,
+        timeout=timeout or None,
+        page_size=page_size,
+        inline_sync=inline_sync,
+        log_level=logging.INFO if verbose else logging.WARNING,
+    )

@@ -1,0 +1,123 @@
+"""The build cache: content-addressed entries that let a rebuild skip work it did before.
+
+One file per spec set, `OUT/.toolgen-cache/<hash of the spec set's path>.bin`:
+beside the generated packages but in none of them, so no manifest lists it,
+`toolgen check` never reads it and its own `.gitignore` keeps it out of
+version control. Each key is a hash of everything its value depends on (input
+bytes, toolgen's version and the code that makes the value), so an entry is
+never stale, only unused. `build` caches parsed spec files here
+(`read_source_cached`) and per-tool model code (`toolgen.compiler.emit.models`).
+
+`save` keeps exactly the entries this build used, so the file does not grow
+with every edit, and runs only after the output was written: a failed build
+changes nothing on disk. A missing or damaged file is an empty cache and
+saving is best effort: the cache can cost a rebuild, never break a build.
+Entries are `marshal`led (plain data only: loading never runs code).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from toolgen import __version__
+from toolgen.core.positions import SourceFile, display_path
+from toolgen.frontend.source import parse_source, read_source
+
+CACHE_DIR = ".toolgen-cache"
+FORMAT = f"toolgen-cache-1 marshal-{marshal.version} python-{sys.version_info[:2]}"
+
+
+class Cache:
+    """Entries of one file, loaded on first use; `save` writes the used ones back."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stored: dict[str, Any] | None = None
+        self._used: dict[str, Any] = {}
+
+    @classmethod
+    def for_spec_set(cls, out: Path, source_note: str) -> Cache:
+        """The cache of the spec set named `source_note` that builds into `out`."""
+        name = hashlib.sha256(source_note.encode()).hexdigest()[:16]
+        return cls(out / CACHE_DIR / f"{name}.bin")
+
+    def get(self, key: str) -> Any | None:
+        if key in self._used:
+            return self._used[key]
+        value = self._entries().get(key)
+        if value is not None:
+            self._used[key] = value
+        return value
+
+    def put(self, key: str, value: Any) -> None:
+        self._used[key] = value
+
+    def save(self) -> None:
+        """Write the entries used since loading (atomically; errors are ignored)."""
+        stored = self._stored if self._stored is not None else {}
+        if stored.keys() == self._used.keys():
+            return  # nothing new, nothing unused (an entry's value never changes)
+        with contextlib.suppress(OSError, ValueError):
+            data = marshal.dumps({"format": FORMAT, "entries": dict(sorted(self._used.items()))})
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.path.parent / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# toolgen's build cache\n*\n", encoding="utf-8")
+            fd, name = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                os.replace(name, self.path)
+            finally:
+                Path(name).unlink(missing_ok=True)
+
+    def _entries(self) -> dict[str, Any]:
+        if self._stored is None:
+            self._stored = {}
+            with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+                data = marshal.loads(self.path.read_bytes())
+                if isinstance(data, dict) and data.get("format") == FORMAT:
+                    entries = data.get("entries")
+                    self._stored = entries if isinstance(entries, dict) else {}
+        return self._stored
+
+
+def code_salt(*files: str) -> str:
+    """A hash of toolgen's version and the given source files: the code behind an entry."""
+    digest = hashlib.sha256(f"toolgen {__version__}\n".encode())
+    for file in files:
+        digest.update(Path(file).read_bytes())
+    return digest.hexdigest()
+
+
+def read_source_cached(path: Path, cache: Cache) -> SourceFile:
+    """`read_source(path)`, from the cache when a file with these bytes was parsed before."""
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return read_source(path)  # reports the problem
+    key = "source:" + hashlib.sha256(_source_salt().encode() + raw).hexdigest()
+    display = display_path(path)
+    found = cache.get(key)
+    if isinstance(found, tuple) and len(found) == 3:
+        data, positions, key_positions = found
+        return SourceFile(path, display, data, positions, key_positions)
+    source = parse_source(text, path, display)
+    cache.put(key, (source.data, source.positions, source.key_positions))
+    return source
+
+
+@functools.cache
+def _source_salt() -> str:
+    from toolgen.frontend import source
+
+    return code_salt(source.__file__)

@@ -1,0 +1,230 @@
+"""Emit `models.py`: typed pydantic v2 models for every tool input and output.
+
+One datamodel-code-generator (DCG) run per spec set, over the combined schema
+that `modelplan` builds (every class pre-named, inline objects hoisted), with
+the builtin formatter (no black/isort) and no timestamp, so the same spec set
+gives byte-identical text. Class names: see `toolgen.compiler.emit.modelplan`; other
+code gets them from `model_class_names`, never by re-deriving them.
+
+What the options buy: enums become `Literal`s (no enum classes to name);
+`MISSING` marks an optional property left out, so a property that is not
+nullable rejects `null` and `model_dump()` leaves absent properties out;
+`strict_types` keeps JSON types apart (`"5"` is not an integer). Constraints
+are written as `constr(...)`-style types: with `Annotated`, DCG would wrap every
+constrained member of a union in a class of its own. DCG writes every spec
+string (descriptions, titles, patterns, defaults, property names) as an
+escaped Python literal; the header note is made printable and single-line.
+
+Incremental: each unit of the plan (all defs; each tool) is keyed by a hash of
+its schemas, the schemas of the defs it refers to and the generator's
+versions. With a cache (`toolgen.compiler.cache`), only units not found in it go
+through DCG, in one run (with the defs they refer to); `modelsplice` cuts that
+run's module into per-unit fragments and splices all fragments into the
+module. Without a cache every unit is generated, the same way, so a rebuild
+from a cache gives byte-identical text. A unit's fragment is what DCG makes of
+the unit alone (a run over several units gives the same text, except where DCG
+aliases an import module-wide: those units are made again alone).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from toolgen.compiler.emit.common import python_header
+from toolgen.compiler.emit.modelplan import (
+    DEFS,
+    SCHEMA_DIALECT,
+    ModelPlan,
+    build_plan,
+    model_class_names,
+)
+from toolgen.compiler.emit.modelsplice import Fragment, ModelGenerationError, splice, split
+from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
+from toolgen.core.ir import ToolSet
+from toolgen.jsonschema.walk import walk_schemas
+
+if TYPE_CHECKING:
+    from toolgen.compiler.cache import Cache
+
+__all__ = ["ModelGenerationError", "dcg_options", "model_class_names", "render_models"]
+
+MODULE_DOC = "Pydantic models of the tool inputs and outputs (datamodel-code-generator)."
+
+
+# Constraints are written as `constr(...)`-style calls, which type checkers reject as
+# annotations (`Annotated` would make DCG wrap constrained union members in classes).
+MYPY_NOTE = '# mypy: disable-error-code="valid-type,misc"\n'
+
+
+def dcg_options() -> dict[str, Any]:
+    """The DCG options of every build (the CLI equivalent is in the tests' measurement)."""
+    from datamodel_code_generator import (
+        InputFileType,
+        LiteralType,
+        PythonVersion,
+        TargetPydanticVersion,
+    )
+    from datamodel_code_generator.enums import DataModelType, StrictTypes
+    from datamodel_code_generator.format import Formatter
+
+    return {
+        "input_file_type": InputFileType.JsonSchema,
+        "output_model_type": DataModelType.PydanticV2BaseModel,
+        "target_python_version": PythonVersion.PY_311,
+        "target_pydantic_version": TargetPydanticVersion.V2_14,
+        "formatters": [Formatter.BUILTIN],
+        "disable_timestamp": True,
+        "skip_root_model": True,
+        "enum_field_as_literal": LiteralType.All,
+        "use_missing_sentinel": True,
+        "strict_nullable": True,
+        "strict_types": [StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
+        "use_double_quotes": True,
+        "use_schema_description": True,
+        "keep_model_order": True,
+        "allow_remote_refs": False,
+        # pydantic's EmailStr needs the email-validator package: keep emails plain strings.
+        "type_mappings": ["string+email=string", "string+idn-email=string"],
+    }
+
+
+def render_models(toolset: ToolSet, *, source_note: str, cache: Cache | None = None) -> str:
+    """The text of `models.py` for `toolset` (deterministic, with or without `cache`)."""
+    plan = build_plan(toolset)
+    header = python_header(source_note) + MYPY_NOTE + f'"""{MODULE_DOC}"""'
+    if not plan.class_names:  # no tools: DCG refuses an empty schema
+        return header + "\n"
+    keys = unit_keys(plan)
+    fragments = _cached(cache, keys) if cache is not None else {}
+    missing = [index for index in range(len(keys)) if index not in fragments]
+    if missing:
+        made = generate_fragments(plan, missing, toolset)
+        fragments.update(made)
+        for index in missing:
+            if cache is not None:
+                cache.put(keys[index], made[index].to_json())
+    return splice(header, [fragments[index] for index in range(len(keys))])
+
+
+def _cached(cache: Cache, keys: Sequence[str]) -> dict[int, Fragment]:
+    """The fragments found in `cache`, by unit index (a damaged entry is made again)."""
+    found: dict[int, Fragment] = {}
+    for index, key in enumerate(keys):
+        value = cache.get(key)
+        if value is not None:
+            with contextlib.suppress(ValueError):
+                found[index] = Fragment.from_json(value)
+    return found
+
+
+def unit_keys(plan: ModelPlan) -> list[str]:
+    """A content hash per unit: its class schemas, those of the classes they refer to outside
+    the unit, and everything else the generated text depends on."""
+    classes = plan.schema["$defs"]
+    context = _Context(plan)
+    salt = _salt()
+    keys = []
+    for unit in plan.units:
+        parts = [[name, classes[name]] for name in (*unit.classes, *context.of(unit.classes))]
+        text = json.dumps([salt, parts], ensure_ascii=False, separators=(",", ":"))
+        keys.append(hashlib.sha256(text.encode()).hexdigest())
+    return keys
+
+
+class _Context:
+    """The classes a group of classes refers to outside itself (the defs they use)."""
+
+    def __init__(self, plan: ModelPlan) -> None:
+        self.classes = plan.schema["$defs"]
+        self.position = {name: index for index, name in enumerate(plan.class_names)}
+        self.refs: dict[str, set[str]] = {}
+
+    def of(self, names: Sequence[str]) -> list[str]:
+        """The classes outside `names` that `names` refer to, directly or not, in plan order."""
+        inside = set(names)
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            for ref in self._refs(todo.pop()):
+                if ref not in seen and ref not in inside:
+                    seen.add(ref)
+                    todo.append(ref)
+        return sorted(seen, key=self.position.__getitem__)
+
+    def _refs(self, name: str) -> set[str]:
+        if name not in self.refs:
+            refs = (
+                s.get("$ref") for _, s in walk_schemas(self.classes[name]) if isinstance(s, dict)
+            )
+            self.refs[name] = {
+                ref[len(DEFS) :]
+                for ref in refs
+                if isinstance(ref, str)
+                and ref.startswith(DEFS)
+                and ref[len(DEFS) :] in self.classes
+            }
+        return self.refs[name]
+
+
+def _salt() -> list[str]:
+    """What a fragment depends on besides its schemas: DCG, Python, this code (and its
+    DCG options)."""
+    from importlib.metadata import version
+
+    from toolgen.compiler.cache import code_salt
+    from toolgen.compiler.emit import modelsplice
+
+    return [
+        "models",
+        version("datamodel-code-generator"),
+        sys.version.split()[0],
+        code_salt(__file__, modelsplice.__file__),
+    ]
+
+
+def generate_fragments(
+    plan: ModelPlan, units: Sequence[int], toolset: ToolSet
+) -> dict[int, Fragment]:
+    """Fragments of `units` from one DCG run over their classes and the defs they use."""
+    from datamodel_code_generator import Error, generate
+
+    own = [name for index in units for name in plan.units[index].classes]
+    wanted = set(own) | set(_Context(plan).of(own))
+    classes = plan.schema["$defs"]
+    schema = {
+        "$schema": SCHEMA_DIALECT,
+        "$defs": {name: classes[name] for name in plan.class_names if name in wanted},
+    }
+    try:
+        code = generate(schema, **dcg_options(), custom_file_header="# units")
+    except Error as exc:
+        origin = toolset.server.origin
+        raise SpecError(
+            [
+                Diagnostic(
+                    ErrorCode.INVALID_SCHEMA,
+                    f"datamodel-code-generator cannot build models from these schemas: {exc}",
+                    origin.locate() if origin else None,
+                )
+            ]
+        ) from exc
+    if not isinstance(code, str):  # pragma: no cover - one module in, one module out
+        raise ModelGenerationError("datamodel-code-generator returned several modules")
+    unit_of = {name: index for index, unit in enumerate(plan.units) for name in unit.classes}
+    fragments, defined = split(code, unit_of)
+    absent = [name for name in own if name not in defined]
+    if absent:
+        raise ModelGenerationError(f"generated models lack classes {absent}")
+    made = {index: fragments.get(index, Fragment((), (), ())) for index in units}
+    # DCG aliases an import for the whole module when some field is named like it
+    # (`date: date` gives `from datetime import date as date_aliased`): the units using
+    # an aliased import are made again alone, so that no unit's text depends on another's.
+    if len(units) > 1:
+        for index in [i for i in units if any(imp.alias for imp in made[i].imports)]:
+            made.update(generate_fragments(plan, [index], toolset))
+    return made

@@ -1,0 +1,22 @@
+"""Emit the MCP tool definitions (`tools/list` result bodies), one file per revision."""
+
+from __future__ import annotations
+
+from toolgen.compiler.emit.common import header_text, json_text
+from toolgen.core.ir import ToolSet
+from toolgen.core.protocol import EMITTED_REVISIONS, list_tools_result
+
+TOOLS_DIR = "tools"
+GENERATED_META_KEY = "dev.toolgen/generated"
+
+
+def render_tooldefs(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+    """`tools/<revision>.json` for every emitted revision; `_meta` carries the header."""
+    files = []
+    for revision in EMITTED_REVISIONS:
+        body = {
+            "_meta": {GENERATED_META_KEY: header_text(source_note)},
+            **list_tools_result(toolset, revision),
+        }
+        files.append((f"{TOOLS_DIR}/{revision}.json", json_text(body)))
+    return files

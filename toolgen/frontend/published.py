@@ -1,0 +1,337 @@
+"""Published MCP tool definitions (JSON) → `ToolSet`, with real source positions.
+
+People lint (and later import) servers they did not write, from what those
+servers publish: a `tools/list` result (`{"tools": [...]}`, also inside a
+JSON-RPC response), a JSON list of Tool objects, one Tool object per file, or
+a directory of such files. JSON is parsed by `toolgen.frontend.jsonsource` into the
+same `SourceFile` as YAML, so every value keeps its `file:line:col` and
+findings point into the JSON exactly as they point into YAML specs.
+
+Published schemas are already self-contained documents; they are kept as
+written (minus `$schema`/`$id`, which the IR leaves to emitters). A declared
+toolgen output wrapping (`_meta["dev.toolgen/wrappedOutput"]`) is undone, so
+the IR holds the tool's real output schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.core.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.core.positions import JsonPath, SourceFile, display_path
+from toolgen.core.protocol import WRAP_KEY, WRAPPED_META_KEY
+from toolgen.frontend.jsonsource import read_json
+
+JSON_SUFFIX = ".json"
+_SPEC_SUFFIXES = (".yaml", ".yml")
+_HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+_NOT_SERVER_CHARS = re.compile(r"[^a-z0-9_-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """What a set of published definitions holds: the tools that could be read, and
+    every problem found on the way (tools with fatal problems are left out)."""
+
+    toolset: ToolSet
+    problems: tuple[Diagnostic, ...]
+
+
+def is_published(path: Path) -> bool:
+    """Whether `path` names published definitions rather than a spec set.
+
+    A `.json` file, or a directory that holds `.json` files and no spec files
+    (`*.yaml`, `*.yml`); other files (a README) are ignored.
+    """
+    if path.is_file():
+        return path.suffix == JSON_SUFFIX
+    if not path.is_dir():
+        return False
+    files = [p for p in path.rglob("*") if p.is_file() and not _hidden(p, path)]
+    return any(p.suffix == JSON_SUFFIX for p in files) and not any(
+        p.suffix in _SPEC_SUFFIXES for p in files
+    )
+
+
+def load_published(paths: str | Path | Iterable[str | Path]) -> ToolSet:
+    """Read published definitions into a `ToolSet`; raise `SpecError` on any problem."""
+    published = read_published(paths)
+    if published.problems:
+        raise SpecError(published.problems)
+    return published.toolset
+
+
+def read_published(paths: str | Path | Iterable[str | Path]) -> Published:
+    """Read published definitions leniently: every readable tool, plus the problems.
+
+    Raises `SpecError` only when nothing can be read (a missing path, no JSON
+    files, or problems and not one readable tool). A server may have no tools.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    roots = [Path(p) for p in paths]
+    reader = _Reader()
+    files = _files(roots, reader)
+    if not files:
+        shown = ", ".join(str(p) for p in roots) or "(nothing)"
+        raise SpecError(
+            [Diagnostic(ErrorCode.NO_SPECS, f"no tool definition files (*.json) found in {shown}")]
+        )
+    for path in files:
+        reader.read_file(path)
+    if not reader.tools and reader.problems:
+        raise SpecError(reader.problems)
+    server = Server(name=server_name(roots), version="0.0.0")
+    toolset = ToolSet(server, tuple(reader.tools), (), tuple(reader.sources))
+    return Published(toolset, tuple(reader.problems))
+
+
+def server_name(roots: Sequence[Path]) -> str:
+    """A valid server name for published definitions, from the directory or file name."""
+    base = roots[0] if len(roots) == 1 else Path("published")
+    stem = (base.resolve().name if base.is_dir() else base.stem) or "published"
+    name = _NOT_SERVER_CHARS.sub("-", stem.lower()).strip("-_") or "published"
+    if not name[0].isalpha():
+        name = "server-" + name
+    return name[:64]
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
+def _files(roots: Sequence[Path], reader: _Reader) -> list[Path]:
+    found: list[Path] = []
+    for root in roots:
+        if root.is_dir():
+            found.extend(
+                sorted(
+                    p for p in root.rglob("*" + JSON_SUFFIX) if p.is_file() and not _hidden(p, root)
+                )
+            )
+        elif root.is_file():
+            found.append(root)
+        else:
+            reader.problems.append(
+                Diagnostic(
+                    ErrorCode.IO, "no such file or directory", Location(display_path(root), 1, 1)
+                )
+            )
+    if reader.problems:
+        raise SpecError(reader.problems)
+    return list(dict.fromkeys(found))
+
+
+class _Reader:
+    """Collects tools and problems across files."""
+
+    def __init__(self) -> None:
+        self.tools: list[Tool] = []
+        self.sources: list[SourceFile] = []
+        self.problems: list[Diagnostic] = []
+        self.first_seen: dict[str, Location] = {}
+
+    def error(self, code: ErrorCode, message: str, where: Location) -> None:
+        self.problems.append(Diagnostic(code, message, where))
+
+    def read_file(self, path: Path) -> None:
+        try:
+            source = read_json(path)
+        except SpecError as exc:
+            self.problems.extend(exc.diagnostics)
+            return
+        self.sources.append(source)
+        for tool_path in self._tool_paths(source):
+            tool = self._tool(source, tool_path)
+            if tool is not None:
+                self.tools.append(tool)
+
+    def _tool_paths(self, source: SourceFile) -> list[JsonPath]:
+        """Where the Tool objects stand in the file, by its shape."""
+        data = source.data
+        if isinstance(data, dict):
+            prefix: JsonPath = ()
+            if isinstance(data.get("result"), dict) and "tools" in data["result"]:
+                data, prefix = data["result"], ("result",)
+            if "tools" in data:
+                tools = data["tools"]
+                if isinstance(tools, list):
+                    return [(*prefix, "tools", i) for i in range(len(tools))]
+                self.error(
+                    ErrorCode.WRONG_TYPE,
+                    "'tools' must be a list of Tool objects",
+                    source.locate((*prefix, "tools")),
+                )
+                return []
+            if "name" in data or "inputSchema" in data:
+                return [()]
+        elif isinstance(data, list):
+            return [(i,) for i in range(len(data))]
+        self.error(
+            ErrorCode.WRONG_TYPE,
+            'expected a tools/list result ({"tools": [...]}), a list of Tool objects or one Tool object',
+            source.locate(()),
+        )
+        return []
+
+    def _tool(self, source: SourceFile, path: JsonPath) -> Tool | None:
+        raw = _get(source.data, path)
+        origin = Origin(source, path)
+        if not isinstance(raw, dict):
+            self.error(ErrorCode.WRONG_TYPE, "a Tool must be a JSON object", origin.locate())
+            return None
+        name = raw.get("name")
+        if "name" not in raw:
+            self.error(ErrorCode.MISSING_KEY, "missing required key 'name'", origin.locate())
+            return None
+        if not isinstance(name, str):
+            self.error(ErrorCode.WRONG_TYPE, "'name' must be a string", origin.locate("name"))
+            return None
+        where = origin.locate("name")
+        if name in self.first_seen:
+            self.error(
+                ErrorCode.DUPLICATE_TOOL,
+                f"tool name {name!r} is already used (at {self.first_seen[name]}); names must be unique in a server",
+                where,
+            )
+            return None
+        self.first_seen[name] = where
+        ok = all([self._strings(raw, origin), self._annotations(raw, origin)])
+        input_schema, input_origin = self._input(raw, origin)
+        output_schema, output_origin = self._output(raw, origin)
+        if input_schema is None or not ok:
+            return None
+        annotations = raw.get("annotations") or {}
+        return Tool(
+            name=name,
+            title=raw.get("title"),
+            description=raw.get("description"),
+            annotations=Annotations(
+                read_only=annotations.get("readOnlyHint"),
+                destructive=annotations.get("destructiveHint"),
+                idempotent=annotations.get("idempotentHint"),
+                open_world=annotations.get("openWorldHint"),
+                title=annotations.get("title"),
+            ),
+            input_schema=input_schema,
+            output_schema=output_schema,
+            examples=(),
+            extensions={k: v for k, v in raw.items() if k.startswith("x-")},
+            origin=origin,
+            input_origin=input_origin,
+            output_origin=output_origin,
+        )
+
+    def _strings(self, raw: Mapping[str, Any], origin: Origin) -> bool:
+        ok = True
+        for key in ("title", "description"):
+            if key in raw and not isinstance(raw[key], str):
+                self.error(ErrorCode.WRONG_TYPE, f"{key!r} must be a string", origin.locate(key))
+                ok = False
+        return ok
+
+    def _annotations(self, raw: Mapping[str, Any], origin: Origin) -> bool:
+        annotations = raw.get("annotations")
+        if annotations is None:
+            return True
+        if not isinstance(annotations, dict):
+            self.error(
+                ErrorCode.WRONG_TYPE,
+                "'annotations' must be an object",
+                origin.locate("annotations"),
+            )
+            return False
+        ok = True
+        for key in _HINT_KEYS:
+            if key in annotations and not isinstance(annotations[key], bool):
+                self.error(
+                    ErrorCode.WRONG_TYPE,
+                    f"{key!r} must be a boolean",
+                    origin.locate("annotations", key),
+                )
+                ok = False
+        if "title" in annotations and not isinstance(annotations["title"], str):
+            self.error(
+                ErrorCode.WRONG_TYPE,
+                "'title' must be a string",
+                origin.locate("annotations", "title"),
+            )
+            ok = False
+        return ok
+
+    def _input(
+        self, raw: Mapping[str, Any], origin: Origin
+    ) -> tuple[dict[str, Any] | None, Origin | None]:
+        if "inputSchema" not in raw:
+            self.error(
+                ErrorCode.MISSING_KEY, "missing required key 'inputSchema'", origin.locate("name")
+            )
+            return None, None
+        input_origin = origin.child("inputSchema")
+        schema = raw["inputSchema"]
+        if not isinstance(schema, dict):
+            self.error(
+                ErrorCode.WRONG_TYPE, "'inputSchema' must be an object", input_origin.locate()
+            )
+            return None, None
+        if schema.get("type") != "object":
+            at = ("type",) if "type" in schema else ()
+            self.error(
+                ErrorCode.INPUT_NOT_OBJECT,
+                "the input schema root must be `type: object` (tool arguments are a JSON object)",
+                input_origin.locate(*at),
+            )
+        if not self._valid_schema(schema, input_origin):
+            return None, None
+        return _body(schema), input_origin
+
+    def _output(
+        self, raw: Mapping[str, Any], origin: Origin
+    ) -> tuple[dict[str, Any] | None, Origin | None]:
+        schema = raw.get("outputSchema")
+        if schema is None:
+            return None, None
+        output_origin = origin.child("outputSchema")
+        if not isinstance(schema, dict) or not self._valid_schema(schema, output_origin):
+            if not isinstance(schema, dict):
+                self.error(
+                    ErrorCode.WRONG_TYPE, "'outputSchema' must be an object", output_origin.locate()
+                )
+            return None, None
+        meta = raw.get("_meta")
+        wrapped = isinstance(meta, dict) and meta.get(WRAPPED_META_KEY) == WRAP_KEY
+        inner = (schema.get("properties") or {}).get(WRAP_KEY) if wrapped else None
+        if isinstance(inner, dict):
+            unwrapped = dict(inner)
+            if "$defs" in schema:
+                unwrapped["$defs"] = schema["$defs"]
+            return _body(unwrapped), output_origin.child("properties", WRAP_KEY)
+        return _body(schema), output_origin
+
+    def _valid_schema(self, schema: dict[str, Any], origin: Origin) -> bool:
+        from toolgen.jsonschema.check import metaschema_errors
+
+        for path, message in metaschema_errors(schema, published=True):
+            self.error(
+                ErrorCode.INVALID_SCHEMA,
+                f"invalid JSON Schema at {'/'.join(map(str, path)) or '(root)'}: {message}",
+                origin.locate(*path),
+            )
+            return False
+        return True
+
+
+def _body(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema without `$schema`/`$id` (the IR leaves those to emitters)."""
+    return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
+
+
+def _get(data: Any, path: JsonPath) -> Any:
+    for key in path:
+        data = data[key]
+    return data

@@ -1,0 +1,331 @@
+"""Spec files → `ToolSet`: cross-file rules, `$ref` resolution and bundling.
+
+Each def is rewritten once (its refs pointed at `#/$defs/<bundled name>`, the
+name escaped as a JSON Pointer token: `def_ref` / `def_name`), then every
+tool schema gets exactly the defs it reaches, so each emitted document is
+self-contained. Network references are rejected, never fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.core.ir import HINTS, Annotations, Def, Example, Origin, Server, Tool, ToolSet
+from toolgen.core.positions import JsonPath, SourceFile
+from toolgen.frontend.spec import SpecFile, ToolSpec
+from toolgen.jsonschema.check import compile_validator
+from toolgen.jsonschema.walk import map_refs
+
+_ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+_NO_INPUT: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
+
+DefKey = tuple[Path, str]  # (resolved file path, def name)
+DEFS_PREFIX = "#/$defs/"
+
+
+def def_ref(name: str) -> str:
+    """The `$ref` to bundled def `name` (`~` and `/` escaped as `~0`, `~1`: RFC 6901)."""
+    return DEFS_PREFIX + name.replace("~", "~0").replace("/", "~1")
+
+
+def def_name(ref: str) -> str | None:
+    """The bundled def name a `#/$defs/<name>` ref points at (unescaped), else None."""
+    if not ref.startswith(DEFS_PREFIX) or "/" in ref[len(DEFS_PREFIX) :]:
+        return None
+    return unescape_token(ref[len(DEFS_PREFIX) :])
+
+
+def unescape_token(token: str) -> str:
+    """A JSON Pointer token as the key it names (`~1` → `/`, then `~0` → `~`)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+@dataclass
+class _Defs:
+    """Every def of the spec set, rewritten once, with the defs each one refers to."""
+
+    origins: dict[DefKey, Origin] = field(default_factory=dict)
+    bundled_names: dict[DefKey, str] = field(default_factory=dict)
+    schemas: dict[str, Any] = field(default_factory=dict)  # bundled name -> rewritten schema
+    deps: dict[str, set[str]] = field(default_factory=dict)
+
+
+class Resolver:
+    """Resolves one spec set; collects every problem before raising."""
+
+    def __init__(self, specs: list[SpecFile]) -> None:
+        self.specs = specs
+        self.by_path = {spec.source.path.resolve(): spec for spec in specs}
+        self.problems: list[Diagnostic] = []
+        self.defs = _Defs()
+
+    def error(self, code: ErrorCode, message: str, where: Location) -> None:
+        self.problems.append(Diagnostic(code, message, where))
+
+    def resolve(self) -> ToolSet:
+        server = self._server()
+        self._collect_defs()
+        tools = self._tools()
+        if self.problems:
+            raise SpecError(self.problems)
+        assert server is not None
+        defs = tuple(
+            Def(self.defs.bundled_names[key], spec_def, self.defs.origins[key])
+            for key, spec_def in self._raw_defs()
+        )
+        return ToolSet(server, tuple(tools), defs, tuple(spec.source for spec in self.specs))
+
+    # -- server ---------------------------------------------------------------
+
+    def _server(self) -> Server | None:
+        found: list[tuple[SpecFile, Any]] = [
+            (s, s.model.server) for s in self.specs if s.model.server
+        ]
+        for spec, _ in found[1:]:
+            first = found[0][0].source.locate(("server",), key=True)
+            self.error(
+                ErrorCode.DUPLICATE_SERVER,
+                f"second `server` block; a spec set has one (first at {first})",
+                spec.source.locate(("server",), key=True),
+            )
+        if not found:
+            where = self.specs[0].source.locate(()) if self.specs else Location("<spec set>", 1, 1)
+            self.error(
+                ErrorCode.MISSING_SERVER,
+                "no `server` block: one file of the spec set must declare the server (name, version)",
+                where,
+            )
+            return None
+        spec, block = found[0]
+        raw = spec.data["server"]
+        return Server(
+            name=block.name,
+            version=block.version,
+            title=block.title,
+            description=block.description,
+            instructions=block.instructions,
+            extensions=_extensions(raw),
+            origin=Origin(spec.source, ("server",)),
+        )
+
+    # -- defs -----------------------------------------------------------------
+
+    def _raw_defs(self) -> Iterable[tuple[DefKey, Any]]:
+        for spec in self.specs:
+            for name, schema in spec.model.defs.items():
+                yield (spec.source.path.resolve(), name), schema
+
+    def _collect_defs(self) -> None:
+        keys = [key for key, _ in self._raw_defs()]
+        counts: dict[str, int] = {}
+        for _, name in keys:
+            counts[name] = counts.get(name, 0) + 1
+        for path, name in keys:
+            spec = self.by_path[path]
+            self.defs.origins[(path, name)] = Origin(spec.source, ("defs", name))
+            unique = counts[name] == 1
+            self.defs.bundled_names[(path, name)] = name if unique else _camel(path.stem) + name
+        for (path, name), schema in self._raw_defs():
+            bundled = self.defs.bundled_names[(path, name)]
+            deps: set[str] = set()
+            origin = self.defs.origins[(path, name)]
+            self.defs.schemas[bundled] = self._rewrite(_as_schema(schema), origin, deps)
+            self.defs.deps[bundled] = deps
+
+    def _rewrite(self, schema: Any, origin: Origin, deps: set[str]) -> Any:
+        """`schema` with refs pointed into `$defs`; names of the defs it uses go into `deps`."""
+
+        def rewrite(ref: str, rel: JsonPath) -> str:
+            target = self._target(ref, origin.source, origin.path + rel)
+            if target is None:
+                return ref
+            deps.add(target)
+            return def_ref(target)
+
+        return map_refs(schema, rewrite)
+
+    def _target(self, ref: str, source: SourceFile, where: JsonPath) -> str | None:
+        """The bundled def name `ref` points at, or None after reporting why it cannot."""
+        loc = source.locate(where)
+        if _ABSOLUTE_URI.match(ref):
+            self.error(
+                ErrorCode.NETWORK_REF,
+                f"reference {ref!r} is an absolute URI; toolgen never fetches schemas. Expected #/defs/NAME or FILE.yaml#/defs/NAME",
+                loc,
+            )
+            return None
+        file_part, _, fragment = ref.partition("#")
+        if not fragment.startswith("/defs/") or "/" in fragment[len("/defs/") :]:
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: expected #/defs/NAME or FILE.yaml#/defs/NAME",
+                loc,
+            )
+            return None
+        name = unescape_token(fragment[len("/defs/") :])
+        path = (source.path.parent / file_part).resolve() if file_part else source.path.resolve()
+        if path not in self.by_path:
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: {file_part!r} is not a file of this spec set",
+                loc,
+            )
+            return None
+        bundled = self.defs.bundled_names.get((path, name))
+        if bundled is None:
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: no def named {name!r} in {self.by_path[path].source.display}",
+                loc,
+            )
+        return bundled
+
+    def _bundle(self, schema: Any, origin: Origin) -> dict[str, Any]:
+        """A self-contained copy of `schema`: refs rewritten, reachable defs under `$defs`."""
+        deps: set[str] = set()
+        root = _as_schema(self._rewrite(schema, origin, deps))
+        ref = root.get("$ref")
+        target = def_name(ref) if isinstance(ref, str) and "type" not in root else None
+        if target is not None:
+            # Inline a root reference so clients see the object at the top.
+            inlined = self.defs.schemas.get(target)
+            if isinstance(inlined, dict):
+                root = {**inlined, **{k: v for k, v in root.items() if k != "$ref"}}
+                deps = set(self.defs.deps.get(target, set())) | (deps - {target})
+        needed = self._closure(deps)
+        if needed:
+            root["$defs"] = {name: self.defs.schemas[name] for name in sorted(needed)}
+        return root
+
+    def _closure(self, start: set[str]) -> set[str]:
+        seen: set[str] = set()
+        todo = list(start)
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(self.defs.deps.get(name, ()))
+        return seen
+
+    # -- tools ----------------------------------------------------------------
+
+    def _tools(self) -> list[Tool]:
+        tools: list[Tool] = []
+        first_seen: dict[str, Location] = {}
+        for spec in self.specs:
+            for index, tool_spec in enumerate(spec.model.tools):
+                origin = Origin(spec.source, ("tools", index))
+                where = origin.locate("name")
+                if tool_spec.name in first_seen:
+                    self.error(
+                        ErrorCode.DUPLICATE_TOOL,
+                        f"tool name {tool_spec.name!r} is already used (at {first_seen[tool_spec.name]}); names must be unique in a spec set",
+                        where,
+                    )
+                    continue
+                first_seen[tool_spec.name] = where
+                tools.append(self._tool(tool_spec, spec.data["tools"][index], origin))
+        return tools
+
+    def _tool(self, spec: ToolSpec, raw: dict[str, Any], origin: Origin) -> Tool:
+        input_origin = origin.child("input") if spec.input is not None else None
+        if input_origin is not None:
+            input_schema = self._bundle(spec.input, input_origin)
+            if input_schema.get("type") != "object":
+                at = ("type",) if "type" in input_schema and "type" in raw["input"] else ()
+                self.error(
+                    ErrorCode.INPUT_NOT_OBJECT,
+                    "the input schema root must be `type: object` (tool arguments are a JSON object)",
+                    input_origin.locate(*at),
+                )
+        else:
+            input_schema = dict(_NO_INPUT)
+        output_origin = origin.child("output") if spec.output is not None else None
+        output_schema = self._bundle(spec.output, output_origin) if output_origin else None
+        examples = tuple(self._examples(spec, origin, input_schema, output_schema))
+        return Tool(
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=_annotations(spec),
+            input_schema=input_schema,
+            output_schema=output_schema,
+            examples=examples,
+            extensions=_extensions(raw),
+            origin=origin,
+            input_origin=input_origin,
+            output_origin=output_origin,
+        )
+
+    def _examples(
+        self,
+        spec: ToolSpec,
+        origin: Origin,
+        input_schema: Mapping[str, Any],
+        output_schema: Mapping[str, Any] | None,
+    ) -> Iterable[Example]:
+        validators: dict[str, Any] = {}
+        for index, example in enumerate(spec.examples):
+            given = example.given
+            example_origin = origin.child("examples", index)
+            for part, schema in (("input", input_schema), ("output", output_schema)):
+                if part not in given or schema is None:
+                    continue
+                if part not in validators:
+                    validators[part] = _validator(schema)
+                for err in validators[part].iter_errors(getattr(example, part)):
+                    at = (part, *err.instance_path)
+                    self.error(
+                        ErrorCode.INVALID_EXAMPLE,
+                        f"example {part} does not match the {part} schema at {'/'.join(map(str, at))}: {err.message}",
+                        example_origin.locate(*at),
+                    )
+            yield Example(
+                example.input, example.output, "input" in given, "output" in given, example_origin
+            )
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    return compile_validator(schema)
+
+
+def _as_schema(schema: Any) -> dict[str, Any]:
+    if schema is True:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    return dict(schema)
+
+
+def _annotations(spec: ToolSpec) -> Annotations:
+    given = spec.annotations
+
+    def hint(short: str, long: str) -> bool | None:
+        value: bool | None = getattr(given, short)
+        return value if value is not None else getattr(given, long)
+
+    return Annotations(
+        read_only=hint(*HINTS[0]),
+        destructive=hint(*HINTS[1]),
+        idempotent=hint(*HINTS[2]),
+        open_world=hint(*HINTS[3]),
+        title=given.title,
+    )
+
+
+def _extensions(raw: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in raw.items() if k.startswith("x-")}
+
+
+def _camel(text: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text) if part)
+
+
+def resolve(specs: list[SpecFile]) -> ToolSet:
+    """Resolve validated spec files into a `ToolSet`, or raise `SpecError`."""
+    return Resolver(specs).resolve()

@@ -1,0 +1,220 @@
+"""Read YAML (or JSON) into plain Python values plus a map of source positions.
+
+PyYAML's C parser composes the node graph fast and keeps line/column marks;
+we build the values ourselves so that scalars follow YAML 1.2 (core schema:
+`yes`/`on` stay strings), duplicate keys are errors, and every value's
+position is recorded under its path (`("tools", 0, "name")`). That path is
+the one location mechanism of toolgen: later stages report problems by path
+and `SourceFile.locate` turns a path into `file:line:col`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.core.positions import JsonPath, Position, SourceFile, display_path
+
+_BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_PLAIN = "!plain"  # our marker tag for untagged plain scalars
+_MAX_NODES = 2_000_000  # guards against alias bombs ("billion laughs")
+
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT10 = re.compile(r"^[-+]?[0-9]+$")
+_INT8 = re.compile(r"^0o[0-7]+$")
+_INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_SPECIAL_FLOAT = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$")
+
+_NON_STRING_STARTS = frozenset("0123456789+-.~nNtTfF")
+_STR = "tag:yaml.org,2002:str"
+_TAGGED: dict[str, type] = {
+    _STR: str,
+    "tag:yaml.org,2002:int": int,
+    "tag:yaml.org,2002:float": float,
+    "tag:yaml.org,2002:bool": bool,
+    "tag:yaml.org,2002:null": type(None),
+}
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """Composes nodes only; marks untagged plain scalars so we resolve them (YAML 1.2)."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _PLAIN
+        return super().resolve(kind, value, implicit)
+
+
+def read_text(path: Path, encoding: str = "utf-8") -> tuple[str, str]:
+    """(text, display path) of a spec or definitions file; `SpecError` when unreadable."""
+    display = display_path(path)
+    try:
+        return path.read_text(encoding=encoding), display
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(
+            [Diagnostic(ErrorCode.IO, f"cannot read file: {exc}", Location(display, 1, 1))]
+        ) from None
+
+
+def read_source(path: Path) -> SourceFile:
+    """Parse one YAML or JSON file; raise `SpecError` with a position on any problem."""
+    text, display = read_text(path)
+    return parse_source(text, path, display)
+
+
+def parse_source(text: str, path: Path, display: str | None = None) -> SourceFile:
+    """Parse YAML text that came from `path` into a `SourceFile`."""
+    display = display if display is not None else display_path(path)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = (
+            Location(display, mark.line + 1, mark.column + 1) if mark else Location(display, 1, 1)
+        )
+        what = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise SpecError(
+            [Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {what}", where)]
+        ) from None
+    except yaml.YAMLError as exc:
+        raise SpecError(
+            [Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {exc}", Location(display, 1, 1))]
+        ) from None
+    finally:
+        loader.dispose()
+    builder = _Builder(display)
+    data = builder.build(node, ()) if node is not None else None
+    if builder.errors:
+        raise SpecError(builder.errors)
+    return SourceFile(path, display, data, builder.positions, builder.key_positions)
+
+
+class _Builder:
+    """Turns a composed node graph into JSON-like values, recording positions."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.positions: dict[JsonPath, Position] = {}
+        self.key_positions: dict[JsonPath, Position] = {}
+        self.errors: list[Diagnostic] = []
+        self._active: set[int] = set()
+        self._count = 0
+
+    def _error(self, code: ErrorCode, message: str, node: yaml.Node) -> None:
+        mark = node.start_mark
+        self.errors.append(
+            Diagnostic(code, message, Location(self.display, mark.line + 1, mark.column + 1))
+        )
+
+    def build(self, node: yaml.Node, path: JsonPath) -> Any:
+        self._count += 1
+        if self._count > _MAX_NODES:
+            if self._count == _MAX_NODES + 1:
+                self._error(
+                    ErrorCode.YAML_UNSUPPORTED,
+                    "document expands to too many values (alias bomb?)",
+                    node,
+                )
+            return None
+        self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node)
+        if id(node) in self._active:
+            self._error(
+                ErrorCode.YAML_UNSUPPORTED, "recursive alias: the value contains itself", node
+            )
+            return None
+        self._active.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            return self._mapping(node, path)
+        finally:
+            self._active.discard(id(node))
+
+    def _mapping(self, node: yaml.Node, path: JsonPath) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self._scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str):
+                self._error(
+                    ErrorCode.YAML_UNSUPPORTED,
+                    "mapping keys must be strings (quote the key)",
+                    key_node,
+                )
+                continue
+            child = (*path, key)
+            if key in result:
+                first = self.key_positions[child]
+                self._error(
+                    ErrorCode.DUPLICATE_KEY,
+                    f"duplicate key {key!r} (first defined at line {first[0]}); keys must be unique",
+                    key_node,
+                )
+                continue
+            self.key_positions[child] = (
+                key_node.start_mark.line + 1,
+                key_node.start_mark.column + 1,
+            )
+            result[key] = self.build(value_node, child)
+        return result
+
+    def _scalar(self, node: yaml.Node) -> Any:
+        value: str = node.value
+        if node.tag == _PLAIN:
+            return self._plain(value, node)
+        kind = _TAGGED.get(node.tag)
+        if kind is str:
+            return value
+        if kind is None:
+            self._error(ErrorCode.YAML_UNSUPPORTED, f"unsupported YAML tag {node.tag!r}", node)
+            return None
+        resolved = self._plain(value, node)
+        if not isinstance(resolved, kind) or (kind is int and isinstance(resolved, bool)):
+            self._error(
+                ErrorCode.YAML_UNSUPPORTED, f"{value!r} is not a valid {kind.__name__}", node
+            )
+        return resolved
+
+    def _plain(self, value: str, node: yaml.Node) -> Any:
+        """YAML 1.2 core schema resolution of a plain scalar."""
+        if value and value[0] not in _NON_STRING_STARTS:
+            return value  # fast path: most scalars are words
+        if _NULL.match(value):
+            return None
+        if value in _BOOL:
+            return _BOOL[value]
+        if _INT10.match(value):
+            return int(value)
+        if _INT8.match(value):
+            return int(value[2:], 8)
+        if _INT16.match(value):
+            return int(value[2:], 16)
+        if _FLOAT.match(value):
+            number = float(value)
+            if math.isfinite(number):
+                return number
+        if _SPECIAL_FLOAT.match(value) or (_FLOAT.match(value)):
+            self._error(ErrorCode.YAML_UNSUPPORTED, f"{value!r} is not representable in JSON", node)
+            return None
+        return value
+
+
+def walk(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:
+    """Every (path, value) pair below and including `value`, depth first."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from walk(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from walk(child, (*path, index))

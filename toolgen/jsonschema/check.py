@@ -1,0 +1,61 @@
+"""JSON Schema 2020-12 checks and validators that never touch the network.
+
+Every place that checks a schema or compiles a validator goes through here,
+so no user-supplied `$schema` or `$ref` can make toolgen fetch anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import jsonschema_rs
+
+from toolgen.core.positions import JsonPath
+from toolgen.core.protocol import JSON_SCHEMA_DIALECT
+
+KNOWN_DIALECTS = frozenset(
+    f"{scheme}://json-schema.org/{draft}{tail}"
+    for scheme in ("http", "https")
+    for draft in (
+        "draft-04/schema",
+        "draft-06/schema",
+        "draft-07/schema",
+        "draft/2019-09/schema",
+        "draft/2020-12/schema",
+    )
+    for tail in ("", "#")
+)
+"""Dialects whose metaschemas jsonschema-rs has built in (checked without any fetch)."""
+
+
+def metaschema_errors(schema: Any, *, published: bool = False) -> Iterator[tuple[JsonPath, str]]:
+    """(path inside `schema`, message) for what breaks its metaschema.
+
+    In a spec, a `$schema` naming another dialect is itself the error: toolgen
+    schemas are 2020-12. In `published` tool definitions (someone else's server)
+    a known dialect is checked against its own metaschema and an unknown one as
+    2020-12. Either way no metaschema is ever looked up remotely.
+    """
+    dialect = schema.get("$schema", JSON_SCHEMA_DIALECT) if isinstance(schema, dict) else None
+    if dialect is not None and dialect != JSON_SCHEMA_DIALECT:
+        if not published:
+            yield (
+                ("$schema",),
+                f"toolgen schemas are JSON Schema 2020-12: remove `$schema` or set it to {JSON_SCHEMA_DIALECT}",
+            )
+            return
+        if dialect not in KNOWN_DIALECTS:
+            schema = {k: v for k, v in schema.items() if k != "$schema"}
+    try:
+        jsonschema_rs.meta.validate(schema)
+    except jsonschema_rs.ValidationError as exc:
+        yield tuple(exc.instance_path), exc.message
+    except jsonschema_rs.ReferencingError as exc:
+        yield (), f"cannot check schema: {exc}"
+
+
+def compile_validator(schema: Mapping[str, Any] | bool) -> Any:
+    """A compiled 2020-12 validator that resolves no remote references."""
+    body: Any = schema if isinstance(schema, bool) else dict(schema)
+    return jsonschema_rs.Draft202012Validator(body, offline=True)

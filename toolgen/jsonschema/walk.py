@@ -1,0 +1,72 @@
+"""Schema-aware traversal of JSON Schema 2020-12 documents.
+
+Only keywords whose values are schemas are walked, so a `const` or `default`
+that happens to contain `"$ref"` is never mistaken for a reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from toolgen.core.positions import JsonPath
+
+SINGLE = frozenset(
+    {
+        "additionalProperties",
+        "items",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+        "additionalItems",
+    }
+)
+MAPPED = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
+LISTED = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+
+
+def subschemas(schema: Any) -> Iterator[tuple[JsonPath, Any]]:
+    """The direct subschemas of `schema`, with their paths relative to it."""
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        if key in SINGLE:
+            yield (key,), value
+        elif key in MAPPED and isinstance(value, dict):
+            for name, sub in value.items():
+                yield (key, name), sub
+        elif key in LISTED and isinstance(value, list):
+            for index, sub in enumerate(value):
+                yield (key, index), sub
+
+
+def walk_schemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:
+    """Every schema below and including `schema`, depth first, with its path."""
+    yield path, schema
+    for rel, sub in subschemas(schema):
+        yield from walk_schemas(sub, (*path, *rel))
+
+
+def map_refs(schema: Any, rewrite: Callable[[str, JsonPath], str], path: JsonPath = ()) -> Any:
+    """A copy of `schema` with every `$ref` string replaced by `rewrite(ref, path)`."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$ref" and isinstance(value, str):
+            out[key] = rewrite(value, (*path, key))
+        elif key in SINGLE:
+            out[key] = map_refs(value, rewrite, (*path, key))
+        elif key in MAPPED and isinstance(value, dict):
+            out[key] = {n: map_refs(s, rewrite, (*path, key, n)) for n, s in value.items()}
+        elif key in LISTED and isinstance(value, list):
+            out[key] = [map_refs(s, rewrite, (*path, key, i)) for i, s in enumerate(value)]
+        else:
+            out[key] = value
+    return out
