@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from toolgen.core.errors import Diagnostic, Location, SpecError
 from toolgen.core.ir import Annotations, Tool, ToolSet
+from toolgen.core.version import __version__
 
 if TYPE_CHECKING:
     from toolgen.runtime.toolset import RuntimeToolSet
 
-__version__ = "0.1.0"
 __all__ = [
     "Annotations",
     "Diagnostic",
@@ -26,6 +26,7 @@ __all__ = [
     "SpecError",
     "Tool",
     "ToolSet",
+    "__version__",
     "load",
     "load_toolset",
 ]

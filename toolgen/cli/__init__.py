@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from toolgen import __version__
+from toolgen.core.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": (

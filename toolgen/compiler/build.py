@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from toolgen import __version__
 from toolgen.compiler.cache import Cache, read_source_cached
 from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.package import render_init
@@ -28,6 +27,7 @@ from toolgen.compiler.emit.tooldefs import render_tooldefs
 from toolgen.compiler.writer import PackageOutput, apply, drift, find_fresh, plan
 from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
+from toolgen.core.version import __version__
 from toolgen.frontend.loader import SpecSetFiles, spec_sets
 from toolgen.frontend.pipeline import load_set
 from toolgen.frontend.source import read_source

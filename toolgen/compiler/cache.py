@@ -27,8 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from toolgen import __version__
 from toolgen.core.positions import SourceFile, display_path
+from toolgen.core.version import __version__
 from toolgen.frontend.source import parse_source, read_source
 
 CACHE_DIR = ".toolgen-cache"

@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import quote
 
-from toolgen import __version__
+from toolgen.core.version import __version__
 from toolgen.lint.model import Finding, Severity
 from toolgen.lint.registry import Rule, all_rules
 
