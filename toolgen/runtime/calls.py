@@ -59,6 +59,40 @@ class CallRunner:
             return PendingCall(request_id, call)
         return PendingCall(request_id, self._call(request_id, name, arguments, version))
 
+    async def run(self, name: str, arguments: dict[str, Any], version: str) -> dict[str, Any]:
+        """The `CallToolResult` of one call whose arguments are valid, without JSON-RPC.
+
+        For hosts that frame responses themselves (`toolgen.sdk`): the same handler
+        conventions, worker threads, timeout and failure results as `start`.
+        """
+        handler = self.handlers.get(name)
+        if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
+            return self._call_inline(handler, name, arguments, version)
+        if handler is not None and not handler.is_async:
+            return await self._run_in_thread(handler, name, arguments, version)
+        try:
+            result: dict[str, Any] = await self._run_handler(name, arguments, version)
+        except Exception as exc:
+            result = self._failure(name, exc)
+        return result
+
+    async def _run_in_thread(
+        self, handler: BoundHandler, name: str, arguments: dict[str, Any], version: str
+    ) -> dict[str, Any]:
+        """A sync handler's result, computed on a worker thread (with the call's context)."""
+        if self._pool is None:
+            self._pool = DaemonThreadPool()
+        context = contextvars.copy_context()
+        future = self._pool.submit(
+            context.run, self._call_inline, handler, name, arguments, version
+        )
+        try:
+            async with asyncio.timeout(self.timeout):
+                result: dict[str, Any] = await asyncio.wrap_future(future)
+        except TimeoutError:
+            return error_result(self._timeout_message(name))
+        return result
+
     async def _call_in_thread(
         self,
         request_id: RequestId,

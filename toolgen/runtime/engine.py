@@ -59,7 +59,7 @@ from toolgen.runtime.jsonrpc import RequestId
 from toolgen.runtime.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
 from toolgen.runtime.results import error_result
 from toolgen.runtime.toolset import RuntimeToolSet
-from toolgen.runtime.validation import describe
+from toolgen.runtime.validation import invalid_arguments
 
 PROTOCOL_VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
 SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
@@ -339,6 +339,6 @@ class Engine:
             )
         issues = self.tools.validate_input(name, arguments)
         if issues:
-            message = f"Invalid arguments for tool {name!r}: {describe(issues)}"
+            message = invalid_arguments(name, issues)
             return self.calls.result(request_id, error_result(message), version)
         return self.calls.start(request_id, name, arguments, version)

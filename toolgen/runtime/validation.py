@@ -57,6 +57,11 @@ def describe(issues: list[ValidationIssue]) -> str:
     return shown + (f"; and {hidden} more problem(s)" if hidden > 0 else "")
 
 
+def invalid_arguments(tool: str, issues: list[ValidationIssue]) -> str:
+    """The `isError` text for arguments that fail a tool's input schema (every transport)."""
+    return f"Invalid arguments for tool {tool!r}: {describe(issues)}"
+
+
 class SchemaValidator:
     """A schema, compiled on first use; `issues(value)` is empty when the value is valid."""
 
