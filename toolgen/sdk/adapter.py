@@ -49,9 +49,9 @@ def load_specs(specs: Any) -> RuntimeToolSet:
         return specs
     if isinstance(specs, ToolSet):
         return RuntimeToolSet(specs)
-    from toolgen import load
+    from toolgen.frontend.pipeline import load_spec_set
 
-    return load(specs)
+    return RuntimeToolSet(load_spec_set(specs))
 
 
 class SpecTools:
