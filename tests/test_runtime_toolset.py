@@ -120,6 +120,16 @@ def test_non_object_results_are_wrapped_only_before_2026(revision: str) -> None:
     assert json.loads(result["content"][0]["text"]) == expected
 
 
+@pytest.mark.parametrize("revision", SUPPORTED_REVISIONS)
+def test_the_text_of_a_string_result_is_the_string_itself(revision: str) -> None:
+    result = SHOP.call_result("cancel_order", "already_shipped", revision)
+    assert result["content"] == [{"type": "text", "text": "already_shipped"}]
+    if revision >= "2026-07-28":
+        assert result["structuredContent"] == "already_shipped"
+    elif revision >= "2025-06-18":
+        assert result["structuredContent"] == {WRAP_KEY: "already_shipped"}
+
+
 def test_a_result_that_violates_the_output_schema_raises() -> None:
     with pytest.raises(ResultSchemaError) as caught:
         NOTES.call_result("delete_note", {"deleted": "yes"}, "2025-11-25")

@@ -12,7 +12,8 @@
 Each method takes the tool's validated arguments as its `...Input` model and
 returns its `...Output` model, or plain JSON data; sync or `async def`. The
 runtime checks every result against the tool's output schema before sending
-it (as `structuredContent` plus a text fallback) and answers `isError` when
+it (as `structuredContent` plus a text fallback: its JSON, or a string result
+as it is) and answers `isError` when
 it does not match, or when a handler raises (`ToolError`'s message reaches
 the client; other exceptions are logged to stderr only). Or run
 `python -m notes.server MODULE:OBJECT`.

@@ -76,15 +76,22 @@ def error_result(message: str) -> dict[str, Any]:
 def structured_result(tool: Tool, plain: Any, data: bytes, revision: str) -> dict[str, Any]:
     """The result for an (already validated) plain value: `structuredContent` + text fallback.
 
-    `data` is `plain` serialized; the text block holds exactly the JSON of
-    `structuredContent` (so `{"result": ...}` when `revision` wraps it).
+    `data` is `plain` serialized. The text block holds the JSON of
+    `structuredContent` (so `{"result": ...}` when `revision` wraps it), except
+    for a string value: its text is the string itself, as a person or a model
+    reads it (a calendar, not its JSON-escaped quotation).
     """
     if not has_structured_output(revision):  # 2025-03-26: text content only
-        return {"content": [text_block(data.decode())]}
+        return {"content": [text_block(_text(plain, data))]}
     structured = structured_value(tool, plain, revision)
-    if structured is not plain:  # wrapped as {"result": plain}
+    if structured is not plain and not isinstance(plain, str):  # wrapped as {"result": plain}
         data = orjson.dumps(structured)
-    return {"content": [text_block(data.decode())], "structuredContent": structured}
+    return {"content": [text_block(_text(plain, data))], "structuredContent": structured}
+
+
+def _text(plain: Any, data: bytes) -> str:
+    """The text fallback of a result: a string as it is, anything else as its JSON."""
+    return plain if isinstance(plain, str) else data.decode()
 
 
 def unstructured_result(value: Any) -> dict[str, Any]:
