@@ -138,6 +138,15 @@ def test_cli_check_exits_1_when_stale_and_0_when_fresh(
     assert runner.invoke(cli, ["check", "specs/notes"]).exit_code == 0
 
 
+def test_check_advises_the_build_command_with_the_arguments_it_was_given(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(cli, ["check", "specs/notes", "-o", "out dir"])
+    assert result.exit_code == 1
+    assert "run `toolgen build specs/notes -o 'out dir'`" in result.stderr
+
+
 def test_cli_usage_errors_exit_2(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
     runner = CliRunner()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -105,3 +106,28 @@ def test_generated_server_refuses_handlers_that_miss_a_tool() -> None:
     )
     assert result.returncode == 1
     assert "abstract" in result.stderr
+
+
+def test_toolgen_serve_runs_the_scaffold_by_file_path_without_pythonpath(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    build = subprocess.run(
+        [sys.executable, "-m", "toolgen", "build", str(SPECS / "notes"), "-o", str(out), "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr
+    handlers = f"{out / 'notes_handlers.py'}:NotesHandlers"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    serve = subprocess.run(
+        [sys.executable, "-m", "toolgen", "serve", str(SPECS / "notes"), "--handlers", handlers],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert serve.returncode == 0, serve.stderr
+    assert "No module named" not in serve.stderr

@@ -3,7 +3,7 @@
 Subcommands are imported lazily (`LazyGroup`), so `toolgen serve` does not
 pay for the compiler's imports and `toolgen build` not for the runtime's.
 Exit codes: 0 ok, 1 problems in the input (spec errors, drift, findings),
-2 usage errors.
+2 usage errors, 130 interrupted (Ctrl-C; the writer leaves nothing half-written).
 """
 
 from __future__ import annotations
@@ -73,10 +73,23 @@ def cli() -> None:
     """
 
 
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, as shells report a command stopped by Ctrl-C."""
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
+    args = argv if argv is not None else sys.argv[1:]
     try:
-        return cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="toolgen")
+        return cli.main(args=args, prog_name="toolgen", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("toolgen: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
     finally:
         # The process ends now: keep the interpreter's last collection from walking a heap
         # that is about to be freed anyway (about 0.2 s after a build of 1,000 tools).

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,6 +42,14 @@ def fail_on_spec_errors(exc: SpecError) -> None:
     count = len(exc.diagnostics)
     click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     sys.exit(1)
+
+
+def build_command(specs: Sequence[Path], out: Path) -> str:
+    """The `toolgen build` command line that regenerates `out` from `specs`, shell-quoted."""
+    words = ["toolgen", "build", *(str(s) for s in specs)]
+    if out != Path(DEFAULT_OUT):
+        words += ["-o", str(out)]
+    return shlex.join(words)
 
 
 def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
@@ -106,7 +115,8 @@ def check(specs: tuple[Path, ...], out: Path) -> None:
         return
     if diff:
         click.echo(diff, nl=False)
-        click.echo(f"{out} is stale: run `toolgen build` and commit the result.", err=True)
+        command = build_command(specs, out)
+        click.echo(f"{out} is stale: run `{command}` and commit the result.", err=True)
         sys.exit(1)
     click.echo(f"{out} is up to date.", err=True)
 

@@ -25,7 +25,8 @@ def run_http(
         from toolgen.runtime.http.server import parse_address
     except ImportError as exc:
         raise click.UsageError(
-            f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]'"
+            f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]', "
+            "or pip install -e '.[http]' in a clone of toolgen"
         ) from None
     try:
         host, port = parse_address(address)

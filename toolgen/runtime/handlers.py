@@ -217,6 +217,9 @@ def import_object(reference: str) -> Any:
             spec = importlib.util.spec_from_file_location(path.stem, path)
             if spec is None or spec.loader is None or not path.is_file():
                 raise ValueError(f"no Python file {module_name!r}")
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.insert(0, folder)  # like `python FILE`: its generated package imports
             module = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = module
             spec.loader.exec_module(module)
