@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -130,8 +130,24 @@ def check(specs: tuple[Path, ...], out: Path) -> None:
     metavar="REV",
     help="Protocol revision (2025-06-18, 2025-11-25, 2026-07-28). Default: the latest.",
 )
-def tools(specs: tuple[Path, ...], revision: str | None) -> None:
-    """Print the `tools/list` result body ({"tools": [...]}) of one spec set as JSON."""
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["mcp", "openai", "anthropic", "gemini"]),
+    default="mcp",
+    show_default=True,
+    help="mcp: the tools/list result; openai, anthropic, gemini: the tool list that "
+    "provider's API accepts, with the names mapped back to MCP (`mcpNames`).",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Print the loss report instead: per tool, each constraint the provider view "
+    "could not pass on as written, and its size in tokens (about).",
+)
+def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool) -> None:
+    """Print the tools of one spec set as JSON: the `tools/list` result body
+    ({"tools": [...]}), or a provider's view of them (--format)."""
     from toolgen.compiler.emit.common import json_text
     from toolgen.core.protocol import LATEST_REVISION, SUPPORTED_REVISIONS, list_tools_result
     from toolgen.frontend.pipeline import load_spec_set
@@ -141,9 +157,18 @@ def tools(specs: tuple[Path, ...], revision: str | None) -> None:
         raise click.BadParameter(
             f"{chosen!r}; expected one of {', '.join(SUPPORTED_REVISIONS)}", param_hint="--protocol"
         )
+    if explain and fmt == "mcp":
+        raise click.UsageError("--explain needs a provider --format (openai, anthropic, gemini)")
     try:
         toolset = load_spec_set(_specs_or_default(specs))
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
-    click.echo(json_text(list_tools_result(toolset, chosen)), nl=False)
+    if fmt == "mcp":
+        click.echo(json_text(list_tools_result(toolset, chosen)), nl=False)
+        return
+    from toolgen.views import Provider, toolset_view
+    from toolgen.views.report import report_text
+
+    view = toolset_view(toolset, cast("Provider", fmt))  # click checked the choice
+    click.echo(report_text(view) if explain else json_text(view.document()), nl=False)
