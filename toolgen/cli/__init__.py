@@ -3,14 +3,17 @@
 Subcommands are imported lazily (`LazyGroup`), so `toolgen serve` does not
 pay for the compiler's imports and `toolgen build` not for the runtime's.
 Exit codes: 0 ok, 1 problems in the input (spec errors, drift, findings),
-2 usage errors, 130 interrupted (Ctrl-C; the writer leaves nothing half-written).
+2 usage errors, 3 an internal error (a bug in toolgen: never the input's fault),
+130 interrupted (Ctrl-C; the writer leaves nothing half-written).
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
+import traceback
 from typing import Any
 
 import click
@@ -73,6 +76,8 @@ def cli() -> None:
     """
 
 
+EXIT_INTERNAL_ERROR = 3
+"""A crash: its own code, so that no script mistakes a bug in toolgen for bad input."""
 EXIT_INTERRUPTED = 130
 """128 + SIGINT, as shells report a command stopped by Ctrl-C."""
 
@@ -90,7 +95,24 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except Exception as exc:  # every input problem is a SpecError or a click error before this
+        report_internal_error(exc)
+        sys.exit(EXIT_INTERNAL_ERROR)
     finally:
         # The process ends now: keep the interpreter's last collection from walking a heap
         # that is about to be freed anyway (about 0.2 s after a build of 1,000 tools).
         gc.freeze()
+
+
+def report_internal_error(exc: BaseException) -> None:
+    """A short "please report" message on stderr (the traceback with TOOLGEN_DEBUG=1)."""
+    if os.environ.get("TOOLGEN_DEBUG"):
+        traceback.print_exception(exc)
+    summary = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    print(
+        f"toolgen: internal error ({summary})\n"
+        f"This is a bug in toolgen {__version__}, not a problem in your input. Please report it "
+        "with the command you ran and the input that caused it (TOOLGEN_DEBUG=1 prints the "
+        "traceback).",
+        file=sys.stderr,
+    )

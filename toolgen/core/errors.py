@@ -38,6 +38,8 @@ class ErrorCode(StrEnum):
     INVALID_SCHEMA = "invalid-schema"
     INVALID_EXAMPLE = "invalid-example"
     NO_SPECS = "no-specs"
+    ENCODING = "encoding"  # a file that is not UTF-8
+    LIMIT = "limit"  # past a documented limit (nesting depth, integer size, ...)
     SEVERAL_SPEC_SETS = "several-spec-sets"  # one spec set was expected (serve, tools, load)
 
 

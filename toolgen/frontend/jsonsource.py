@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
+from dataclasses import replace
 from json import decoder
 from pathlib import Path
 from typing import Any
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import JsonPath, Position, SourceFile, display_path
+from toolgen.frontend import limits
 from toolgen.frontend.source import read_text
 
 scanstring: Callable[[str, int, bool], tuple[str, int]] = decoder.scanstring  # type: ignore[attr-defined]
@@ -32,6 +34,15 @@ _LITERAL_START = {"t": "true", "f": "false", "n": "null"}
 class _Invalid(Exception):
     def __init__(self, message: str, offset: int) -> None:
         super().__init__(message)
+        self.offset = offset
+
+
+class _Limit(Exception):
+    """A documented limit was passed at `offset` (the diagnostic's location is filled in)."""
+
+    def __init__(self, diagnostic: Diagnostic, offset: int) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
         self.offset = offset
 
 
@@ -63,16 +74,10 @@ def parse_json(text: str, path: Path, display: str | None = None) -> SourceFile:
                 )
             ]
         ) from None
-    except RecursionError:
-        raise SpecError(
-            [
-                Diagnostic(
-                    ErrorCode.YAML_UNSUPPORTED,
-                    "JSON nested too deeply",
-                    Location(display, 1, 1),
-                )
-            ]
-        ) from None
+    except _Limit as exc:
+        line, column = parser.position(exc.offset)
+        where = Location(display, line, column)
+        raise SpecError([replace(exc.diagnostic, location=where)]) from None
     return SourceFile(path, display, data, parser.positions, parser.key_positions)
 
 
@@ -95,6 +100,8 @@ class _Parser:
         char = text[i : i + 1]
         if char == '"':
             return self.string(i)
+        if char in "{[" and len(path) >= limits.MAX_DEPTH:
+            raise _Limit(limits.too_deep(Location("", 0, 0)), i)
         if char == "{":
             return self.object(i, path)
         if char == "[":
@@ -106,7 +113,11 @@ class _Parser:
         if match is None or not match.group():
             raise _Invalid("expected a value" if char else "unexpected end of input", i)
         number = match.group()
-        value: Any = float(number) if match.group(1) or match.group(2) else int(number)
+        value: Any = float(number) if match.group(1) or match.group(2) else None
+        if value is None:
+            value = limits.parse_int(number, 10)
+            if value is None:
+                raise _Limit(limits.int_too_long(Location("", 0, 0)), i)
         if value in (float("inf"), float("-inf")):
             raise _Invalid(f"{number} is not representable", i)
         return value, match.end()

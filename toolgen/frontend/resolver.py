@@ -19,6 +19,7 @@ from toolgen.core.ir import HINTS, Annotations, Def, Example, Origin, Server, To
 from toolgen.core.positions import JsonPath, SourceFile
 from toolgen.frontend.spec import SpecFile, ToolSpec
 from toolgen.jsonschema.check import compile_validator
+from toolgen.jsonschema.limits import MAX_REF_DEPTH, ref_depth, schema_problems
 from toolgen.jsonschema.walk import map_refs
 
 _ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -63,8 +64,12 @@ class Resolver:
         self.by_path = {spec.source.path.resolve(): spec for spec in specs}
         self.problems: list[Diagnostic] = []
         self.defs = _Defs()
+        self._reported: set[tuple[str, Location]] = set()
 
     def error(self, code: ErrorCode, message: str, where: Location) -> None:
+        if (message, where) in self._reported:
+            return  # a def's problem, found again through another tool
+        self._reported.add((message, where))
         self.problems.append(Diagnostic(code, message, where))
 
     def resolve(self) -> ToolSet:
@@ -136,6 +141,27 @@ class Resolver:
             origin = self.defs.origins[(path, name)]
             self.defs.schemas[bundled] = self._rewrite(_as_schema(schema), origin, deps)
             self.defs.deps[bundled] = deps
+        self._self_references()
+
+    def _self_references(self) -> None:
+        """Report defs that are nothing but a `$ref` chain back to themselves (no value fits
+        them and no model can be generated for them)."""
+        origin_of = {
+            bundled: self.defs.origins[key] for key, bundled in self.defs.bundled_names.items()
+        }
+        for name in self.defs.schemas:
+            chain = [name]
+            target = _pure_ref(self.defs.schemas[name])
+            while target is not None and target not in chain:
+                chain.append(target)
+                target = _pure_ref(self.defs.schemas.get(target))
+            if target == name:
+                self.error(
+                    ErrorCode.INVALID_SCHEMA,
+                    f"def {name!r} is only a reference to itself ({' -> '.join([*chain, name])}): "
+                    "it describes no value; give it a schema of its own or remove it",
+                    origin_of[name].locate(),
+                )
 
     def _rewrite(self, schema: Any, origin: Origin, deps: set[str]) -> Any:
         """`schema` with refs pointed into `$defs`; names of the defs it uses go into `deps`."""
@@ -198,6 +224,14 @@ class Resolver:
                 root = {**inlined, **{k: v for k, v in root.items() if k != "$ref"}}
                 deps = set(self.defs.deps.get(target, set())) | (deps - {target})
         needed = self._closure(deps)
+        if len(needed) > MAX_REF_DEPTH and ref_depth(deps, self.defs.deps) > MAX_REF_DEPTH:
+            self.error(
+                ErrorCode.LIMIT,
+                f"this schema reaches a chain of more than {MAX_REF_DEPTH} defs, each referring "
+                "to the next; no validator can compile it",
+                origin.locate(),
+            )
+            return root
         if needed:
             root["$defs"] = {name: self.defs.schemas[name] for name in sorted(needed)}
         return root
@@ -233,6 +267,7 @@ class Resolver:
         return tools
 
     def _tool(self, spec: ToolSpec, raw: dict[str, Any], origin: Origin) -> Tool:
+        known = len(self.problems)
         input_origin = origin.child("input") if spec.input is not None else None
         if input_origin is not None:
             input_schema = self._bundle(spec.input, input_origin)
@@ -247,7 +282,14 @@ class Resolver:
             input_schema = dict(_NO_INPUT)
         output_origin = origin.child("output") if spec.output is not None else None
         output_schema = self._bundle(spec.output, output_origin) if output_origin else None
-        examples = tuple(self._examples(spec, origin, input_schema, output_schema))
+        for schema, part_origin in ((input_schema, input_origin), (output_schema, output_origin)):
+            if part_origin is not None:
+                self._compilable(schema, part_origin)
+        examples = tuple(
+            self._examples(spec, origin, input_schema, output_schema)
+            if len(self.problems) == known
+            else ()  # examples are checked against schemas that compile
+        )
         return Tool(
             name=spec.name,
             title=spec.title,
@@ -261,6 +303,18 @@ class Resolver:
             input_origin=input_origin,
             output_origin=output_origin,
         )
+
+    def _compilable(self, schema: Any, origin: Origin) -> None:
+        """Report what would keep a validator from compiling `schema` (bundled), each at its
+        place in the spec: the tool's own schema, or the def it comes from."""
+        for path, message in schema_problems(schema):
+            is_key = len(path) > 1 and path[-2] == "patternProperties"
+            where = origin.locate(*path, key=is_key)
+            if len(path) > 1 and path[0] == "$defs":
+                key = next((k for k, v in self.defs.bundled_names.items() if v == path[1]), None)
+                if key is not None:
+                    where = self.defs.origins[key].locate(*path[2:], key=is_key)
+            self.error(ErrorCode.INVALID_SCHEMA, f"invalid JSON Schema: {message}", where)
 
     def _examples(
         self,
@@ -277,7 +331,16 @@ class Resolver:
                 if part not in given or schema is None:
                     continue
                 if part not in validators:
-                    validators[part] = _validator(schema)
+                    try:
+                        validators[part] = _validator(schema)
+                    except ValueError as exc:  # what `_compilable` does not foresee
+                        self.error(
+                            ErrorCode.INVALID_SCHEMA,
+                            f"the {part} schema cannot be compiled into a validator: "
+                            f"{str(exc).splitlines()[0][:300]}",
+                            origin.locate(part),
+                        )
+                        return
                 for err in validators[part].iter_errors(getattr(example, part)):
                     at = (part, *err.instance_path)
                     self.error(
@@ -292,6 +355,18 @@ class Resolver:
 
 def _validator(schema: Mapping[str, Any]) -> Any:
     return compile_validator(schema)
+
+
+_ANNOTATION_KEYS = frozenset({"$ref", "title", "description", "$comment", "examples"})
+
+
+def _pure_ref(schema: Any) -> str | None:
+    """The def a schema that is nothing but a `$ref` (and annotations) names, else None."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
+        return None
+    if not schema.keys() <= _ANNOTATION_KEYS:
+        return None
+    return def_name(schema["$ref"])
 
 
 def _as_schema(schema: Any) -> dict[str, Any]:

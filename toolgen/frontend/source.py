@@ -20,6 +20,7 @@ import yaml
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import JsonPath, Position, SourceFile, display_path
+from toolgen.frontend import limits
 
 _BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PLAIN = "!plain"  # our marker tag for untagged plain scalars
@@ -35,6 +36,8 @@ _SPECIAL_FLOAT = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$")
 
 _NON_STRING_STARTS = frozenset("0123456789+-.~nNtTfF")
 _STR = "tag:yaml.org,2002:str"
+_COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"})
+"""Tags a list or mapping may carry (implicit or `!!seq`/`!!map`); any other is refused."""
 _TAGGED: dict[str, type] = {
     _STR: str,
     "tag:yaml.org,2002:int": int,
@@ -57,11 +60,12 @@ def read_text(path: Path, encoding: str = "utf-8") -> tuple[str, str]:
     """(text, display path) of a spec or definitions file; `SpecError` when unreadable."""
     display = display_path(path)
     try:
-        return path.read_text(encoding=encoding), display
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         raise SpecError(
             [Diagnostic(ErrorCode.IO, f"cannot read file: {exc}", Location(display, 1, 1))]
         ) from None
+    return limits.decode(raw, display, encoding), display
 
 
 def read_source(path: Path) -> SourceFile:
@@ -73,6 +77,9 @@ def read_source(path: Path) -> SourceFile:
 def parse_source(text: str, path: Path, display: str | None = None) -> SourceFile:
     """Parse YAML text that came from `path` into a `SourceFile`."""
     display = display if display is not None else display_path(path)
+    too_deep = limits.depth_problem(text, display)
+    if too_deep is not None:
+        raise SpecError([too_deep])
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -86,8 +93,14 @@ def parse_source(text: str, path: Path, display: str | None = None) -> SourceFil
             [Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {what}", where)]
         ) from None
     except yaml.YAMLError as exc:
+        located = limits.reader_error(exc, text, display)
         raise SpecError(
-            [Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {exc}", Location(display, 1, 1))]
+            [
+                located
+                or Diagnostic(
+                    ErrorCode.YAML_SYNTAX, f"invalid YAML: {exc}", Location(display, 1, 1)
+                )
+            ]
         ) from None
     finally:
         loader.dispose()
@@ -128,6 +141,15 @@ class _Builder:
         self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node)
+        if node.tag not in _COLLECTION_TAGS:
+            self._error(ErrorCode.YAML_UNSUPPORTED, f"unsupported YAML tag {node.tag!r}", node)
+            return None
+        if len(path) >= limits.MAX_DEPTH:
+            mark = node.start_mark
+            self.errors.append(
+                limits.too_deep(Location(self.display, mark.line + 1, mark.column + 1))
+            )
+            return None
         if id(node) in self._active:
             self._error(
                 ErrorCode.YAML_UNSUPPORTED, "recursive alias: the value contains itself", node
@@ -185,6 +207,15 @@ class _Builder:
             )
         return resolved
 
+    def _integer(self, digits: str, base: int, node: yaml.Node) -> int | None:
+        """An integer literal, or None after a `limit` error when it is too long for JSON tools."""
+        number = limits.parse_int(digits, base)
+        if number is None:
+            mark = node.start_mark
+            where = Location(self.display, mark.line + 1, mark.column + 1)
+            self.errors.append(limits.int_too_long(where))
+        return number
+
     def _plain(self, value: str, node: yaml.Node) -> Any:
         """YAML 1.2 core schema resolution of a plain scalar."""
         if value and value[0] not in _NON_STRING_STARTS:
@@ -194,11 +225,11 @@ class _Builder:
         if value in _BOOL:
             return _BOOL[value]
         if _INT10.match(value):
-            return int(value)
+            return self._integer(value, 10, node)
         if _INT8.match(value):
-            return int(value[2:], 8)
+            return self._integer(value[2:], 8, node)
         if _INT16.match(value):
-            return int(value[2:], 16)
+            return self._integer(value[2:], 16, node)
         if _FLOAT.match(value):
             number = float(value)
             if math.isfinite(number):
