@@ -17,8 +17,13 @@ from views_support import corpus_tools, gemini_subset_problems, openai_strict_pr
 
 from toolgen.cli import cli
 from toolgen.frontend.pipeline import load_spec_set
+from toolgen.jsonschema.providers.names import (
+    ANTHROPIC_NAMES,
+    GEMINI_NAMES,
+    OPENAI_NAMES,
+    map_names,
+)
 from toolgen.views import toolset_view, view
-from toolgen.views.names import ANTHROPIC_NAMES, GEMINI_NAMES, OPENAI_NAMES, map_names
 
 ROOT = Path(__file__).parent.parent
 SPEC_SETS = ["specs/notes", "specs/shop", "specs/conformance"]

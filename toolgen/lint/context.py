@@ -19,7 +19,7 @@ from toolgen.core.errors import Location
 from toolgen.core.ir import HINTS, Origin, Tool, ToolSet
 from toolgen.core.positions import SourceFile
 from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, subschemas, walk_schemas
-from toolgen.lint.options import RuleOptions
+from toolgen.lint.options import HTTP_METHODS, READ_NOUNS, RuleOptions
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+")
@@ -296,13 +296,54 @@ def words(name: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=8192)
 def verb(name: str, options: RuleOptions) -> str | None:
-    """The verb of a tool name: its first word if it is a known verb, else its last
-    (`issue_read`), else the first known verb in it (`github_get_issue`)."""
+    """The verb of a tool name: its first known verb, left to right (`get_issue`,
+    `github_get_issue`, `issue_read`, `API-retrieve-a-comment`: not `comment`, the object).
+    A read noun after the first word counts as a read (`git_status`, `git_diff_unstaged`);
+    an HTTP method yields to a verb after it (`API-post-search` searches)."""
     found = words(name.rsplit(".", 1)[-1])
     known = options.known_verbs
-    if not found:
+    verbs = [
+        (word, index)
+        for index, word in enumerate(found)
+        if word in known or (index > 0 and word in READ_NOUNS)
+    ]
+    if not verbs:
         return None
-    for candidate in (found[0], found[-1], *found[1:-1]):
-        if candidate in known:
-            return candidate
+    if verbs[0][0] in HTTP_METHODS and len(verbs) > 1:
+        return verbs[1][0]
+    return verbs[0][0]
+
+
+def verb_class(word: str | None, options: RuleOptions) -> str | None:
+    """`read`, `destructive`, `create` or `write` for a verb (read nouns are reads)."""
+    if word is None:
+        return None
+    if word in options.read_verbs or word in READ_NOUNS:
+        return "read"
+    for label, verbs in (
+        ("destructive", options.destructive_verbs),
+        ("create", options.create_verbs),
+        ("write", options.write_verbs),
+    ):
+        if word in verbs:
+            return label
+    return None
+
+
+_LEAD = re.compile(r"[A-Za-z]+")
+
+
+@lru_cache(maxsize=8192)
+def description_verb(description: str | None, options: RuleOptions) -> str | None:
+    """The known verb among a description's first three words (`Retrieves a comment`,
+    `Notion | Retrieve comments` → `retrieve`)."""
+    if not description:
+        return None
+    known = options.known_verbs
+    for match in list(_LEAD.finditer(description[:80]))[:3]:  # "Notion | Retrieve comments"
+        word = match.group(0).lower()
+        for stem in (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else "",
+                     word[:-3] + "y" if word.endswith("ies") else ""):  # fmt: skip
+            if stem and stem in known:
+                return stem
     return None

@@ -127,6 +127,20 @@ WRITE_VERBS = frozenset(
 )
 """A tool whose name starts with one of these changes state (besides the two lists above)."""
 
+READ_NOUNS = frozenset(["status", "log", "logs", "diff", "history", "blame"])
+"""Words that name a read when they follow a namespace or noun (`git_status`, `git_log`,
+`git_diff_unstaged`); as a first word (`log_event`) they are not taken for a verb."""
+
+LOOKUP_WRITE_VERBS = frozenset(
+    ["resolve", "trigger", "run", "rerun", "execute", "sync", "apply", "manage"]
+)
+"""Write verbs that also name lookups and computations (`resolve-library-id`,
+`run_query`, `execute_sql` on a read replica): TG105, an error, does not trust them."""
+
+HTTP_METHODS = frozenset(["post", "put", "patch"])
+"""Verbs that OpenAPI-generated names start with; a known verb after one says what the
+tool does (`API-post-search` searches)."""
+
 NAME_STYLES = ("auto", "snake_case", "kebab-case", "camelCase", "PascalCase")
 
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.views.model import View
-from toolgen.views.schemaops import resolve
+from toolgen.jsonschema.providers.model import View
+from toolgen.jsonschema.providers.schemaops import resolve
 
 
 class CallMappingError(ValueError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolgen.views.model import View
+from toolgen.jsonschema.providers.model import View
 
 
 def report_text(view: View) -> str:

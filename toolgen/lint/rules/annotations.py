@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolgen.core.ir import Tool
-from toolgen.lint.context import Context, verb
+from toolgen.lint.context import Context, description_verb, verb, verb_class
 from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.options import LOOKUP_WRITE_VERBS
 from toolgen.lint.registry import rule
 
 A = Category.ANNOTATIONS
@@ -43,23 +44,24 @@ def read_only_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
         )
 
 
-@rule("TG102", "read-only-not-idempotent", A, Severity.WARNING)
+@rule("TG102", "read-only-not-idempotent", A, Severity.INFO, default=False)
 def read_only_not_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
-    """A read-only tool is declared not idempotent.
+    """A read-only tool is declared not idempotent (opt-in rule).
 
     What it does: Flags a tool with `readOnly: true` and `idempotent: false`.
+    Opt-in, severity info: MCP says `idempotentHint` means something only when
+    the tool is not read-only, so clients ignore it here and the declaration is
+    harmless (the GitHub MCP server declares it on 57 read-only tools).
 
-    Why: Read-only implies idempotent: calling a tool that changes nothing twice
-    has the same effect as calling it once. Declaring `idempotent: false` says
-    the opposite and confuses clients that retry safe calls (Smithy models the
-    same implication between its `readonly` and `idempotent` traits).
+    Why: Read-only implies idempotent (Smithy models the same implication
+    between its `readonly` and `idempotent` traits); a hint that says the
+    opposite is noise a reader has to think about.
 
     Example:
 
         annotations: {readOnly: true, idempotent: false}    # TG102
 
-    Leave `idempotent` out for read-only tools (it only means something when
-    `readOnly` is false), or set it to `true`.
+    Leave `idempotent` out for read-only tools, or set it to `true`.
     """
     a = tool.annotations
     if a.read_only is True and a.idempotent is False:
@@ -126,7 +128,11 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
     What it does: Flags a tool with `readOnly: true` whose name's verb is a
     destructive, create or write verb (`delete_`, `remove_`, `create_`,
     `update_`, `set_`, ...). The verb is the first word of the name if it is
-    a known verb, else the last (`issue_write`), else the first known verb in it.
+    a known verb, else the first known verb after it (`issue_write`,
+    `API-retrieve-a-comment`: the verb is *retrieve*, *comment* is its object); an
+    HTTP method yields to a verb after it (`API-post-search`). Verbs that also
+    name lookups (`resolve`, `run`, `execute`, `trigger`, `sync`, `apply`,
+    `manage`) are not trusted here: `resolve-library-id` reads.
     The verb lists are configurable (`destructive-verbs`, `create-verbs`,
     `write-verbs`, and `extend-...` to add to them).
 
@@ -142,7 +148,9 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
     Set `readOnly: false` and declare `destructive`.
     """
     word = verb(tool.name, ctx.options)
-    if tool.annotations.read_only is True and word in ctx.options.mutating_verbs:
+    if word in LOOKUP_WRITE_VERBS:
+        return  # `resolve-library-id`, `run_query`: these verbs also name lookups
+    if tool.annotations.read_only is True and verb_class(word, ctx.options) not in (None, "read"):
         yield Hit(
             f"name verb {word!r} says the tool changes data, but it is marked read-only",
             ctx.hint_location(tool, "readOnly"),
@@ -170,7 +178,11 @@ def destructive_name_not_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
     """
     word = verb(tool.name, ctx.options)
     a = tool.annotations
-    if word in ctx.options.destructive_verbs and a.read_only is not True and a.destructive is False:
+    if (
+        verb_class(word, ctx.options) == "destructive"
+        and a.read_only is not True
+        and a.destructive is False
+    ):
         yield Hit(
             f"name verb {word!r} says the tool deletes or overwrites, but it is declared not destructive",
             ctx.hint_location(tool, "destructive"),
@@ -183,7 +195,9 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     What it does: Flags a tool whose name's verb is a read verb (`get_`,
     `list_`, `search_`, `read_`, ...; configurable with `read-verbs` /
-    `extend-read-verbs`) without `readOnly: true`.
+    `extend-read-verbs`; also `status`, `log`, `diff`, `history`, `blame` after the
+    first word, as in `git_status`) without `readOnly: true`, unless its description
+    starts with a verb that changes data ("Submit feedback on a search").
 
     Why: Without the hint, clients treat the call as a possible write (and,
     since `destructive` defaults to true, as a destructive one) and ask a person
@@ -197,11 +211,17 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
     Add `readOnly: true`, or rename the tool after what it changes.
     """
     word = verb(tool.name, ctx.options)
-    if word in ctx.options.read_verbs and tool.annotations.read_only is not True:
-        yield Hit(
-            f"name verb {word!r} says the tool only reads, but it is not marked read-only",
-            ctx.hint_location(tool, "readOnly"),
-        )
+    if verb_class(word, ctx.options) != "read" or tool.annotations.read_only is True:
+        return
+    if verb_class(description_verb(tool.description, ctx.options), ctx.options) not in (
+        None,
+        "read",
+    ):
+        return  # `firecrawl_search_feedback`: "Send feedback ...": it writes
+    yield Hit(
+        f"name verb {word!r} says the tool only reads, but it is not marked read-only",
+        ctx.hint_location(tool, "readOnly"),
+    )
 
 
 @rule("TG108", "create-name-idempotent", A, Severity.WARNING)
@@ -226,7 +246,11 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
     """
     word = verb(tool.name, ctx.options)
     a = tool.annotations
-    if word in ctx.options.create_verbs and a.read_only is not True and a.idempotent is True:
+    if (
+        verb_class(word, ctx.options) == "create"
+        and a.read_only is not True
+        and a.idempotent is True
+    ):
         yield Hit(
             f"name verb {word!r} says each call creates something, but the tool is declared idempotent",
             ctx.hint_location(tool, "idempotent"),
@@ -257,3 +281,38 @@ def annotations_title_mismatch(tool: Tool, ctx: Context) -> Iterator[Hit]:
             f"annotations.title {other!r} differs from title {title!r}",
             tool.origin.locate("annotations", "title"),
         )
+
+
+@rule("TG110", "read-name-destructive", A, Severity.WARNING)
+def read_name_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A tool whose name says it reads is declared destructive.
+
+    What it does: Flags a tool with `destructive: true` (and not read-only) whose
+    name's verb is a read verb (`search_`, `get_`, `list_`, ...), unless its
+    description starts with a verb that changes data.
+
+    Why: A search or a lookup that destroys data is almost always a copied
+    annotation block: clients then ask a person to confirm every lookup, and
+    people learn to click through the confirmations that matter. If the tool
+    really deletes, its name hides that from the model.
+
+    Example:
+
+        name: search_issues
+        annotations: {readOnly: false, destructive: true}   # TG110
+
+    Set `readOnly: true` (and drop `destructive`), or rename the tool.
+    """
+    word = verb(tool.name, ctx.options)
+    a = tool.annotations
+    if verb_class(word, ctx.options) != "read" or a.read_only is True or a.destructive is not True:
+        return
+    if verb_class(description_verb(tool.description, ctx.options), ctx.options) not in (
+        None,
+        "read",
+    ):
+        return
+    yield Hit(
+        f"name verb {word!r} says the tool only reads, but it is declared destructive",
+        ctx.hint_location(tool, "destructive"),
+    )

@@ -169,7 +169,7 @@ def nullable_union(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     """A schema is made nullable with a type list or an `anyOf`/`oneOf` null branch.
 
     What it does: Flags `type: [T, "null"]` and `anyOf`/`oneOf` lists with a
-    `{type: "null"}` branch.
+    `{type: "null"}` branch in tool inputs (and defs that inputs use).
 
     Why: Strict clients and model APIs reject type lists and null branches (the
     MCP inspector's `--strict` mode fails on them). For an input, leaving the
@@ -179,10 +179,11 @@ def nullable_union(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
 
         note: {type: [string, "null"]}                      # TG304
 
-    Write `note: {type: string}` and leave it out of `required`.
+    Write `note: {type: string}` and leave it out of `required`. Output schemas
+    are not checked: in a result, `null` is data.
     """
     schema = node.schema
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or not ctx.in_input(node):
         return
     kind = schema.get("type")
     if isinstance(kind, list) and "null" in kind and len(kind) > 1:
@@ -209,8 +210,8 @@ def nullable_union(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
 def type_list(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     """A schema gives `type` as a list of types.
 
-    What it does: Flags `type` written as a list, unless it is only a nullable
-    pair (`[T, "null"]`, reported by TG304).
+    What it does: Flags `type` written as a list in tool inputs (and defs that
+    inputs use), unless it is only a nullable pair (`[T, "null"]`, reported by TG304).
 
     Why: Several clients and model APIs accept only one type per schema (the MCP
     inspector's `--strict` mode fails on type arrays).
@@ -219,8 +220,12 @@ def type_list(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
 
         value: {type: [string, integer]}                    # TG305
 
-    Write one type, or `anyOf: [{type: string}, {type: integer}]`.
+    Write one type, or `anyOf: [{type: string}, {type: integer}]`. Output
+    schemas are not checked: strict clients constrain what they send, not what
+    they read.
     """
+    if not ctx.in_input(node):
+        return
     schema = node.schema
     kind = schema.get("type") if isinstance(schema, dict) else None
     if not isinstance(kind, list):

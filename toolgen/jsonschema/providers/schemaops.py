@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolgen.views.model import Losses
+from toolgen.jsonschema.providers.model import Losses
 
 ANNOTATIONS = frozenset(
     {

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolgen.views.model import Losses, ToolView
-from toolgen.views.schemaops import (
+from toolgen.jsonschema.providers.model import Losses, ToolView
+from toolgen.jsonschema.providers.schemaops import (
     ANNOTATIONS,
     implied_types,
     merge_all_of,

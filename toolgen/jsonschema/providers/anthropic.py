@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolgen.views.model import Losses, ToolView
-from toolgen.views.schemaops import compact, merge_all_of, resolve, with_notes
+from toolgen.jsonschema.providers.model import Losses, ToolView
+from toolgen.jsonschema.providers.schemaops import compact, merge_all_of, resolve, with_notes
 
 _DROPPED = ("$schema", "$id")
 
