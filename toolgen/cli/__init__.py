@@ -39,6 +39,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "lint": ("toolgen.cli.lint", "Lint annotations, names, schemas and descriptions of MCP tools."),
     "rules": ("toolgen.cli.lint", "List the lint rules, or explain one."),
+    "diff": (
+        "toolgen.cli.diff",
+        "Tell whether a spec change breaks clients or makes a tool less safe.",
+    ),
+    "digest": ("toolgen.cli.diff", "Print the canonical digest of every tool and of the tool set."),
 }
 """Command name -> (module holding a click command of that name, short help)."""
 

@@ -1,0 +1,284 @@
+"""Render a diff `Report`: text, json, sarif, github, markdown.
+
+The machine formats follow the lint formats (`toolgen.lint.formats`): the
+same JSON field names, SARIF 2.1.0 with the change codes as rules, GitHub
+workflow commands built by the lint's own `command`. Markdown is a pull
+request comment: breaking changes in a table, the rest folded away.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from toolgen import __version__
+from toolgen.diff.codes import CODES, Code
+from toolgen.diff.model import Change, Report, ServerDiff
+from toolgen.lint.model import Finding, Severity
+
+FORMATS = ("text", "json", "sarif", "github", "markdown")
+DOCS = "docs/diff-changes.md"
+_SHORT = 19  # "sha256:" + 12 hex digits
+
+
+def label(change: Change) -> str:
+    """How a change is called in text: breaking, possibly-breaking, or (not breaking) its
+    severity: error (a versioning mistake), warning, note."""
+    if change.breaking:
+        return "breaking" if change.severity is Severity.ERROR else "possibly-breaking"
+    return "note" if change.severity is Severity.INFO else str(change.severity)
+
+
+def render(report: Report, name: str) -> str:
+    """The report in format `name`."""
+    renderers: dict[str, Callable[[Report], str]] = {
+        "text": render_text,
+        "json": render_json,
+        "sarif": render_sarif,
+        "github": render_github,
+        "markdown": render_markdown,
+    }
+    return renderers[name](report)
+
+
+# -- text ----------------------------------------------------------------------
+
+
+def render_text(report: Report) -> str:
+    """`path:line:col: CODE label message [tool]`, one line per change."""
+    lines = []
+    for change in report.changes:
+        where = f"{change.location}: " if change.location else ""
+        tool = f" [{change.tool}]" if change.tool is not None else ""
+        lines.append(f"{where}{change.code} {label(change)} {change.message}{tool}\n")
+    return "".join(lines)
+
+
+def summary(report: Report) -> str:
+    """Counts, then one line per server: which tools changed, and the set digests."""
+    changes = report.changes
+    counts = Counter(label(c) for c in changes)
+    parts = [
+        f"{counts[k]} {k}"
+        for k in ("breaking", "possibly-breaking", "error", "warning", "note")
+        if counts[k]
+    ]
+    head = f"{len(changes)} change{'s' if len(changes) != 1 else ''}"
+    head += f" ({', '.join(parts)})" if parts else ""
+    if report.ignored:
+        head += f"; {report.ignored} ignored by configuration"
+    return "\n".join([head + ".", *(_server_line(s) for s in report.servers)]) + "\n"
+
+
+def _server_line(server: ServerDiff) -> str:
+    tools = (
+        f"{len(server.changed_tools())} changed, {len(server.added_tools())} added, "
+        f"{len(server.removed_tools())} removed, {server.unchanged_tools()} unchanged"
+    )
+    digests = f"{server.old_digest[:_SHORT]} → {server.new_digest[:_SHORT]}"
+    return f"{server.name}: tools {tools}; set digest {digests}"
+
+
+# -- json ----------------------------------------------------------------------
+
+
+def as_dict(change: Change) -> dict[str, Any]:
+    loc = change.location
+    return {
+        "code": change.code,
+        "rule": change.rule,
+        "category": change.category,
+        "breaking": change.breaking,
+        "severity": str(change.severity),
+        "tool": change.tool,
+        "message": change.message,
+        "path": change.path,
+        "file": loc.file if loc else None,
+        "line": loc.line if loc else None,
+        "column": loc.column if loc else None,
+    }
+
+
+def _server_dict(server: ServerDiff) -> dict[str, Any]:
+    return {
+        "name": server.name,
+        "version": {"old": server.old_version, "new": server.new_version},
+        "digest": {"old": server.old_digest, "new": server.new_digest},
+        "tools": {
+            "changed": server.changed_tools(),
+            "added": server.added_tools(),
+            "removed": server.removed_tools(),
+            "unchanged": server.unchanged_tools(),
+            "digests": {
+                name: {"old": server.old_digests.get(name), "new": server.new_digests.get(name)}
+                for name in [
+                    *server.changed_tools(),
+                    *server.added_tools(),
+                    *server.removed_tools(),
+                ]
+            },
+        },
+    }
+
+
+def render_json(report: Report) -> str:
+    changes = report.changes
+    summary_ = {
+        "changes": len(changes),
+        "breaking": sum(1 for c in changes if c.breaking),
+        "non_breaking": sum(1 for c in changes if not c.breaking),
+        "severity": {s.value: sum(1 for c in changes if c.severity is s) for s in Severity},
+        "category": dict(sorted(Counter(c.category for c in changes).items())),
+        "ignored": report.ignored,
+        "servers": [_server_dict(s) for s in report.servers],
+    }
+    document = {"changes": [as_dict(c) for c in changes], "summary": summary_}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- sarif ---------------------------------------------------------------------
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _descriptor(code: Code) -> dict[str, Any]:
+    doc = f"{code.summary}\n\nWhy: {code.why}\n\nExample: {code.example}"
+    return {
+        "id": code.code,
+        "name": code.name,
+        "shortDescription": {"text": code.summary},
+        "fullDescription": {"text": doc},
+        "help": {"text": doc, "markdown": doc},
+        "properties": {
+            "category": code.category.value,
+            "breaking": code.breaking,
+            "tags": [code.category.value],
+        },
+    }
+
+
+def _result(change: Change, index: int) -> dict[str, Any]:
+    from toolgen.lint.formats.sarif import artifact_uri
+
+    tool = f" [{change.tool}]" if change.tool is not None else ""
+    result: dict[str, Any] = {
+        "ruleId": change.code,
+        "ruleIndex": index,
+        "level": _SARIF_LEVEL[change.severity],
+        "message": {"text": change.message + tool},
+        "properties": {"breaking": change.breaking, "path": change.path, "tool": change.tool},
+    }
+    if change.location is not None:
+        result["locations"] = [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": artifact_uri(change.location.file)},
+                    "region": {
+                        "startLine": change.location.line,
+                        "startColumn": change.location.column,
+                    },
+                }
+            }
+        ]
+    return result
+
+
+def render_sarif(report: Report) -> str:
+    index = {code.code: i for i, code in enumerate(CODES)}
+    run = {
+        "tool": {
+            "driver": {
+                "name": "toolgen diff",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [_descriptor(c) for c in CODES],
+            }
+        },
+        "invocations": [{"executionSuccessful": True}],
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(c, index[c.code]) for c in report.changes],
+    }
+    from toolgen.lint.formats.sarif import SCHEMA_URI
+
+    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- github --------------------------------------------------------------------
+
+
+def render_github(report: Report) -> str:
+    """Workflow commands, as `toolgen lint --format github` writes them."""
+    from toolgen.lint.formats.github import command
+
+    return "".join(
+        command(Finding(c.code, c.rule, c.category, c.severity, c.message, c.tool, c.location))
+        + "\n"
+        for c in report.changes
+    )
+
+
+# -- markdown ------------------------------------------------------------------
+
+
+def render_markdown(report: Report) -> str:
+    """A pull request comment: a headline, one line per server, breaking changes first."""
+    changes = report.changes
+    breaking = [c for c in changes if c.breaking]
+    others = [c for c in changes if not c.breaking]
+    if breaking:
+        head = (
+            f"## toolgen diff: {len(breaking)} breaking change{'s' if len(breaking) != 1 else ''}"
+        )
+    elif changes:
+        head = "## toolgen diff: no breaking changes"
+    else:
+        head = "## toolgen diff: no changes"
+    out = [head, ""]
+    for server in report.servers:
+        out.append(f"- {_server_markdown(server)}")
+    out.append("")
+    if breaking:
+        out += _table(breaking)
+    if others:
+        out += [
+            f"<details><summary>{len(others)} non-breaking change{'s' if len(others) != 1 else ''}</summary>",
+            "",
+            *_table(others),
+            "</details>",
+            "",
+        ]
+    if report.ignored:
+        out.append(
+            f"{report.ignored} change{'s' if report.ignored != 1 else ''} ignored by configuration.\n"
+        )
+    return "\n".join(out)
+
+
+def _server_markdown(server: ServerDiff) -> str:
+    version = ""
+    if server.old_version is not None:
+        version = f" {server.old_version} → {server.new_version}"
+    return (
+        f"**{server.name}**{version}: {len(server.changed_tools())} tools changed, "
+        f"{len(server.added_tools())} added, {len(server.removed_tools())} removed; "
+        f"digest `{server.old_digest[:_SHORT]}` → `{server.new_digest[:_SHORT]}`"
+    )
+
+
+def _table(changes: list[Change]) -> list[str]:
+    rows = ["| | change | tool | what | where |", "| --- | --- | --- | --- | --- |"]
+    for c in changes:
+        anchor = f"{DOCS}#{c.code.lower()}-{c.rule}"
+        where = f"`{c.location}`" if c.location else ""
+        tool = f"`{c.tool}`" if c.tool else ""
+        rows.append(
+            f"| {label(c)} | [{c.code}]({anchor}) `{c.rule}` | {tool} | {_cell(c.message)} | {where} |"
+        )
+    return [*rows, ""]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,31 @@
+"""`toolgen diff` as a library call: load both sides, diff them, apply the configuration."""
+
+from __future__ import annotations
+
+from toolgen.diff.config import DiffConfig
+from toolgen.diff.model import Report
+from toolgen.diff.sets import diff_sides, version_check
+from toolgen.diff.sides import SharedReader, load_side
+
+
+def run_diff(old: str, new: str, config: DiffConfig | None = None) -> Report:
+    """Diff what `old` and `new` name (paths or `git:REV:PATH`); `SpecError` when one does not load.
+
+    Ignored changes are left out (and counted); the version check runs on
+    what remains, so ignoring every breaking change also silences it.
+    """
+    config = config or DiffConfig()
+    reader = SharedReader()
+    servers = diff_sides(load_side(old, reader), load_side(new, reader))
+    report = Report(servers)
+    for server in servers:
+        kept = [c for c in server.changes if not config.ignored(c)]
+        report.ignored += len(server.changes) - len(kept)
+        server.changes = kept
+        check = version_check(server)
+        if check is not None:
+            if config.ignored(check):
+                report.ignored += 1
+            else:
+                server.changes.append(check)
+    return report

@@ -1,0 +1,97 @@
+"""Load OLD and NEW: spec sets, published definitions, or either at a git revision.
+
+Both sides go through the one load pipeline (`toolgen.frontend`), so they are
+accepted and refused exactly as `build` and `lint` accept and refuse them. A
+file whose text is the same on both sides (most files of a pull request) is
+parsed once: the second side gets a copy of the first's `SourceFile` under
+its own name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from toolgen.core.errors import Diagnostic, SpecError
+from toolgen.core.ir import ToolSet
+from toolgen.core.positions import SourceFile, display_path
+from toolgen.diff.git import Checkout, GitPath, checkout
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a diff: what the user named, and the servers it holds."""
+
+    label: str
+    toolsets: tuple[ToolSet, ...]
+    published: bool
+    """Published definitions carry no server version (and a made-up server name)."""
+
+
+@dataclass
+class SharedReader:
+    """Reads spec files, parsing each distinct text once across both sides."""
+
+    display: dict[Path, str] = field(default_factory=dict)
+    """Names to show instead of the path (files copied out of git)."""
+    _parsed: dict[str, SourceFile] = field(default_factory=dict)
+
+    def __call__(self, path: Path) -> SourceFile:
+        from toolgen.frontend.source import parse_source, read_text
+
+        text, shown = read_text(path)
+        shown = self.display.get(path, shown)
+        known = self._parsed.get(text)
+        if known is not None:
+            return SourceFile(path, shown, known.data, known.positions, known.key_positions)
+        source = parse_source(text, path, shown)
+        self._parsed[text] = source
+        return source
+
+
+def load_side(name: str, reader: SharedReader) -> Side:
+    """Load what `name` names (a path, or `git:REV:PATH`); `SpecError` when it does not load."""
+    where = GitPath.parse(name)
+    if where is None:
+        return _load(Path(name), name, reader)
+    with checkout(where) as copied:
+        reader.display.update(copied.display)
+        try:
+            side = _load(copied.root, name, reader)
+        except SpecError as exc:
+            raise SpecError(_renamed(exc.diagnostics, copied)) from None
+        for toolset in side.toolsets:
+            for source in toolset.sources:
+                source.display = copied.display.get(source.path, source.display)
+        return side
+
+
+def _load(path: Path, label: str, reader: SharedReader) -> Side:
+    from toolgen.frontend.loader import spec_sets
+    from toolgen.frontend.pipeline import load_set
+    from toolgen.frontend.published import is_published, load_published
+
+    if is_published(path):
+        return Side(label, (load_published(path),), published=True)
+    toolsets: list[ToolSet] = []
+    problems: list[Diagnostic] = []
+    for spec_set in spec_sets([path]):
+        try:
+            toolsets.append(load_set(spec_set, reader))
+        except SpecError as exc:
+            problems.extend(exc.diagnostics)
+    if problems:
+        raise SpecError(problems)
+    return Side(label, tuple(toolsets), published=False)
+
+
+def _renamed(diagnostics: tuple[Diagnostic, ...], copied: Checkout) -> list[Diagnostic]:
+    """Diagnostics about copied files, pointing at the files' git names instead."""
+    names = {display_path(path): shown for path, shown in copied.display.items()}
+    out = []
+    for diagnostic in diagnostics:
+        loc = diagnostic.location
+        if loc is not None and loc.file in names:
+            diagnostic = replace(diagnostic, location=replace(loc, file=names[loc.file]))
+        out.append(diagnostic)
+    return out
