@@ -70,10 +70,12 @@ class Delta:
         return self.origin.locate(*self.at, key=bool(self.at))
 
     def uncertain(self) -> Delta:
-        """This delta seen through `oneOf`, `not` or `if`, where a narrowing may widen."""
+        """This delta seen through `oneOf`, `not` or `if`, where a narrowing may widen:
+        an unclassified change, possibly breaking either way."""
         if self.narrows is NO and self.widens is NO:
             return self
-        return replace(self, narrows=MAYBE, widens=MAYBE)
+        message = f"inside `oneOf`, `not` or `if`: {self.message}"
+        return replace(self, kind=Kind.SCHEMA, narrows=MAYBE, widens=MAYBE, message=message)
 
     @property
     def validates(self) -> bool:

@@ -220,16 +220,16 @@ class Comparison:
                     here,
                 )
             elif name in props_a:
-                self._property_removed(name, new, name in req_a, old_origin, here)
+                self._property_removed(name, new, name in req_a, old_origin, path)
             else:
-                self._property_added(name, old, name in req_b, new_origin, here)
+                self._property_added(name, old, name in req_b, new_origin, path)
         for name in sorted(req_b - req_a):
             if name not in props_b or name in props_a:
                 self.add(
                     Kind.BECAME_REQUIRED,
                     YES,
                     NO,
-                    (*path, "properties", name),
+                    path,
                     f"property {name!r} is now required",
                     new_origin,
                     ("required",),
@@ -240,7 +240,7 @@ class Comparison:
                     Kind.BECAME_OPTIONAL,
                     NO,
                     YES,
-                    (*path, "properties", name),
+                    path,
                     f"property {name!r} is no longer required",
                     new_origin,
                     ("required",) if "required" in new else (),
@@ -272,8 +272,8 @@ class Comparison:
             widens,
             path,
             f"property {name!r} {what}{note}",
-            _child(origin, "properties", name),
-            (),
+            origin,
+            ("properties", name),
         )
 
     def _property_added(
@@ -286,18 +286,13 @@ class Comparison:
     ) -> None:
         rule = _rule_for(old, name)
         widens = YES if rule is False else NO if rule is True else MAYBE
-        at = _child(origin, "properties", name)
+        at = ("properties", name)
         if required:
-            self.add(
-                Kind.REQUIRED_PROPERTY_ADDED,
-                YES,
-                widens,
-                path,
-                f"new required property {name!r}",
-                at,
-            )
+            message = f"new required property {name!r}"
+            self.add(Kind.REQUIRED_PROPERTY_ADDED, YES, widens, path, message, origin, at)
         else:
-            self.add(Kind.PROPERTY_ADDED, NO, widens, path, f"new optional property {name!r}", at)
+            message = f"new optional property {name!r}"
+            self.add(Kind.PROPERTY_ADDED, NO, widens, path, message, origin, at)
 
     def _additional(
         self,
@@ -544,6 +539,9 @@ class Comparison:
         a, b = _list(old.get(keyword)), _list(new.get(keyword))
         if not a and not b:
             return
+        if not a or not b:
+            self._whole(keyword, a, b, new_origin, path)
+            return
         pairs, gone, added = self._match(a, b)
         uncertain = keyword == "oneOf"
         self._uncertain += uncertain
@@ -566,49 +564,50 @@ class Comparison:
                         (*path, keyword, j),
                     )
                 return
-            narrows_added = keyword == "allOf" or (keyword == "anyOf" and not a)
-            for j in added:
-                if narrows_added:
-                    self.add(
-                        Kind.TIGHTENED,
-                        YES,
-                        NO,
-                        (*path, keyword, j),
-                        f"new {keyword} branch",
-                        _child(new_origin, keyword, j),
-                    )
-                else:
-                    self.add(
-                        Kind.RELAXED,
-                        NO,
-                        YES,
-                        (*path, keyword, j),
-                        f"new {keyword} branch",
-                        _child(new_origin, keyword, j),
-                    )
+            for j in added:  # allOf: one more conjunct; anyOf/oneOf: one more alternative
+                kind, narrows, widens = (
+                    (Kind.TIGHTENED, YES, NO) if keyword == "allOf" else (Kind.RELAXED, NO, YES)
+                )
+                self.add(
+                    kind,
+                    narrows,
+                    widens,
+                    (*path, keyword, j),
+                    f"new {keyword} branch",
+                    _child(new_origin, keyword, j),
+                )
             for i in gone:
-                if keyword == "allOf" or not b:
-                    self.add(
-                        Kind.RELAXED,
-                        NO,
-                        YES,
-                        (*path, keyword, i),
-                        f"{keyword} branch {i} removed",
-                        new_origin,
-                        (keyword,) if keyword in new else (),
-                    )
-                else:
-                    self.add(
-                        Kind.TIGHTENED,
-                        YES,
-                        NO,
-                        (*path, keyword, i),
-                        f"{keyword} branch {i} removed",
-                        new_origin,
-                        (keyword,),
-                    )
+                kind, narrows, widens = (
+                    (Kind.RELAXED, NO, YES) if keyword == "allOf" else (Kind.TIGHTENED, YES, NO)
+                )
+                self.add(
+                    kind,
+                    narrows,
+                    widens,
+                    (*path, keyword, i),
+                    f"{keyword} branch {i} removed",
+                    new_origin,
+                    (keyword,),
+                )
         finally:
             self._uncertain -= uncertain
+
+    def _whole(
+        self, keyword: str, a: list[Any], b: list[Any], origin: Origin | None, path: JsonPath
+    ) -> None:
+        """A composition keyword added (one more constraint) or removed (one less)."""
+        if b:
+            self.add(
+                Kind.TIGHTENED,
+                YES,
+                NO,
+                path,
+                f"new `{keyword}` of {len(b)} schemas",
+                origin,
+                (keyword,),
+            )
+        else:
+            self.add(Kind.RELAXED, NO, YES, path, f"`{keyword}` removed", origin)
 
     def _match(
         self, a: list[Any], b: list[Any]
@@ -634,8 +633,19 @@ class Comparison:
 
 
 def compare_schemas(old: Document, new: Document) -> list[Delta]:
-    """Every difference between two schema documents, with its direction."""
-    return Comparison(old, new).run()
+    """Every difference between two schema documents, with its direction.
+
+    A difference inside a def reached along several paths (or again through a
+    recursive def) is reported once, at the first path that reaches it.
+    """
+    seen: set[tuple[Kind, str, object]] = set()
+    unique = []
+    for delta in Comparison(old, new).run():
+        key = (delta.kind, delta.message, delta.location())
+        if key not in seen:
+            seen.add(key)
+            unique.append(delta)
+    return unique
 
 
 # -- helpers -------------------------------------------------------------------

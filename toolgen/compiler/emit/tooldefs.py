@@ -1,13 +1,16 @@
-"""Emit the MCP tool definitions (`tools/list` result bodies), one file per revision."""
+"""Emit the MCP tool definitions (`tools/list` result bodies), one file per revision, and
+`tools/digests.json`: the canonical digest of every tool and of the set, per revision."""
 
 from __future__ import annotations
 
 from toolgen.compiler.emit.common import header_text, json_text
+from toolgen.core.digests import digests_document
 from toolgen.core.ir import ToolSet
 from toolgen.core.protocol import EMITTED_REVISIONS, list_tools_result
 
 TOOLS_DIR = "tools"
 GENERATED_META_KEY = "dev.toolgen/generated"
+DIGESTS_FILE = "digests.json"
 
 
 def render_tooldefs(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
@@ -19,4 +22,6 @@ def render_tooldefs(toolset: ToolSet, *, source_note: str) -> list[tuple[str, st
             **list_tools_result(toolset, revision),
         }
         files.append((f"{TOOLS_DIR}/{revision}.json", json_text(body)))
+    digests = {"_meta": {GENERATED_META_KEY: header_text(source_note)}, **digests_document(toolset)}
+    files.append((f"{TOOLS_DIR}/{DIGESTS_FILE}", json_text(digests)))
     return files

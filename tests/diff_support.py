@@ -1,0 +1,85 @@
+"""Run diff change cases stored as data (tests/diff_cases/*.yaml).
+
+A case is a mapping:
+
+- `name`: what the case shows (a sentence);
+- `old`, `new`: one spec file's text each, after a fixed header: `toolgen: 1`
+  and a `server` block (version 1.0.0 in OLD, 2.0.0 in NEW, so breaking
+  changes do not also report a missing major bump); positions count from the
+  snippet's first line;
+- `old_version`, `new_version` (optional): override the header's versions;
+- `old_server`, `new_server` (optional): more keys of the `server` block;
+- `expect`: the changes, each `"CODE label"` or `"CODE label line:col"` (in
+  NEW, or OLD for what was removed), label as the text format prints it
+  (breaking, possibly-breaking, error, warning, note), optionally followed
+  by `[tool]`; `[]` when nothing may be reported.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolgen.diff.model import Change
+from toolgen.diff.report import label
+from toolgen.diff.run import run_diff
+
+CASES_DIR = Path(__file__).parent / "diff_cases"
+
+
+def header(version: str, extra: dict[str, Any] | None = None) -> str:
+    server = json.dumps({"name": "demo", "version": version, **(extra or {})})
+    return f"toolgen: 1\nserver: {server}\n"
+
+
+HEADER_LINES = 2
+
+
+def load_cases() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = []
+    for path in sorted(CASES_DIR.glob("*.yaml")):
+        for case in yaml.safe_load(path.read_text(encoding="utf-8")):
+            case["_file"] = path.stem
+            cases.append(case)
+    return cases
+
+
+def case_id(case: dict[str, Any]) -> str:
+    return f"{case['_file']}: {case['name']}"
+
+
+def run_case(case: dict[str, Any], tmp: Path) -> list[Change]:
+    for side, version in (("old", "1.0.0"), ("new", "2.0.0")):
+        text = header(case.get(f"{side}_version", version), case.get(f"{side}_server")) + case[side]
+        (tmp / side).mkdir()
+        (tmp / side / "main.yaml").write_text(text, encoding="utf-8")
+    return run_diff(str(tmp / "old"), str(tmp / "new")).changes
+
+
+def describe(change: Change) -> str:
+    """A change as a case's `expect` writes it, with its position."""
+    loc = change.location
+    where = f" {loc.line - HEADER_LINES}:{loc.column}" if loc else ""
+    tool = f" [{change.tool}]" if change.tool else ""
+    return f"{change.code} {label(change)}{where}{tool}"
+
+
+def matches(expected: str, change: Change) -> bool:
+    """Whether `change` is what an `expect` entry says (position and tool only when given)."""
+    words = expected.split()
+    code, what = words[0], words[1]
+    if change.code != code or label(change) != what:
+        return False
+    for word in words[2:]:
+        if word.startswith("["):
+            if f"[{change.tool}]" != word:
+                return False
+        elif (
+            change.location is None
+            or f"{change.location.line - HEADER_LINES}:{change.location.column}" != word
+        ):
+            return False
+    return True
