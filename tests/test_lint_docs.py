@@ -70,7 +70,7 @@ def test_readme_worked_example_matches_a_lint_of_the_corpus(
 
 def test_pre_commit_hooks_run_existing_commands() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-    assert {hook["id"] for hook in hooks} == {"toolgen-lint", "toolgen-check"}
+    assert {hook["id"] for hook in hooks} == {"toolgen-lint", "toolgen-check", "toolgen-diff"}
     for hook in hooks:
         program, command = hook["entry"].split()
         assert program == "toolgen"

@@ -227,7 +227,8 @@ def render_markdown(report: Report) -> str:
     """A pull request comment: a headline, one line per server, breaking changes first."""
     changes = report.changes
     breaking = [c for c in changes if c.breaking]
-    others = [c for c in changes if not c.breaking]
+    shown = [c for c in changes if c.breaking or c.severity is Severity.ERROR]
+    others = [c for c in changes if c not in shown]
     if breaking:
         head = (
             f"## toolgen diff: {len(breaking)} breaking change{'s' if len(breaking) != 1 else ''}"
@@ -240,8 +241,8 @@ def render_markdown(report: Report) -> str:
     for server in report.servers:
         out.append(f"- {_server_markdown(server)}")
     out.append("")
-    if breaking:
-        out += _table(breaking)
+    if shown:
+        out += _table(shown)
     if others:
         out += [
             f"<details><summary>{len(others)} non-breaking change{'s' if len(others) != 1 else ''}</summary>",
@@ -261,8 +262,9 @@ def _server_markdown(server: ServerDiff) -> str:
     version = ""
     if server.old_version is not None:
         version = f" {server.old_version} → {server.new_version}"
+    changed = len(server.changed_tools())
     return (
-        f"**{server.name}**{version}: {len(server.changed_tools())} tools changed, "
+        f"**{server.name}**{version}: {changed} tool{'s' if changed != 1 else ''} changed, "
         f"{len(server.added_tools())} added, {len(server.removed_tools())} removed; "
         f"digest `{server.old_digest[:_SHORT]}` → `{server.new_digest[:_SHORT]}`"
     )
