@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from toolgen import __version__
+from toolgen.core.version import __version__
 from toolgen.diff.codes import CODES, Code
 from toolgen.diff.model import Change, Report, ServerDiff
 from toolgen.lint.model import Finding, Severity
