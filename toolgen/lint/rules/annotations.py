@@ -8,6 +8,7 @@ clients decide on them whether to ask a person before a call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from toolgen.core.ir import Tool
@@ -17,6 +18,10 @@ from toolgen.lint.options import LOOKUP_WRITE_VERBS
 from toolgen.lint.registry import rule
 
 A = Category.ANNOTATIONS
+_KEYED = re.compile(
+    r"\bensures?\b|\balready exists?\b|\bif (?:it )?(?:does not|doesn't) exist", re.I
+)
+"""A description saying the create is keyed: calling it again changes nothing."""
 
 
 @rule("TG101", "read-only-destructive", A, Severity.ERROR)
@@ -232,6 +237,9 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
     create verb (`create_`, `add_`, `insert_`, `send_`, ...; configurable with
     `create-verbs` / `extend-create-verbs`).
 
+    A tool whose description says the create is keyed ("or ensure it exists",
+    "if it does not exist", "already exists") is not flagged.
+
     Why: Creating usually makes a new thing per call: calling it twice gives two
     notes, two orders, two emails. Clients retry idempotent calls freely, which
     here duplicates data. If the tool is keyed (create-if-absent), suppress this
@@ -250,6 +258,7 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
         verb_class(word, ctx.options) == "create"
         and a.read_only is not True
         and a.idempotent is True
+        and not _KEYED.search(tool.description or "")
     ):
         yield Hit(
             f"name verb {word!r} says each call creates something, but the tool is declared idempotent",
