@@ -50,17 +50,26 @@ def install(spec: str) -> tuple[list[str], str]:
         meta = json.loads((prefix / "node_modules" / name / "package.json").read_text())
         bin_field = meta.get("bin")
         entry = bin_field if isinstance(bin_field, str) else next(iter((bin_field or {}).values()))
-        return ["node", str(prefix / "node_modules" / name / entry), *args], f"npm {name}@{meta['version']}"
+        return [
+            "node",
+            str(prefix / "node_modules" / name / entry),
+            *args,
+        ], f"npm {name}@{meta['version']}"
     venv = TOOLS / "corpus-venv"
     if not venv.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = venv / "bin" / "pip"
     subprocess.run([str(pip), "install", "--quiet", package], check=True)
     name = re.split(r"[=<>]", package)[0]
-    shown = subprocess.run([str(pip), "show", name], capture_output=True, text=True, check=True).stdout
+    shown = subprocess.run(
+        [str(pip), "show", name], capture_output=True, text=True, check=True
+    ).stdout
     version = re.search(r"^Version: (.+)$", shown, re.M)
     script = name if not args or args[0].startswith("-") else args.pop(0)
-    return [str(venv / "bin" / script), *args], f"pypi {name}=={version.group(1) if version else '?'}"
+    return [
+        str(venv / "bin" / script),
+        *args,
+    ], f"pypi {name}=={version.group(1) if version else '?'}"
 
 
 async def list_tools(command: list[str]) -> list[dict[str, Any]]:
@@ -82,7 +91,9 @@ async def list_tools(command: list[str]) -> list[dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("specs", nargs="+", help="npm:PACKAGE[@VERSION] or pypi:PACKAGE[==VERSION], then ARGS")
+    parser.add_argument(
+        "specs", nargs="+", help="npm:PACKAGE[@VERSION] or pypi:PACKAGE[==VERSION], then ARGS"
+    )
     parser.add_argument("--name", help="output file name (one server only)")
     options = parser.parse_args()
     for spec in options.specs:
@@ -94,8 +105,15 @@ def main() -> None:
             continue
         package = re.sub(r"(?<=.)@[^/]*$|==.*$", "", version.split(" ", 1)[1])
         name = options.name or re.sub(r"[^a-z0-9]+", "-", package.lower()).strip("-")
-        body = {"_meta": {"dev.toolgen/source": f"{version}: tools/list over stdio (scripts/capture_corpus.py)"}, "tools": tools}
-        (OUT / f"{name}.json").write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        body = {
+            "_meta": {
+                "dev.toolgen/source": f"{version}: tools/list over stdio (scripts/capture_corpus.py)"
+            },
+            "tools": tools,
+        }
+        (OUT / f"{name}.json").write_text(
+            json.dumps(body, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         print(f"{name}: {len(tools)} tools from {version}", file=sys.stderr)
 
 

@@ -63,7 +63,11 @@ def finding_key(finding: Finding) -> tuple[str, str, str]:
     """(code, server file or directory, tool) of a finding."""
     assert finding.location is not None
     where = Path(finding.location.file)
-    server = where.name if where.suffix == ".json" and where.parent.name == "corpus" else where.parent.name
+    server = (
+        where.name
+        if where.suffix == ".json" and where.parent.name == "corpus"
+        else where.parent.name
+    )
     return finding.code, server, finding.tool or ""
 
 
@@ -107,7 +111,7 @@ def _tools() -> list[str]:
         files = [path] if path.is_file() else sorted(path.glob("*.json"))
         for file in files:
             data = json.loads(file.read_text(encoding="utf-8"))
-            tools = data["tools"] if "tools" in data else [data]
+            tools = data.get("tools", [data])
             names += [t["name"] for t in tools]
     return names
 

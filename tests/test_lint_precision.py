@@ -15,7 +15,9 @@ README = ROOT / "README.md"
 
 
 def _script() -> Any:
-    spec = importlib.util.spec_from_file_location("lint_precision", ROOT / "scripts" / "lint_precision.py")
+    spec = importlib.util.spec_from_file_location(
+        "lint_precision", ROOT / "scripts" / "lint_precision.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules["lint_precision"] = module
