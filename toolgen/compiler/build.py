@@ -50,7 +50,12 @@ def emitters(model_cache: Cache | None = None) -> list[Emitter]:
 
         return render_server(toolset, source_note=source_note)
 
-    return [render_init, render_schemas, render_tooldefs, models, server]
+    def client(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+        from toolgen.compiler.emit.client import render_client  # jinja2: imported only to render
+
+        return render_client(toolset, source_note=source_note)
+
+    return [render_init, render_schemas, render_tooldefs, models, server, client]
 
 
 def render_package(

@@ -17,7 +17,7 @@ from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.models import model_class_names
 from toolgen.compiler.templating import render
 from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
-from toolgen.core.ir import Tool, ToolSet
+from toolgen.core.ir import Server, Tool, ToolSet
 from toolgen.core.naming import handler_name
 from toolgen.core.protocol import LATEST_REVISION
 
@@ -63,7 +63,7 @@ def _context(toolset: ToolSet) -> dict[str, Any]:
     if not _SERVER_NAME.match(server.name):  # the spec model guarantees it; checked again
         raise ValueError(f"invalid server name {server.name!r}")
     names = model_class_names(toolset)
-    methods = _methods(toolset.tools)
+    methods = tool_methods(toolset.tools)
     tools = []
     imports: set[str] = set()
     for tool in toolset.tools:
@@ -80,14 +80,9 @@ def _context(toolset: ToolSet) -> dict[str, Any]:
                 "todo": f"{tool.name} is not implemented yet",
             }
         )
-    block = {"name": server.name, "version": server.version}
-    for key in ("title", "description", "instructions"):
-        value = getattr(server, key)
-        if value is not None:
-            block[key] = value
     return {
         "server": server,
-        "server_block": block,
+        "server_block": server_block(server),
         "package": server.package,
         "tools": tools,
         "model_imports": sorted(imports, key=lambda name: (name.lower(), name)),  # as isort
@@ -96,7 +91,17 @@ def _context(toolset: ToolSet) -> dict[str, Any]:
     }
 
 
-def _methods(tools: tuple[Tool, ...]) -> dict[str, str]:
+def server_block(server: Server) -> dict[str, str]:
+    """The spec's `server` block as generated code carries it (identity, instructions)."""
+    block = {"name": server.name, "version": server.version}
+    for key in ("title", "description", "instructions"):
+        value = getattr(server, key)
+        if value is not None:
+            block[key] = value
+    return block
+
+
+def tool_methods(tools: tuple[Tool, ...]) -> dict[str, str]:
     """Tool name → handler method; two tools sharing a method name are an input error."""
     taken: dict[str, Tool] = {}
     problems = []

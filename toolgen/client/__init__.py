@@ -1,0 +1,32 @@
+"""The runtime of the typed clients `toolgen build` writes (`OUT/<package>/client.py`).
+
+    from notes.client import Client
+
+    async with Client.stdio(["python", "-m", "notes.server", "app:Handlers"]) as notes:
+        note = await notes.create_note(title="Milk", tags=["shop"])   # a CreateNoteOutput
+        count = await notes.count_notes()                              # an int
+
+A generated `Client` subclasses `ToolClient` with one typed async method per tool.
+Arguments are checked by the tool's Input model before anything is sent; an
+`isError` result raises `ToolCallError`; at connect the server's `tools/list` is
+compared with the spec (`Drift`, reported as the `drift` policy says). Everything
+on the wire goes through the official MCP SDK's `ClientSession`.
+"""
+
+from __future__ import annotations
+
+from toolgen.client.base import DriftPolicy, ToolClient
+from toolgen.client.drift import Drift, DriftError, DriftWarning
+from toolgen.client.errors import ToolCallError
+from toolgen.client.unset import UNSET, Unset
+
+__all__ = [
+    "UNSET",
+    "Drift",
+    "DriftError",
+    "DriftPolicy",
+    "DriftWarning",
+    "ToolCallError",
+    "ToolClient",
+    "Unset",
+]

@@ -1,0 +1,222 @@
+"""`ToolClient`: what every generated `Client` inherits (connect, drift, calls, results).
+
+A generated method validates its keyword arguments with the tool's Input model
+(a pydantic `ValidationError` before anything is sent), calls the tool through
+the official SDK's `ClientSession` (which checks `structuredContent` against the
+listed output schema), raises `ToolCallError` on `isError`, and parses the
+structured result into the Output model; a non-object output is unwrapped from
+`{"result": ...}` where the revision wraps it (`toolgen.core.protocol`).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar
+
+from pydantic import BaseModel, RootModel
+
+from toolgen.client.drift import Drift, DriftError, DriftWarning, compare, describe
+from toolgen.client.errors import ToolCallError
+from toolgen.client.unset import UNSET
+from toolgen.core.protocol import has_structured_output, wraps_output
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp_types import CallToolResult
+
+    from toolgen.runtime.toolset import RuntimeToolSet
+
+DriftPolicy = Literal["error", "warn", "ignore"]
+"""At connect, a server whose tools differ from the spec: raise `DriftError`, warn
+(`DriftWarning`), or say nothing. The differences are in `client.drift` either way."""
+
+M = TypeVar("M", bound=BaseModel)
+
+_TOOLSETS: dict[type[ToolClient], RuntimeToolSet] = {}
+
+
+class ToolClient:
+    """A typed MCP client for one spec set; generated subclasses add one method per tool."""
+
+    SERVER: ClassVar[Mapping[str, str]]
+    """The spec's `server` block (name, version, ...)."""
+    TOOLS_FILE: ClassVar[Path]
+    """The build's `tools/<latest revision>.json`: the definitions the client expects."""
+
+    def __init__(self, session: ClientSession, *, drift: DriftPolicy = "warn") -> None:
+        """Wrap an initialized `mcp.ClientSession`; the drift check runs on first use."""
+        if drift not in ("error", "warn", "ignore"):
+            raise ValueError(f"drift must be 'error', 'warn' or 'ignore', not {drift!r}")
+        self.session = session
+        self.drift_policy: DriftPolicy = drift
+        self.drift: list[Drift] | None = None
+        """How the server's tools differ from the spec (None until checked)."""
+
+    @classmethod
+    def toolset(cls) -> RuntimeToolSet:
+        """The spec's tools, read once per class from `TOOLS_FILE`."""
+        found = _TOOLSETS.get(cls)
+        if found is None:
+            from toolgen.runtime.definitions import load_definitions
+
+            found = _TOOLSETS[cls] = load_definitions(cls.SERVER, cls.TOOLS_FILE)
+        return found
+
+    # -- connecting ------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        await self.check_drift()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+    @classmethod
+    @asynccontextmanager
+    async def stdio(
+        cls,
+        argv: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        *,
+        cwd: str | Path | None = None,
+        drift: DriftPolicy = "warn",
+        mode: str = "auto",
+    ) -> AsyncIterator[Self]:
+        """Start `argv` as an MCP server on stdio and connect (the SDK's `stdio_client`).
+
+        `env`: the server's environment (None: the SDK's safe default, not this
+        process's). `mode`: `"auto"` (the stateless revision if the server offers it,
+        else the `initialize` handshake), `"legacy"`, or a revision such as `"2026-07-28"`.
+        """
+        from mcp import Client, StdioServerParameters
+
+        if not argv:
+            raise ValueError("argv must name the server command")
+        server = StdioServerParameters(
+            command=argv[0], args=list(argv[1:]), env=None if env is None else dict(env), cwd=cwd
+        )
+        with _one_error():
+            async with Client(server, mode=mode) as sdk:
+                yield await cls(sdk.session, drift=drift).__aenter__()
+
+    @classmethod
+    @asynccontextmanager
+    async def http(
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        drift: DriftPolicy = "warn",
+        mode: str = "auto",
+    ) -> AsyncIterator[Self]:
+        """Connect to a Streamable HTTP endpoint (the SDK's `streamable_http_client`);
+        `headers` go with every request (e.g. `{"Authorization": "Bearer ..."}`)."""
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP traffic
+        with _one_error():
+            async with httpx2.AsyncClient(headers=dict(headers or {}), timeout=timeout) as http:
+                transport = streamable_http_client(url, http_client=http)
+                async with Client(transport, mode=mode) as sdk:
+                    yield await cls(sdk.session, drift=drift).__aenter__()
+
+    async def check_drift(self) -> list[Drift]:
+        """Compare the server's `tools/list` with the spec now; act as `drift_policy` says."""
+        listed: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            from mcp_types import PaginatedRequestParams
+
+            params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
+            page = await self.session.list_tools(params=params)
+            listed += [
+                tool.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for tool in page.tools
+            ]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        self.drift = compare(self.toolset().definitions(self._revision()), listed)
+        if self.drift and self.drift_policy == "error":
+            raise DriftError(self.drift)
+        if self.drift and self.drift_policy == "warn":
+            warnings.warn(describe(self.drift), DriftWarning, stacklevel=2)
+        return self.drift
+
+    def _revision(self) -> str:
+        version = self.session.protocol_version
+        if version is None:
+            raise RuntimeError("the session is not initialized: call initialize() or discover()")
+        return version
+
+    # -- calls (used by the generated methods) ----------------------------------------
+
+    async def _call_result(
+        self, name: str, input_model: type[BaseModel], arguments: Mapping[str, Any]
+    ) -> CallToolResult:
+        """Validate the arguments, call, raise `ToolCallError` on `isError`: the SDK's
+        `CallToolResult` (what a tool without output schema returns: content blocks)."""
+        given = {key: value for key, value in arguments.items() if value is not UNSET}
+        payload = input_model.model_validate(given).model_dump(
+            mode="json", by_alias=True, exclude_unset=True
+        )
+        if self.drift is None:
+            await self.check_drift()
+        result = await self.session.call_tool(name, payload)
+        if result.is_error:
+            raise ToolCallError(name, _text(result), result)
+        return result
+
+    async def _call_model(
+        self, name: str, input_model: type[BaseModel], arguments: Mapping[str, Any], output: type[M]
+    ) -> M:
+        """A tool with an object output: its Output model."""
+        result = await self._call_result(name, input_model, arguments)
+        return output.model_validate(self._value(name, result))
+
+    async def _call_value(
+        self,
+        name: str,
+        input_model: type[BaseModel],
+        arguments: Mapping[str, Any],
+        output: type[RootModel[Any]],
+    ) -> Any:
+        """A tool with a non-object output: the value its Output root model holds."""
+        result = await self._call_result(name, input_model, arguments)
+        return output.model_validate(self._value(name, result)).root
+
+    def _value(self, name: str, result: CallToolResult) -> Any:
+        """The structured value of a result, unwrapped where the revision wraps it."""
+        revision = self._revision()
+        tool = self.toolset().tool(name)
+        if not has_structured_output(revision):  # 2025-03-26: the JSON is in the text
+            return json.loads(_text(result))
+        value = result.structured_content
+        if wraps_output(tool, revision) and isinstance(value, dict) and "result" in value:
+            return value["result"]
+        return value
+
+
+@contextmanager
+def _one_error() -> Iterator[None]:
+    """Raise the one error an SDK task group wrapped (a `DriftError` at connect, a
+    `ToolCallError` from the caller's block) as itself, not as an `ExceptionGroup`."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaf: BaseException = group
+        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+            leaf = leaf.exceptions[0]
+        if isinstance(leaf, BaseExceptionGroup):
+            raise
+        raise leaf from None
+
+
+def _text(result: CallToolResult) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)

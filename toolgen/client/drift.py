@@ -1,0 +1,78 @@
+"""Compare a server's `tools/list` with the spec a client was generated from.
+
+A typed client's methods, argument types and result models are only right while
+the server still lists the spec's tools as the spec defines them. Each difference
+is one `Drift`: a tool the server does not list, or a field of its definition
+(title, description, schemas, annotations, the declared output wrapping) that
+differs from the spec's definition for the negotiated protocol revision. Tools
+the server lists beyond the spec are not drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+COMPARED: Final = ("title", "description", "inputSchema", "outputSchema", "annotations", "_meta")
+"""The fields of a tool definition a client depends on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """One way the server's tools differ from the spec."""
+
+    tool: str
+    field: str
+    """`missing` (the server does not list the tool), or the definition field that differs."""
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.tool}: {self.message}"
+
+
+class DriftError(Exception):
+    """The server's tools differ from the spec (raised at connect with `drift="error"`)."""
+
+    def __init__(self, drift: list[Drift]) -> None:
+        super().__init__(describe(drift))
+        self.drift = drift
+
+
+class DriftWarning(UserWarning):
+    """The server's tools differ from the spec (warned at connect with `drift="warn"`)."""
+
+
+def describe(drift: list[Drift]) -> str:
+    """All differences in one message."""
+    lines = "; ".join(str(item) for item in drift)
+    return f"the server's tools differ from the spec ({len(drift)}): {lines}"
+
+
+def compare(
+    expected: Iterable[Mapping[str, Any]], listed: Iterable[Mapping[str, Any]]
+) -> list[Drift]:
+    """How the `listed` tool definitions differ from the `expected` ones (same revision)."""
+    by_name = {str(tool.get("name")): tool for tool in listed}
+    found: list[Drift] = []
+    for spec in expected:
+        name = str(spec["name"])
+        served = by_name.get(name)
+        if served is None:
+            found.append(Drift(name, "missing", "the server does not list this tool"))
+            continue
+        for field in COMPARED:
+            want, got = spec.get(field), served.get(field)
+            if field == "_meta":  # only what the spec declares there (other keys are free)
+                got = {k: v for k, v in (got or {}).items() if k in (want or {})} or None
+            if want != got:
+                found.append(Drift(name, field, _difference(field, want, got)))
+    return found
+
+
+def _difference(field: str, want: Any, got: Any) -> str:
+    if got is None:
+        return f"`{field}` is missing (the spec declares one)"
+    if want is None:
+        return f"`{field}` is declared by the server, not by the spec"
+    return f"`{field}` differs from the spec"
