@@ -195,8 +195,10 @@ class ToolClient:
         """The structured value of a result, unwrapped where the revision wraps it."""
         revision = self._revision()
         tool = self.toolset().tool(name)
-        if not has_structured_output(revision):  # 2025-03-26: the JSON is in the text
-            return json.loads(_text(result))
+        if not has_structured_output(revision):  # 2025-03-26: the value is in the text
+            text = _text(result)
+            string = (tool.output_schema or {}).get("type") == "string"
+            return text if string else json.loads(text)  # a string is sent as itself
         value = result.structured_content
         if wraps_output(tool, revision) and isinstance(value, dict) and "result" in value:
             return value["result"]
