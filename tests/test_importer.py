@@ -53,7 +53,7 @@ def test_every_file_shape_gives_the_tool_at_its_path(
     assert tool.annotations.open_world is False
     assert tool.annotations.destructive is None
     assert tool.annotations.title == "User"
-    assert "$schema" not in tool.input_schema
+    assert tool.input_schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert tool.input_schema["properties"] == {"id": {"type": "string"}}
     assert tool.extensions == {"x-team": "identity"}
     assert tool.input_origin is not None
@@ -159,7 +159,7 @@ def test_bad_definitions_are_reported_with_code_and_position(
 def test_unknown_schema_dialect_is_checked_as_2020_12_without_fetching(tmp_path: Path) -> None:
     tool = {"name": "a", "inputSchema": {"$schema": "http://127.0.0.1:9/nope", "type": "object"}}
     (parsed,) = load_published(write(tmp_path / "t.json", [tool])).tools
-    assert parsed.input_schema == {"type": "object"}
+    assert parsed.input_schema == {"$schema": "http://127.0.0.1:9/nope", "type": "object"}
 
 
 def test_a_tool_with_problems_is_left_out_but_the_others_are_read(tmp_path: Path) -> None:
@@ -208,3 +208,52 @@ def test_a_server_without_tools_is_read_and_an_empty_directory_is_an_error(tmp_p
     with pytest.raises(SpecError) as caught:
         read_published(tmp_path / "empty")
     assert [d.code for d in caught.value.diagnostics] == ["no-specs"]
+
+
+def test_a_declared_dialect_is_kept_and_linted_not_refused(tmp_path: Path) -> None:
+    draft7 = {
+        "name": "echo",
+        "inputSchema": {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+        },
+    }
+    published = read_published(write(tmp_path / "t.json", [draft7]))
+    assert published.problems == ()
+    (tool,) = published.toolset.tools
+    assert tool.input_schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+
+
+def test_a_dangling_ref_is_reported_at_the_ref(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(
+        '{"name": "a", "inputSchema": {"type": "object",\n'
+        ' "properties": {"x": {"$ref": "#/definitions/Items"}}}}\n',
+        encoding="utf-8",
+    )
+    published = read_published(path)
+    (problem,) = published.problems
+    assert problem.code == "unresolved-ref"
+    assert problem.location is not None
+    assert (problem.location.line, problem.location.column) == (2, 31)
+
+
+def test_an_empty_input_schema_is_reported_and_read_as_an_object(tmp_path: Path) -> None:
+    published = read_published(write(tmp_path / "t.json", [{"name": "a", "inputSchema": {}}]))
+    assert [p.code for p in published.problems] == ["input-not-object"]
+    assert published.toolset.tool("a").input_schema == {"type": "object"}
+
+
+def test_icons_execution_and_meta_are_read_without_a_declared_wrapping(tmp_path: Path) -> None:
+    tool = {
+        "name": "a",
+        "inputSchema": {"type": "object"},
+        "icons": [{"src": "https://example.com/a.png"}],
+        "execution": {"taskSupport": "required"},
+        "_meta": {"com.example/x": 1, "dev.toolgen/wrappedOutput": "result"},
+    }
+    (read,) = load_published(write(tmp_path / "t.json", [tool])).tools
+    assert read.icons == ({"src": "https://example.com/a.png"},)
+    assert read.execution == {"taskSupport": "required"}
+    assert read.meta == {"com.example/x": 1}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 import time
@@ -32,6 +33,24 @@ def out_option(func: F) -> F:
         default=DEFAULT_OUT,
         show_default=True,
         help="Output directory; each spec set becomes OUT/<package>/.",
+    )(func)
+
+
+def _check_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from toolgen.frontend.spec import SERVER_NAME_PATTERN
+
+    if value is not None and not re.fullmatch(SERVER_NAME_PATTERN, value):
+        raise click.BadParameter(f"{value!r}; expected a name matching {SERVER_NAME_PATTERN}")
+    return value
+
+
+def name_option(func: F) -> F:
+    return click.option(
+        "--name",
+        default=None,
+        callback=_check_name,
+        help="Server (and package) name of a spec set without a `server` block "
+        "(default: its directory's name).",
     )(func)
 
 
@@ -67,7 +86,10 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     help="Write a handler module for you beside each package (OUT/<package>_handlers.py) "
     "when it is missing; an existing one is never touched.",
 )
-def build(specs: tuple[Path, ...], out: Path, quiet: bool, scaffold: bool) -> None:
+@name_option
+def build(
+    specs: tuple[Path, ...], out: Path, quiet: bool, scaffold: bool, name: str | None
+) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
     definitions for every protocol revision, pydantic models and a server stub.
 
@@ -81,7 +103,9 @@ def build(specs: tuple[Path, ...], out: Path, quiet: bool, scaffold: bool) -> No
     started = time.perf_counter()
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        report = run_build(_specs_or_default(specs), out, progress=progress, scaffold=scaffold)
+        report = run_build(
+            _specs_or_default(specs), out, progress=progress, scaffold=scaffold, name=name
+        )
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
@@ -102,14 +126,15 @@ def build(specs: tuple[Path, ...], out: Path, quiet: bool, scaffold: bool) -> No
 @click.command()
 @spec_arguments
 @out_option
-def check(specs: tuple[Path, ...], out: Path) -> None:
+@name_option
+def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
     """Exit 1 with a unified diff when OUT is stale (does not match a fresh build
     of SPECS); exit 0 when it is up to date. For CI and pre-commit.
     """
     from toolgen.compiler.build import check as run_check
 
     try:
-        diff = run_check(_specs_or_default(specs), out)
+        diff = run_check(_specs_or_default(specs), out, name=name)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return

@@ -133,27 +133,32 @@ def render_all(
     progress: Progress | None = None,
     caches: list[Cache] | None = None,
     scaffold: bool = False,
+    name: str | None = None,
 ) -> tuple[list[PackageOutput], list[str]]:
     """Render every spec set; with `skip_fresh`, skip those whose manifest matches the input;
     with `caches`, reuse what the last build cached for each spec set (and append the caches
-    used, for the caller to save once the output is written)."""
+    used, for the caller to save once the output is written). A spec set without a `server`
+    block is named `name`, else after its directory (and `progress` says so)."""
     outputs: list[PackageOutput] = []
     fresh: list[str] = []
     problems: list[Diagnostic] = []
     for spec_set in spec_sets(paths):
         note = source_note(spec_set, out)
-        digest = input_hash(spec_set, note)
+        digest = input_hash(spec_set, note if name is None else f"{note}\nname {name}")
         if skip_fresh and (package := find_fresh(out, digest)):
             fresh.append(package)
             continue
         cache = Cache.for_spec_set(out, note) if caches is not None else None
         read = partial(read_source_cached, cache=cache) if cache else read_source
         try:
-            toolset = load_set(spec_set, read)
+            toolset = load_set(spec_set, read, name=name)
         except SpecError as exc:
             problems.extend(exc.diagnostics)
             continue
         package = toolset.server.package
+        if progress and not toolset.server.declared:
+            how = "as --name says" if name else "after its directory (--name NAME chooses)"
+            progress(f"{note} has no server block: naming the server {toolset.server.name!r} {how}")
         if progress:
             count = len(toolset.tools)
             progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
@@ -187,6 +192,7 @@ def build(
     *,
     progress: Progress | None = None,
     scaffold: bool = True,
+    name: str | None = None,
 ) -> BuildReport:
     """Render and write every spec set in `paths` under `out`, all or nothing.
 
@@ -195,7 +201,13 @@ def build(
     caches: list[Cache] = []
     with no_gc_passes():
         outputs, fresh = render_all(
-            paths, out, skip_fresh=True, progress=progress, caches=caches, scaffold=scaffold
+            paths,
+            out,
+            skip_fresh=True,
+            progress=progress,
+            caches=caches,
+            scaffold=scaffold,
+            name=name,
         )
     changes = plan(out, outputs)
     apply(changes)
@@ -211,10 +223,10 @@ def build(
     )
 
 
-def check(paths: Sequence[str | Path], out: Path) -> str:
+def check(paths: Sequence[str | Path], out: Path, *, name: str | None = None) -> str:
     """The unified diff between `out` and a fresh render; empty when up to date."""
     with no_gc_passes():
-        outputs, _ = render_all(paths, out, skip_fresh=False)
+        outputs, _ = render_all(paths, out, skip_fresh=False, name=name)
     return drift(out, outputs)
 
 

@@ -31,7 +31,7 @@ class ErrorCode(StrEnum):
     DUPLICATE_DEF = "duplicate-def"
     DUPLICATE_HINT = "duplicate-hint"
     DUPLICATE_SERVER = "duplicate-server"
-    MISSING_SERVER = "missing-server"
+    MISSING_SERVER = "missing-server"  # retired: a spec set may have no `server` block
     INPUT_NOT_OBJECT = "input-not-object"
     UNRESOLVED_REF = "unresolved-ref"
     NETWORK_REF = "network-ref"

@@ -108,6 +108,12 @@ class Tool:
     input_origin: Origin | None = None
     """Where the raw `input` schema is written (None: the tool takes no arguments)."""
     output_origin: Origin | None = None
+    icons: tuple[Mapping[str, Any], ...] | None = None
+    """MCP `Tool.icons` (2025-11-25 and later); None: not declared."""
+    execution: Mapping[str, Any] | None = None
+    """MCP `Tool.execution` (2025-11-25 only; later revisions have no such field)."""
+    meta: Mapping[str, Any] | None = None
+    """The tool's own `_meta`, passed through to its definitions."""
 
     @property
     def output_is_object(self) -> bool:
@@ -126,6 +132,8 @@ class Server:
     instructions: str | None = None
     extensions: Mapping[str, Any] = field(default_factory=dict)
     origin: Origin | None = None
+    declared: bool = True
+    """False when no file has a `server` block: the name is derived (directory, `--name`)."""
 
     @property
     def package(self) -> str:

@@ -22,3 +22,19 @@ def handler_name(tool_name: str) -> str:
     if name.startswith("__") and name.endswith("__"):
         name = "tool" + name  # never a special method (`__init__`)
     return name
+
+
+_NOT_SERVER_CHARS = re.compile(r"[^a-z0-9_-]+")
+SERVER_NAME_MAX = 64
+
+
+def server_name(text: str, fallback: str = "tools") -> str:
+    """A valid spec server name (`[a-z][a-z0-9_-]{0,63}`) made from any text.
+
+    Used where no `server` block names the server: a directory or file name, or a
+    live server's `serverInfo.name` ("Notion API" → "notion-api").
+    """
+    name = _NOT_SERVER_CHARS.sub("-", text.lower()).strip("-_") or fallback
+    if not name[0].isalpha():
+        name = "server-" + name
+    return name[:SERVER_NAME_MAX].rstrip("-_")

@@ -60,6 +60,16 @@ def has_structured_output(revision: str) -> bool:
     return revision >= "2025-06-18"
 
 
+def has_icons(revision: str) -> bool:
+    """Whether `revision` knows `Tool.icons` (2025-11-25+)."""
+    return revision >= "2025-11-25"
+
+
+def has_execution(revision: str) -> bool:
+    """Whether `revision` knows `Tool.execution` (2025-11-25 only: later, tasks are an extension)."""
+    return revision == "2025-11-25"
+
+
 def wraps_output(tool: Tool, revision: str) -> bool:
     """Whether results of `tool` are wrapped as `{"result": ...}` for `revision`."""
     return tool.output_schema is not None and not tool.output_is_object and not is_modern(revision)
@@ -92,13 +102,20 @@ def tool_definition(tool: Tool, revision: str) -> dict[str, Any]:
         definition["title"] = tool.title
     if tool.description is not None:
         definition["description"] = tool.description
+    if tool.icons is not None and has_icons(revision):
+        definition["icons"] = [dict(icon) for icon in tool.icons]
     definition["inputSchema"] = dict(tool.input_schema)
+    meta = dict(tool.meta) if tool.meta is not None and structured else None
     if tool.output_schema is not None and structured:
         if wraps_output(tool, revision):
             definition["outputSchema"] = wrap_schema(tool.output_schema)
-            definition["_meta"] = {WRAPPED_META_KEY: WRAP_KEY}
+            meta = {**(meta or {}), WRAPPED_META_KEY: WRAP_KEY}
         else:
             definition["outputSchema"] = dict(tool.output_schema)
+    if tool.execution is not None and has_execution(revision):
+        definition["execution"] = dict(tool.execution)
+    if meta is not None:
+        definition["_meta"] = meta
     annotations = tool.annotations.to_mcp()
     if not structured and tool.title is not None:
         annotations.setdefault("title", tool.title)  # 2025-03-26 has only annotations.title

@@ -14,6 +14,7 @@ from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.ir import ToolSet
 from toolgen.core.positions import SourceFile, display_path
 from toolgen.frontend.loader import SpecSetFiles, load_files, spec_sets
+from toolgen.frontend.published import derived_name
 from toolgen.frontend.source import read_source
 
 Reader = Callable[[Path], SourceFile]
@@ -27,11 +28,16 @@ def as_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     return [Path(p) for p in paths]
 
 
-def load_set(spec_set: SpecSetFiles, read: Reader = read_source) -> ToolSet:
-    """Parse, validate and resolve the files of one spec set; `SpecError` on bad input."""
+def load_set(
+    spec_set: SpecSetFiles, read: Reader = read_source, *, name: str | None = None
+) -> ToolSet:
+    """Parse, validate and resolve the files of one spec set; `SpecError` on bad input.
+
+    A set without a `server` block is named `name`, else after its directory or file.
+    """
     from toolgen.frontend.resolver import resolve  # the resolver compiles validators: load late
 
-    return resolve(load_files(spec_set.files, read))
+    return resolve(load_files(spec_set.files, read), name or derived_name(spec_set.root))
 
 
 def one_spec_set(paths: Sequence[str | Path]) -> SpecSetFiles:

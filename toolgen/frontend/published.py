@@ -15,22 +15,23 @@ the IR holds the tool's real output schema.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgen.core import naming
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.ir import Annotations, Origin, Server, Tool, ToolSet
 from toolgen.core.positions import JsonPath, SourceFile, display_path
 from toolgen.core.protocol import WRAP_KEY, WRAPPED_META_KEY
 from toolgen.frontend.jsonsource import read_json
+from toolgen.jsonschema.pointer import MISSING, resolve_pointer
+from toolgen.jsonschema.walk import walk_schemas
 
 JSON_SUFFIX = ".json"
 _SPEC_SUFFIXES = (".yaml", ".yml")
 _HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-_NOT_SERVER_CHARS = re.compile(r"[^a-z0-9_-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,7 @@ def read_published(paths: str | Path | Iterable[str | Path]) -> Published:
         paths = [paths]
     roots = [Path(p) for p in paths]
     reader = _Reader()
-    files = _files(roots, reader)
+    files = definition_files(roots)
     if not files:
         shown = ", ".join(str(p) for p in roots) or "(nothing)"
         raise SpecError(
@@ -94,19 +95,26 @@ def read_published(paths: str | Path | Iterable[str | Path]) -> Published:
 def server_name(roots: Sequence[Path]) -> str:
     """A valid server name for published definitions, from the directory or file name."""
     base = roots[0] if len(roots) == 1 else Path("published")
-    stem = (base.resolve().name if base.is_dir() else base.stem) or "published"
-    name = _NOT_SERVER_CHARS.sub("-", stem.lower()).strip("-_") or "published"
-    if not name[0].isalpha():
-        name = "server-" + name
-    return name[:64]
+    return derived_name(base, fallback="published")
+
+
+def derived_name(path: Path, fallback: str = "tools") -> str:
+    """The server name a spec set or definitions file without a `server` block gets."""
+    stem = path.resolve().name if path.is_dir() else path.stem
+    return naming.server_name(stem, fallback)
 
 
 def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
-def _files(roots: Sequence[Path], reader: _Reader) -> list[Path]:
+def definition_files(roots: Sequence[Path]) -> list[Path]:
+    """The JSON files `roots` name: files as given, directories searched (hidden parts skipped).
+
+    `SpecError` when a root does not exist.
+    """
     found: list[Path] = []
+    problems: list[Diagnostic] = []
     for root in roots:
         if root.is_dir():
             found.extend(
@@ -117,14 +125,43 @@ def _files(roots: Sequence[Path], reader: _Reader) -> list[Path]:
         elif root.is_file():
             found.append(root)
         else:
-            reader.problems.append(
-                Diagnostic(
-                    ErrorCode.IO, "no such file or directory", Location(display_path(root), 1, 1)
-                )
-            )
-    if reader.problems:
-        raise SpecError(reader.problems)
+            where = Location(display_path(root), 1, 1)
+            problems.append(Diagnostic(ErrorCode.IO, "no such file or directory", where))
+    if problems:
+        raise SpecError(problems)
     return list(dict.fromkeys(found))
+
+
+class ShapeError(Exception):
+    """Published definitions of a shape toolgen does not read; `path` is where."""
+
+    def __init__(self, message: str, path: JsonPath = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+def tool_paths(data: Any) -> list[JsonPath]:
+    """Where the Tool objects stand in parsed published definitions, by their shape.
+
+    A `tools/list` result (also inside a JSON-RPC response), a list of Tools, or one Tool.
+    """
+    if isinstance(data, dict):
+        prefix: JsonPath = ()
+        if isinstance(data.get("result"), dict) and "tools" in data["result"]:
+            data, prefix = data["result"], ("result",)
+        if "tools" in data:
+            tools = data["tools"]
+            if isinstance(tools, list):
+                return [(*prefix, "tools", i) for i in range(len(tools))]
+            raise ShapeError("'tools' must be a list of Tool objects", (*prefix, "tools"))
+        if "name" in data or "inputSchema" in data:
+            return [()]
+    elif isinstance(data, list):
+        return [(i,) for i in range(len(data))]
+    raise ShapeError(
+        'expected a tools/list result ({"tools": [...]}), a list of Tool objects or one Tool object'
+    )
 
 
 class _Reader:
@@ -152,35 +189,14 @@ class _Reader:
                 self.tools.append(tool)
 
     def _tool_paths(self, source: SourceFile) -> list[JsonPath]:
-        """Where the Tool objects stand in the file, by its shape."""
-        data = source.data
-        if isinstance(data, dict):
-            prefix: JsonPath = ()
-            if isinstance(data.get("result"), dict) and "tools" in data["result"]:
-                data, prefix = data["result"], ("result",)
-            if "tools" in data:
-                tools = data["tools"]
-                if isinstance(tools, list):
-                    return [(*prefix, "tools", i) for i in range(len(tools))]
-                self.error(
-                    ErrorCode.WRONG_TYPE,
-                    "'tools' must be a list of Tool objects",
-                    source.locate((*prefix, "tools")),
-                )
-                return []
-            if "name" in data or "inputSchema" in data:
-                return [()]
-        elif isinstance(data, list):
-            return [(i,) for i in range(len(data))]
-        self.error(
-            ErrorCode.WRONG_TYPE,
-            'expected a tools/list result ({"tools": [...]}), a list of Tool objects or one Tool object',
-            source.locate(()),
-        )
-        return []
+        try:
+            return tool_paths(source.data)
+        except ShapeError as exc:
+            self.error(ErrorCode.WRONG_TYPE, exc.message, source.locate(exc.path))
+            return []
 
     def _tool(self, source: SourceFile, path: JsonPath) -> Tool | None:
-        raw = _get(source.data, path)
+        raw = get_path(source.data, path)
         origin = Origin(source, path)
         if not isinstance(raw, dict):
             self.error(ErrorCode.WRONG_TYPE, "a Tool must be a JSON object", origin.locate())
@@ -225,6 +241,7 @@ class _Reader:
             origin=origin,
             input_origin=input_origin,
             output_origin=output_origin,
+            **_mcp_fields(raw),
         )
 
     def _strings(self, raw: Mapping[str, Any], origin: Origin) -> bool:
@@ -286,6 +303,8 @@ class _Reader:
                 "the input schema root must be `type: object` (tool arguments are a JSON object)",
                 input_origin.locate(*at),
             )
+            if "type" not in schema:  # e.g. `{}`: read (and linted) as the object it must be
+                schema = {"type": "object", **schema}
         if not self._valid_schema(schema, input_origin):
             return None, None
         return _body(schema), input_origin
@@ -323,15 +342,49 @@ class _Reader:
                 origin.locate(*path),
             )
             return False
+        for path, ref in dangling_refs(schema):
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: nothing in this schema is at that JSON Pointer",
+                origin.locate(*path),
+            )
         return True
 
 
+def _mcp_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """`icons`, `execution` and `_meta` of a published Tool, as the IR holds them.
+
+    A declared toolgen output wrapping is not the tool's own `_meta`: it is dropped.
+    """
+    icons, execution, meta = raw.get("icons"), raw.get("execution"), raw.get("_meta")
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if k != WRAPPED_META_KEY} or None
+    return {
+        "icons": tuple(icons) if isinstance(icons, list) else None,
+        "execution": execution if isinstance(execution, dict) else None,
+        "meta": meta if isinstance(meta, dict) else None,
+    }
+
+
 def _body(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The schema without `$schema`/`$id` (the IR leaves those to emitters)."""
-    return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
+    """The schema without `$id` (the IR leaves it to emitters); a declared `$schema` stays:
+    MCP lets a published schema name its dialect, and rules may need to know it."""
+    return {k: v for k, v in schema.items() if k != "$id"}
 
 
-def _get(data: Any, path: JsonPath) -> Any:
+def dangling_refs(schema: Any) -> Iterator[tuple[JsonPath, str]]:
+    """(path of the `$ref`, ref) for every same-document ref that points at nothing.
+
+    Refs to other documents are left to lint (TG311); they are never fetched.
+    """
+    for path, sub in walk_schemas(schema):
+        ref = sub.get("$ref") if isinstance(sub, dict) else None
+        if isinstance(ref, str) and ref.startswith("#") and resolve_pointer(schema, ref) is MISSING:
+            yield (*path, "$ref"), ref
+
+
+def get_path(data: Any, path: JsonPath) -> Any:
+    """The value at `path` inside `data`."""
     for key in path:
         data = data[key]
     return data

@@ -59,8 +59,9 @@ class _Defs:
 class Resolver:
     """Resolves one spec set; collects every problem before raising."""
 
-    def __init__(self, specs: list[SpecFile]) -> None:
+    def __init__(self, specs: list[SpecFile], default_name: str = "tools") -> None:
         self.specs = specs
+        self.default_name = default_name
         self.by_path = {spec.source.path.resolve(): spec for spec in specs}
         self.problems: list[Diagnostic] = []
         self.defs = _Defs()
@@ -78,7 +79,6 @@ class Resolver:
         tools = self._tools()
         if self.problems:
             raise SpecError(self.problems)
-        assert server is not None
         defs = tuple(
             Def(self.defs.bundled_names[key], spec_def, self.defs.origins[key])
             for key, spec_def in self._raw_defs()
@@ -87,7 +87,7 @@ class Resolver:
 
     # -- server ---------------------------------------------------------------
 
-    def _server(self) -> Server | None:
+    def _server(self) -> Server:
         found: list[tuple[SpecFile, Any]] = [
             (s, s.model.server) for s in self.specs if s.model.server
         ]
@@ -99,13 +99,8 @@ class Resolver:
                 spec.source.locate(("server",), key=True),
             )
         if not found:
-            where = self.specs[0].source.locate(()) if self.specs else Location("<spec set>", 1, 1)
-            self.error(
-                ErrorCode.MISSING_SERVER,
-                "no `server` block: one file of the spec set must declare the server (name, version)",
-                where,
-            )
-            return None
+            # A set of tool files alone (the format allows it): named by the caller.
+            return Server(name=self.default_name, version="0.0.0", declared=False)
         spec, block = found[0]
         raw = spec.data["server"]
         return Server(
@@ -302,6 +297,9 @@ class Resolver:
             origin=origin,
             input_origin=input_origin,
             output_origin=output_origin,
+            icons=spec.icons,
+            execution=spec.execution,
+            meta=spec.meta,
         )
 
     def _compilable(self, schema: Any, origin: Origin) -> None:
@@ -401,6 +399,10 @@ def _camel(text: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text) if part)
 
 
-def resolve(specs: list[SpecFile]) -> ToolSet:
-    """Resolve validated spec files into a `ToolSet`, or raise `SpecError`."""
-    return Resolver(specs).resolve()
+def resolve(specs: list[SpecFile], default_name: str = "tools") -> ToolSet:
+    """Resolve validated spec files into a `ToolSet`, or raise `SpecError`.
+
+    Without a `server` block the server is named `default_name`, version 0.0.0
+    (`Server.declared` is False).
+    """
+    return Resolver(specs, default_name).resolve()

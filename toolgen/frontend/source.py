@@ -240,6 +240,18 @@ class _Builder:
         return value
 
 
+def reads_as_string(text: str) -> bool:
+    """Whether `text`, written as a plain (unquoted) YAML scalar, reads back as that string.
+
+    The YAML 1.2 core schema of `_Builder._plain`: writers quote a string when not
+    (`"1e3"`, `"0o17"`, `"null"` would read as numbers or null).
+    """
+    if text and text[0] not in _NON_STRING_STARTS:
+        return True
+    non_strings = (_NULL, _INT10, _INT8, _INT16, _FLOAT, _SPECIAL_FLOAT)
+    return text not in _BOOL and not any(p.match(text) for p in non_strings)
+
+
 def walk(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:
     """Every (path, value) pair below and including `value`, depth first."""
     yield path, value

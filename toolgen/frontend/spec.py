@@ -75,6 +75,9 @@ class ToolSpec:
     input: dict[str, Any] | None = None
     output: Any = None
     examples: tuple[ExampleSpec, ...] = ()
+    icons: tuple[dict[str, Any], ...] | None = None  # extension: MCP `Tool.icons`
+    execution: dict[str, Any] | None = None  # extension: MCP `Tool.execution`
+    meta: dict[str, Any] | None = None  # extension: the tool's MCP `_meta` (written `_meta`)
 
 
 @dataclass(frozen=True)
@@ -290,11 +293,22 @@ def _tool(raw: dict[str, Any]) -> ToolSpec:
     fields = _known(raw, "tools")
     annotations = _known(fields.pop("annotations", {}), "annotations")
     examples = [_known(example, "examples") for example in fields.pop("examples", ())]
+    icons = fields.pop("icons", None)
+    execution = fields.pop("execution", None)
+    meta = fields.pop("_meta", None)
     return ToolSpec(
         **fields,
+        icons=tuple(_mcp_only(icon) for icon in icons) if icons is not None else None,
+        execution=_mcp_only(execution) if execution is not None else None,
+        meta=meta,
         annotations=AnnotationsSpec(**annotations, given=frozenset(annotations)),
         examples=tuple(ExampleSpec(**e, given=frozenset(e)) for e in examples),
     )
+
+
+def _mcp_only(raw: dict[str, Any]) -> dict[str, Any]:
+    """An MCP object written in a spec, without its `x-` extension keys."""
+    return {k: v for k, v in raw.items() if not k.startswith("x-")}
 
 
 def _known(raw: dict[str, Any], block: str) -> dict[str, Any]:

@@ -50,7 +50,9 @@ def toolset_from_definitions(
     """The IR of MCP `Tool` objects of revision `DEFINITIONS_REVISION` and a server block.
 
     `server` has the spec's `server` keys (`name`, `version`, optional `title`,
-    `description`, `instructions`). Examples are not part of definitions.
+    `description`, `instructions`). Examples are not part of definitions,
+    and neither is `execution` (no field of the latest revision): a generated server
+    does not announce it.
     """
     tools = tuple(
         Tool(
@@ -63,6 +65,8 @@ def toolset_from_definitions(
             examples=(),
             extensions={},
             origin=_origin(path, ("tools", index)),
+            icons=tuple(d["icons"]) if "icons" in d else None,
+            meta=d.get("_meta"),
         )
         for index, d in enumerate(definitions)
     )
