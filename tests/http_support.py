@@ -28,13 +28,18 @@ def http_server(
 ) -> Iterator[str]:
     """Serve `tools` over HTTP on 127.0.0.1 and yield the endpoint URL (`.../mcp`)."""
     engine = Engine(tools, handlers, **engine_options)
+    with asgi_server(create_app(engine, policy or SecurityPolicy())) as base:
+        yield f"{base}/mcp"
+
+
+@contextmanager
+def asgi_server(app: Any) -> Iterator[str]:
+    """Serve any ASGI `app` on 127.0.0.1 (a free port) and yield its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(engine, policy or SecurityPolicy()), log_level="warning", access_log=False
-    )
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -44,7 +49,7 @@ def http_server(
             raise RuntimeError("the test HTTP server did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(START_GUARD)

@@ -37,6 +37,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolgen.cli.serve",
         "Serve a spec set over MCP (stdio or Streamable HTTP) with handlers or mocks.",
     ),
+    "import": (
+        "toolgen.cli.importing",
+        "Import an existing server's tools (files or a live server) as a spec set.",
+    ),
+    "init": (
+        "toolgen.cli.importing",
+        "Write a starter spec set that builds, lints clean and serves.",
+    ),
     "lint": ("toolgen.cli.lint", "Lint annotations, names, schemas and descriptions of MCP tools."),
     "rules": ("toolgen.cli.lint", "List the lint rules, or explain one."),
     "diff": (
@@ -59,7 +67,8 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module = importlib.import_module(entry[0])
-        command = getattr(module, cmd_name.replace("-", "_"))
+        attribute = cmd_name.replace("-", "_")
+        command = getattr(module, attribute, None) or getattr(module, attribute + "_")  # import_
         assert isinstance(command, click.Command)
         return command
 

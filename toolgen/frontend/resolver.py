@@ -228,8 +228,23 @@ class Resolver:
             )
             return root
         if needed:
-            root["$defs"] = {name: self.defs.schemas[name] for name in sorted(needed)}
+            bundled = {name: self.defs.schemas[name] for name in sorted(needed)}
+            root["$defs"] = self._merge_local_defs(root.get("$defs"), bundled, origin)
         return root
+
+    def _merge_local_defs(self, local: Any, bundled: dict[str, Any], origin: Origin) -> Any:
+        """The schema's own `$defs` (no ref reaches them, but they are part of it) and the
+        bundled defs; a name in both must hold the same schema."""
+        if not isinstance(local, dict):
+            return bundled
+        for name in sorted(set(local) & set(bundled)):
+            if local[name] != bundled[name]:
+                self.error(
+                    ErrorCode.DUPLICATE_DEF,
+                    f"`$defs/{name}` of this schema clashes with def {name!r}, which it uses; rename one",
+                    origin.locate("$defs", name, key=True),
+                )
+        return {**local, **bundled}
 
     def _closure(self, start: set[str]) -> set[str]:
         seen: set[str] = set()

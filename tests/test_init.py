@@ -1,0 +1,70 @@
+"""`toolgen init`: a starter spec set that builds, lints clean and serves as it is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from runtime_support.frames import FrameClient
+
+from toolgen.cli import cli
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def starter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    result = run("init", "--handlers")
+    assert result.exit_code == 0, result.output
+    return Path("specs") / "hello"
+
+
+def test_the_starter_lints_without_a_single_finding(starter: Path) -> None:
+    result = run("lint", str(starter), "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["findings"] == []
+
+
+def test_the_starter_builds(starter: Path) -> None:
+    result = run("build", str(starter), "-o", "generated")
+    assert result.exit_code == 0, result.output
+    assert (Path("generated") / "hello" / "server.py").is_file()
+
+
+def test_the_starter_serves_with_its_handlers(starter: Path) -> None:
+    client = FrameClient(str(starter), "--handlers", f"{starter}/handlers.py:Handlers")
+    try:
+        client.request(
+            1,
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+        client.notify("notifications/initialized")
+        greeting = client.request(
+            2, "tools/call", {"name": "get_greeting", "arguments": {"name": "Ada"}}
+        )
+        count = client.request(
+            3, "tools/call", {"name": "count_words", "arguments": {"text": "a b c d"}}
+        )
+    finally:
+        client.close()
+    assert greeting["result"]["structuredContent"] == {"greeting": "Hello, Ada!"}
+    assert count["result"]["structuredContent"] == {"result": 4}
+
+
+def test_init_never_overwrites_a_file_it_did_not_write(tmp_path: Path) -> None:
+    root = tmp_path / "mine"
+    root.mkdir()
+    (root / "mine.yaml").write_text("toolgen: 1\n", encoding="utf-8")
+    result = run("init", str(root))
+    assert result.exit_code == 1
+    assert (root / "mine.yaml").read_text(encoding="utf-8") == "toolgen: 1\n"

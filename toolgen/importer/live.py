@@ -1,0 +1,142 @@
+"""Tools of a live MCP server, listed with the official MCP SDK client.
+
+`--server "CMD ARGS..."` starts a server over stdio (with this process's
+environment, so tokens in the environment reach it); `--url URL` talks
+Streamable HTTP, with headers for auth. Every page of `tools/list` is read.
+Results are taken as raw JSON, not as the SDK's models, so fields the SDK
+does not model (`x-` keys, unknown annotations) reach the import and are
+reported there instead of vanishing. The whole exchange is bounded in time.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from toolgen.importer.convert import ServerInfo
+from toolgen.importer.sources import Published
+
+MAX_PAGES = 1000
+"""A server that keeps answering `nextCursor` is cut off here (and the import says so)."""
+
+
+class LiveError(Exception):
+    """A live server could not be listed: not started, unreachable, or not speaking MCP."""
+
+
+def list_stdio(command: str, *, timeout: float = 60.0) -> Published:
+    """The tools of the stdio server `command` (a shell-like command line, never run by a shell)."""
+    argv = shlex.split(command)
+    if not argv:
+        raise LiveError("--server needs a command, e.g. --server 'npx -y my-mcp-server'")
+    return _run(_stdio(argv), timeout, f"the stdio server `{argv[0]}`")
+
+
+def list_http(
+    url: str, headers: Mapping[str, str] | None = None, *, timeout: float = 60.0
+) -> Published:
+    """The tools of the Streamable HTTP server at `url`, sending `headers` with every request."""
+    if not url.startswith(("http://", "https://")):
+        raise LiveError(f"--url {url!r}: expected an http:// or https:// URL of the MCP endpoint")
+    return _run(_http(url, dict(headers or {})), timeout, f"the server at {url}")
+
+
+def _run(streams: Any, timeout: float, what: str) -> Published:
+    try:
+        import anyio
+        import mcp  # noqa: F401  (the official client: an optional dependency)
+    except ImportError:
+        raise LiveError("a live import needs the MCP SDK: pip install 'toolgen[import]'") from None
+
+    async def main() -> Published:
+        with anyio.fail_after(timeout):
+            async with streams as (read, write):
+                return await _list(read, write, what)
+
+    try:
+        return anyio.run(main)
+    except TimeoutError:
+        raise LiveError(f"{what} did not list its tools within {timeout:g} s") from None
+    except LiveError:
+        raise
+    except Exception as exc:  # any transport or protocol failure: said plainly, no traceback
+        raise LiveError(f"cannot list the tools of {what}: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        return _reason(inner[0])
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+@asynccontextmanager
+async def _stdio(argv: list[str]) -> AsyncIterator[Any]:
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            async with stdio_client(params, errlog=errlog) as streams:
+                yield streams
+        except Exception as exc:
+            errlog.seek(0)
+            tail = errlog.read()[-2000:].strip()
+            detail = f"\n{tail}" if tail else ""
+            raise LiveError(
+                f"the stdio server `{argv[0]}` failed: {_reason(exc)}{detail}"
+            ) from None
+
+
+@asynccontextmanager
+async def _http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with (
+        create_mcp_http_client(headers=headers) as client,
+        streamable_http_client(url, http_client=client) as streams,
+    ):
+        yield streams
+
+
+async def _list(read: Any, write: Any, what: str) -> Published:
+    from mcp import ClientSession, types
+    from pydantic import BaseModel, ConfigDict
+
+    class RawPage(BaseModel):
+        """A `tools/list` result kept as sent: every field, no coercion."""
+
+        model_config = ConfigDict(extra="allow")
+
+    async with ClientSession(read, write) as session:
+        init = await session.initialize()
+        tools: list[Any] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            result = await session.send_request(types.ListToolsRequest(params=params), RawPage)
+            page = result.model_extra or {}
+            listed = page.get("tools")
+            if not isinstance(listed, list):
+                raise LiveError(f"{what} answered tools/list without a list of tools")
+            tools.extend(listed)
+            cursor = page.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                break
+        else:
+            raise LiveError(f"{what} kept paginating tools/list past {MAX_PAGES} pages")
+    info = init.server_info
+    server = ServerInfo(
+        name=info.name,
+        version=info.version,
+        title=info.title,
+        description=getattr(info, "description", None),
+        instructions=init.instructions,
+    )
+    origin = f"{what} ({info.name} {info.version})"
+    return Published(tuple(tools), server, str(init.protocol_version), origin)

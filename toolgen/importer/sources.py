@@ -1,0 +1,70 @@
+"""Where published tools come from: files and directories of JSON, or a live server.
+
+Files are read in the shapes lint reads (`toolgen.frontend.published.tool_paths`):
+a `tools/list` result, also inside a JSON-RPC response, a list of Tool objects,
+or one Tool per file; a directory is every `*.json` under it, in path order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.core.positions import display_path
+from toolgen.frontend.published import ShapeError, definition_files, get_path, tool_paths
+from toolgen.importer.convert import ServerInfo
+
+
+@dataclass(frozen=True)
+class Published:
+    """Tools as a server publishes them, and what it says about itself when it is live."""
+
+    tools: tuple[Any, ...]
+    server: ServerInfo | None = None
+    revision: str | None = None
+    """The protocol revision the tools were listed in, when known."""
+    origin: str = "published definitions"
+    """What the tools were read from, for the imported file's header (no secrets)."""
+
+
+def read_files(paths: Sequence[Path]) -> Published:
+    """Every Tool object in the JSON files `paths` name; `SpecError` when one cannot be read."""
+    files = definition_files(paths)
+    if not files:
+        shown = ", ".join(display_path(p) for p in paths)
+        raise SpecError(
+            [Diagnostic(ErrorCode.NO_SPECS, f"no tool definition files (*.json) in {shown}")]
+        )
+    tools: list[Any] = []
+    problems: list[Diagnostic] = []
+    for path in files:
+        where = Location(display_path(path), 1, 1)
+        try:
+            data = orjson.loads(path.read_bytes())
+            tools.extend(get_path(data, at) for at in tool_paths(data))
+        except OSError as exc:
+            problems.append(Diagnostic(ErrorCode.IO, f"cannot read: {exc.strerror}", where))
+        except orjson.JSONDecodeError:
+            problems.extend(_positioned(path))
+        except ShapeError as exc:
+            problems.append(Diagnostic(ErrorCode.WRONG_TYPE, exc.message, where))
+    if problems:
+        raise SpecError(problems)
+    origin = ", ".join(display_path(p) for p in paths)
+    return Published(tuple(tools), origin=origin)
+
+
+def _positioned(path: Path) -> tuple[Diagnostic, ...]:
+    """The diagnostics, at `file:line:col`, of a file that is not JSON (the slow reader's)."""
+    from toolgen.frontend.jsonsource import read_json
+
+    try:
+        read_json(path)
+    except SpecError as exc:
+        return exc.diagnostics
+    return (Diagnostic(ErrorCode.WRONG_TYPE, "not JSON", Location(display_path(path), 1, 1)),)

@@ -1,0 +1,85 @@
+"""Check an import by building it: every tool that reads differently must be explained.
+
+The imported document is read back through the real frontend (YAML reader,
+format checks, resolver), and each tool's definition for the source's revision
+is compared with what the server published. A tool that differs and got no
+warning yet gets one naming the first place it differs, so no change goes
+unexplained; a document the frontend refuses is a bug of the importer and
+raises `SpecError` with the frontend's diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from toolgen.core.ir import ToolSet
+from toolgen.core.protocol import has_execution, has_icons, has_structured_output, tool_definition
+from toolgen.frontend.resolver import resolve
+from toolgen.frontend.source import parse_source
+from toolgen.frontend.spec import parse_spec_file
+from toolgen.importer.convert import Conversion, ImportWarning
+from toolgen.importer.dialects import DRAFT_2020_12, dialect_of
+
+
+def read_back(text: str, name: str) -> ToolSet:
+    """The `ToolSet` toolgen reads from an imported spec file's `text`."""
+    source = parse_source(text, Path(name), name)
+    return resolve([parse_spec_file(source)], "imported")
+
+
+def explain_differences(
+    conversion: Conversion, published: Sequence[Any], toolset: ToolSet, revision: str
+) -> int:
+    """Warn for each tool that differs from `published` without a warning; the number identical."""
+    warned = {w.tool for w in conversion.warnings}
+    originals = [raw for raw in published if isinstance(raw, dict)]
+    identical = 0
+    for raw, tool in zip(originals, toolset.tools, strict=True):
+        where = first_difference(
+            expected_definition(raw, revision), tool_definition(tool, revision)
+        )
+        if where is None:
+            identical += 1
+        elif tool.name not in warned:
+            message = f"reads differently after import at {where or '(the tool)'}"
+            conversion.warnings.append(ImportWarning(tool.name, message))
+    return identical
+
+
+def expected_definition(raw: dict[str, Any], revision: str) -> dict[str, Any]:
+    """What a faithful import emits for `raw` in `revision`: the fields that revision has,
+    with a declared older dialect (converted to 2020-12) no longer declared."""
+    keep = {"name", "description", "inputSchema", "annotations"}
+    if has_structured_output(revision):
+        keep |= {"title", "outputSchema", "_meta"}
+    if has_icons(revision):
+        keep.add("icons")
+    if has_execution(revision):
+        keep.add("execution")
+    out = {k: v for k, v in raw.items() if k in keep}
+    for part in ("inputSchema", "outputSchema"):
+        schema = out.get(part)
+        if isinstance(schema, dict) and dialect_of(schema) not in (DRAFT_2020_12, None):
+            out[part] = {k: v for k, v in schema.items() if k != "$schema"}
+    return out
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
+    """The first JSON path where two JSON values differ (object key order aside), or None."""
+    return next(_differences(expected, actual, path), None)
+
+
+def _differences(expected: Any, actual: Any, path: str) -> Iterator[str]:
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in sorted(set(expected) | set(actual), key=str):
+            if key not in expected or key not in actual:
+                yield f"{path}/{key}".lstrip("/")
+            else:
+                yield from _differences(expected[key], actual[key], f"{path}/{key}")
+    elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        for index, (a, b) in enumerate(zip(expected, actual, strict=True)):
+            yield from _differences(a, b, f"{path}/{index}")
+    elif expected != actual or type(expected) is not type(actual):
+        yield path.lstrip("/")
