@@ -87,8 +87,21 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     "when it is missing; an existing one is never touched.",
 )
 @name_option
+@click.option(
+    "--force",
+    "--overwrite",
+    "force",
+    is_flag=True,
+    help="Replace (or remove) generated files that were edited since toolgen wrote them, "
+    "discarding the edits. Files toolgen did not write are still never touched.",
+)
 def build(
-    specs: tuple[Path, ...], out: Path, quiet: bool, scaffold: bool, name: str | None
+    specs: tuple[Path, ...],
+    out: Path,
+    quiet: bool,
+    scaffold: bool,
+    name: str | None,
+    force: bool,
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
     definitions for every protocol revision, pydantic models and a server stub.
@@ -104,7 +117,12 @@ def build(
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
         report = run_build(
-            _specs_or_default(specs), out, progress=progress, scaffold=scaffold, name=name
+            _specs_or_default(specs),
+            out,
+            progress=progress,
+            scaffold=scaffold,
+            name=name,
+            force=force,
         )
     except SpecError as exc:
         fail_on_spec_errors(exc)

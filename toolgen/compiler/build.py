@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from toolgen.compiler import journal
 from toolgen.compiler.cache import Cache, read_source_cached
 from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.package import render_init
@@ -193,11 +194,16 @@ def build(
     progress: Progress | None = None,
     scaffold: bool = True,
     name: str | None = None,
+    force: bool = False,
 ) -> BuildReport:
     """Render and write every spec set in `paths` under `out`, all or nothing.
 
     With `scaffold`, a handler module for users is written beside each package
-    when missing (`OUT/<package>_handlers.py`); it is never overwritten."""
+    when missing (`OUT/<package>_handlers.py`); it is never overwritten. A
+    generated file someone edited is refused by name unless `force`. A build
+    that was killed is completed (or its staging files removed) first."""
+    if journal.recover(out) and progress:
+        progress(f"{out}: finished what an interrupted build had started")
     caches: list[Cache] = []
     with no_gc_passes():
         outputs, fresh = render_all(
@@ -209,7 +215,7 @@ def build(
             scaffold=scaffold,
             name=name,
         )
-    changes = plan(out, outputs)
+    changes = plan(out, outputs, force=force)
     apply(changes)
     for cache in caches:  # only once the output is written: a failed build leaves no trace
         cache.save()

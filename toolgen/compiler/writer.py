@@ -12,33 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgen.compiler import journal
+from toolgen.compiler.journal import sha256
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import display_path
 
 MANIFEST = ".toolgen-manifest.json"
-
-
-def _file_mode() -> int:
-    """The mode `open(path, "w")` would give a new file: 0o666 less the process's umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-FILE_MODE = _file_mode()
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -111,17 +96,24 @@ def find_fresh(out: Path, input_hash: str) -> str | None:
 class Plan:
     """What a build changes on disk."""
 
+    out: Path = Path(".")
     writes: dict[Path, bytes] = field(default_factory=dict)
     creates: dict[Path, bytes] = field(default_factory=dict)
     """Files written only if they do not exist yet (scaffolds)."""
-    deletes: list[Path] = field(default_factory=list)
+    deletes: dict[Path, str] = field(default_factory=dict)
+    """Files toolgen wrote and no longer generates, with the hash they must still have."""
     unchanged: int = 0
     conflicts: list[Diagnostic] = field(default_factory=list)
 
 
-def plan(out: Path, outputs: Sequence[PackageOutput]) -> Plan:
-    """Compare rendered output with the disk; report files we must not overwrite."""
-    result = Plan()
+def plan(out: Path, outputs: Sequence[PackageOutput], *, force: bool = False) -> Plan:
+    """Compare rendered output with the disk; report files we must not overwrite or delete.
+
+    A file toolgen did not write is never touched. A file it wrote that someone
+    edited since (its hash is not the manifest's) is refused by name too, unless
+    `force`: the edit would be lost.
+    """
+    result = Plan(out)
     for output in outputs:
         package_dir = out / output.package
         manifest = read_manifest(package_dir)
@@ -134,59 +126,84 @@ def plan(out: Path, outputs: Sequence[PackageOutput]) -> Plan:
             if existing == data:
                 result.unchanged += 1
                 continue
-            if existing is not None and rel != MANIFEST and rel not in owned:
-                result.conflicts.append(
-                    Diagnostic(
-                        ErrorCode.IO,
-                        "refusing to overwrite a file toolgen did not generate; move it away or choose another output directory",
-                        Location(display_path(target), 1, 1),
-                    )
-                )
-                continue
+            if existing is not None and rel != MANIFEST:
+                problem = _ownership_problem(existing, owned.get(rel), force=force)
+                if problem is not None:
+                    result.conflicts.append(_conflict(problem, target))
+                    continue
             result.writes[target] = data
         for rel, digest in owned.items():
             target = package_dir / rel
             existing = _read(target)
-            if rel not in rendered and existing is not None and sha256(existing) == digest:
-                result.deletes.append(target)
+            if rel in rendered or existing is None:
+                continue
+            if sha256(existing) == digest or force:
+                result.deletes[target] = sha256(existing)
+            else:
+                result.conflicts.append(_conflict(_EDITED, target))
         for rel, text in output.scaffolds.items():
             if not (out / rel).exists():
                 result.creates[out / rel] = text.encode()
     return result
 
 
+_NOT_OURS = (
+    ErrorCode.IO,
+    "refusing to overwrite a file toolgen did not generate; move it away or choose another "
+    "output directory",
+)
+_EDITED = (
+    ErrorCode.EDITED_OUTPUT,
+    "refusing to replace a generated file that was edited since toolgen wrote it (its content "
+    "is not what the manifest records); move your changes out of the output (e.g. into your "
+    "handlers), or pass --force to discard them",
+)
+
+
+def _ownership_problem(
+    existing: bytes, digest: str | None, *, force: bool
+) -> tuple[ErrorCode, str] | None:
+    if digest is None:
+        return _NOT_OURS
+    if sha256(existing) != digest and not force:
+        return _EDITED
+    return None
+
+
+def _conflict(problem: tuple[ErrorCode, str], target: Path) -> Diagnostic:
+    return Diagnostic(problem[0], problem[1], Location(display_path(target), 1, 1))
+
+
 def apply(plan: Plan) -> None:
-    """Carry out a plan: all temporary files first, then renames; nothing half-written."""
+    """Carry out a plan: stage every file, then commit through the journal (see
+    `toolgen.compiler.journal`): after a kill at any point the next build finishes it."""
     if plan.conflicts:
         raise SpecError(plan.conflicts)
-    staged: list[tuple[Path, Path]] = []
+    out = plan.out
+    commit = journal.Commit()
+    staged: list[Path] = []
     created: list[Path] = []
     try:
-        for target, data in [*plan.writes.items(), *plan.creates.items()]:
-            created.extend(_make_dirs(target.parent))
-            fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.chmod(name, FILE_MODE)  # mkstemp makes owner-only files
-            staged.append((Path(name), target))
+        for writes, into in ((plan.writes, commit.renames), (plan.creates, commit.creates)):
+            for target, data in writes.items():
+                created.extend(_make_dirs(target.parent))
+                staged.append(journal.stage(target, data))
+                into.append((_relative(staged[-1], out), _relative(target, out)))
     except OSError as exc:
-        for temporary, _ in staged:
+        for temporary in staged:
             with contextlib.suppress(OSError):
                 temporary.unlink()
         for directory in reversed(created):
             with contextlib.suppress(OSError):
                 directory.rmdir()
         raise SpecError([Diagnostic(ErrorCode.IO, f"cannot write output: {exc}")]) from None
-    # Manifests last: if anything fails before, the next build sees stale hashes and rewrites.
-    staged.sort(key=lambda pair: pair[1].name == MANIFEST)
-    for tmp, target in staged:
-        if target in plan.creates and target.exists():  # appeared meanwhile: it is the user's
-            tmp.unlink()
-            continue
-        os.replace(tmp, target)
-    for target in plan.deletes:
-        with contextlib.suppress(OSError):
-            target.unlink()
+    commit.renames.sort(key=lambda pair: Path(pair[1]).name == MANIFEST)  # manifests last
+    commit.deletes = [(_relative(target, out), digest) for target, digest in plan.deletes.items()]
+    journal.commit(out, commit)
+
+
+def _relative(path: Path, out: Path) -> str:
+    return path.relative_to(out).as_posix()
 
 
 def _make_dirs(directory: Path) -> list[Path]:
@@ -203,6 +220,11 @@ def _make_dirs(directory: Path) -> list[Path]:
 def drift(out: Path, outputs: Sequence[PackageOutput]) -> str:
     """A unified diff from the disk to the rendered output; empty when fresh."""
     chunks: list[str] = []
+    if journal.unfinished(out):
+        chunks.append(
+            f"{display_path(out / journal.JOURNAL)}: a build was killed before it finished; "
+            "run `toolgen build` to complete it\n"
+        )
     for output in outputs:
         package_dir = out / output.package
         rendered = output.all_files()

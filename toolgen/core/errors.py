@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     INVALID_EXAMPLE = "invalid-example"
     NO_SPECS = "no-specs"
     ENCODING = "encoding"  # a file that is not UTF-8
+    EDITED_OUTPUT = "edited-output"  # a generated file someone edited (build --force replaces it)
     LIMIT = "limit"  # past a documented limit (nesting depth, integer size, ...)
     SEVERAL_SPEC_SETS = "several-spec-sets"  # one spec set was expected (serve, tools, load)
 
