@@ -177,3 +177,12 @@ def test_an_edited_file_of_a_removed_tool_is_not_deleted_silently(project: Path)
     assert schema.exists()
     build(specs, out, force=True)
     assert not schema.exists()
+
+
+def test_a_relative_output_directory_builds_and_checks(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    build([Path("specs/notes")], Path("generated"))
+    assert check([Path("specs/notes")], Path("generated")) == ""
+    assert not journal.staging_files(Path("generated"))

@@ -49,7 +49,7 @@ def stage(target: Path, data: bytes) -> Path:
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
     os.chmod(name, FILE_MODE)  # mkstemp makes owner-only files
-    return Path(name)
+    return target.parent / os.path.basename(name)  # mkstemp answers an absolute path
 
 
 @dataclass
