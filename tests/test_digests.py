@@ -114,3 +114,25 @@ def test_published_definitions_are_digested_as_they_are(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["digest", str(tmp_path / "tools.json")])
     assert result.stdout.split()[:2] == [digest(tool), "get_me"]
     assert "as published" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": 1.5, "b": [1, 2]},
+        {"\U0001f600": 1, "\uffff": 2},
+        [1e-7, {"x": 1.0}],
+        json.loads((CORPUS / "issue_write.json").read_text(encoding="utf-8")),
+    ],
+)
+def test_the_fast_path_and_the_fallback_give_rfc_8785_bytes(value: object) -> None:
+    from toolgen.core.digests import canonical_bytes
+
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+def test_integers_beyond_2_to_the_53_are_written_as_doubles() -> None:
+    from toolgen.core.digests import canonical_bytes
+
+    assert canonical_bytes({"n": 2**70}) == b'{"n":1.1805916207174113e+21}'
+    assert canonical_bytes({"n": 2**53}) == b'{"n":9007199254740992}'

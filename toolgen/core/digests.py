@@ -20,12 +20,16 @@ from decimal import Decimal
 from json.encoder import encode_basestring
 from typing import Any, Final
 
+import orjson
+
 from toolgen.core.ir import ToolSet
 from toolgen.core.protocol import EMITTED_REVISIONS, tool_definition
 
 ALGORITHM: Final = "sha256"
 CANONICALIZATION: Final = "RFC 8785 (JSON Canonicalization Scheme)"
 PREFIX: Final = ALGORITHM + ":"
+_SAFE_INTEGER: Final = 2**53
+"""JSON numbers are IEEE doubles (RFC 8785): larger integers are written as doubles."""
 
 
 def canonical_json(value: Any) -> str:
@@ -35,9 +39,43 @@ def canonical_json(value: Any) -> str:
     return "".join(out)
 
 
+def canonical_bytes(value: Any) -> bytes:
+    """`value` as RFC 8785 canonical JSON, UTF-8 encoded.
+
+    Most tool definitions hold no floats and no keys outside the Basic
+    Multilingual Plane; for those, orjson's sorted output is byte for byte
+    the canonical form (tests compare both with an RFC 8785 implementation),
+    about 20 times faster than `canonical_json`.
+    """
+    if _plain(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # an integer beyond 64 bits, a non-string key
+            pass
+    return canonical_json(value).encode("utf-8")
+
+
 def digest(value: Any) -> str:
     """`sha256:<hex>` of the canonical JSON of `value`."""
-    return PREFIX + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    return PREFIX + hashlib.sha256(canonical_bytes(value)).hexdigest()
+
+
+def _plain(value: Any) -> bool:
+    """No floats anywhere, and no key that sorts differently in UTF-16 than by code point."""
+    kind = type(value)
+    if kind is dict:
+        return all((type(k) is str and k.isascii()) or _bmp(k) for k in value) and all(
+            _plain(v) for v in value.values()
+        )
+    if kind is list or kind is tuple:
+        return all(_plain(v) for v in value)
+    if kind is int:
+        return bool(abs(value) <= _SAFE_INTEGER)
+    return kind is not float
+
+
+def _bmp(key: Any) -> bool:
+    return type(key) is str and all(ord(ch) <= 0xFFFF for ch in key)
 
 
 def tool_digests(definitions: Iterable[Mapping[str, Any]]) -> dict[str, str]:
@@ -87,7 +125,7 @@ def _write(value: Any, write: Any) -> None:
     elif value is None or kind is bool:
         write("null" if value is None else "true" if value else "false")
     elif kind is int:
-        write(str(value))
+        write(str(value) if abs(value) <= _SAFE_INTEGER else number_text(float(value)))
     elif kind is float:
         write(number_text(value))
     else:

@@ -11,11 +11,11 @@ whose digest changed with nothing else to report gets `definition-rewritten`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
-from toolgen.core.digests import tool_digests
+from toolgen.core.digests import digest, tool_digests
 from toolgen.core.ir import Tool, ToolSet
 from toolgen.core.protocol import LATEST_REVISION, tool_definition
 from toolgen.diff.documents import Document, value_at
@@ -72,11 +72,8 @@ def diff_toolsets(
     old: ToolSet, new: ToolSet, old_published: bool, new_published: bool
 ) -> ServerDiff:
     """The changes between two versions of one server."""
-    server = ServerDiff(
-        new.server.name,
-        old_digests=digests_of(old, old_published),
-        new_digests=digests_of(new, new_published),
-    )
+    old_digests, new_digests = _both_digests(old, new, old_published, new_published)
+    server = ServerDiff(new.server.name, old_digests=old_digests, new_digests=new_digests)
     if not old_published and not new_published:
         server.old_version, server.new_version = old.server.version, new.server.version
         server.version_origin = new.server.origin
@@ -181,14 +178,34 @@ def _context(toolset: ToolSet) -> SetContext:
     return SetContext({d.name: d.origin for d in toolset.defs})
 
 
+def definitions_of(
+    toolset: ToolSet, published: bool, revision: str = LATEST_REVISION
+) -> dict[str, Mapping[str, Any]]:
+    """Each tool's definition as clients see it: the published object as it is, or the
+    definition toolgen serves for `revision`."""
+    if published:
+        return {t.name: value_at(t.origin) for t in toolset.tools}
+    return {t.name: tool_definition(t, revision) for t in toolset.tools}
+
+
 def digests_of(
     toolset: ToolSet, published: bool, revision: str = LATEST_REVISION
 ) -> dict[str, str]:
-    """Tool digests as clients compute them: of the published objects as they are, or of
-    the definitions toolgen serves for `revision`."""
-    if published:
-        return tool_digests(value_at(t.origin) for t in toolset.tools)
-    return tool_digests(tool_definition(t, revision) for t in toolset.tools)
+    """Tool digests as clients compute them (see `definitions_of`)."""
+    return tool_digests(definitions_of(toolset, published, revision).values())
+
+
+def _both_digests(
+    old: ToolSet, new: ToolSet, old_published: bool, new_published: bool
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Digests of both sides; a definition equal on both sides is digested once."""
+    before = definitions_of(old, old_published)
+    after = definitions_of(new, new_published)
+    old_digests = {name: digest(d) for name, d in before.items()}
+    new_digests = {
+        name: old_digests[name] if before.get(name) == d else digest(d) for name, d in after.items()
+    }
+    return old_digests, new_digests
 
 
 def _server_docs(old: ToolSet, new: ToolSet) -> Iterable[Change]:

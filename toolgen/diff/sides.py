@@ -36,6 +36,22 @@ class SharedReader:
     """Names to show instead of the path (files copied out of git)."""
     _parsed: dict[str, SourceFile] = field(default_factory=dict)
 
+    def preload(self, paths: list[Path]) -> None:
+        """Parse the files not parsed yet, on two cores (`preparse`); unreadable ones are left
+        for the ordinary load to report."""
+        from toolgen.diff.preparse import parse_all
+        from toolgen.frontend.source import read_text
+
+        texts: dict[str, Path] = {}
+        for path in paths:
+            try:
+                text, _ = read_text(path)
+            except SpecError:
+                continue
+            if text not in self._parsed:
+                texts.setdefault(text, path)
+        self._parsed.update(parse_all(texts))
+
     def __call__(self, path: Path) -> SourceFile:
         from toolgen.frontend.source import parse_source, read_text
 
@@ -75,7 +91,9 @@ def _load(path: Path, label: str, reader: SharedReader) -> Side:
         return Side(label, (load_published(path),), published=True)
     toolsets: list[ToolSet] = []
     problems: list[Diagnostic] = []
-    for spec_set in spec_sets([path]):
+    sets = spec_sets([path])
+    reader.preload([file for spec_set in sets for file in spec_set.files])
+    for spec_set in sets:
         try:
             toolsets.append(load_set(spec_set, reader))
         except SpecError as exc:

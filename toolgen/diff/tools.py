@@ -260,7 +260,9 @@ def _hint_text(declared: Any, effective: bool, annotations: Annotations, hint: s
         hint in ("destructiveHint", "idempotentHint")
         and effective_hints(annotations)["readOnlyHint"]
     ):
-        return f"{value} (read-only)" if declared is None else str(declared).lower()
+        if declared is None or declared == effective:
+            return f"{value} (read-only)"
+        return f"{value} (read-only: the declared {str(declared).lower()} does not apply)"
     if declared is None:
         return f"undeclared ({value} for clients)"
     return str(declared).lower()
