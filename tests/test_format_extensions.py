@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from test_tool_definitions import official_validator
 from toolgen.core.errors import SpecError
 from toolgen.core.protocol import EMITTED_REVISIONS, WRAPPED_META_KEY, list_tools_result
 from toolgen.frontend.pipeline import load_spec_set
+from toolgen.runtime.definitions import load_definitions
 
 ICON = {"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}
 SPEC = """
@@ -82,3 +84,17 @@ def test_bad_extension_values_are_reported_at_their_position(
     assert diagnostic.code == code
     assert diagnostic.location is not None
     assert (diagnostic.location.line, diagnostic.location.column) == (line, column)
+
+
+def test_a_generated_server_announces_execution_to_2025_11_25_clients(
+    write_specs: Any, tmp_path: Path
+) -> None:
+    toolset = load_spec_set(write_specs({"main.yaml": SPEC}))
+    tools_dir = tmp_path / "tools"
+    tools_dir.mkdir()
+    for revision in EMITTED_REVISIONS:  # what a build writes
+        body = json.dumps(list_tools_result(toolset, revision))
+        (tools_dir / f"{revision}.json").write_text(body, encoding="utf-8")
+    served = load_definitions({"name": "demo", "version": "1"}, tools_dir / "2026-07-28.json")
+    for revision in EMITTED_REVISIONS:
+        assert served.definitions(revision) == list_tools_result(toolset, revision)["tools"]

@@ -36,7 +36,7 @@ def out_option(func: F) -> F:
     )(func)
 
 
-def _check_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def check_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     from toolgen.frontend.spec import SERVER_NAME_PATTERN
 
     if value is not None and not re.fullmatch(SERVER_NAME_PATTERN, value):
@@ -48,7 +48,7 @@ def name_option(func: F) -> F:
     return click.option(
         "--name",
         default=None,
-        callback=_check_name,
+        callback=check_name,
         help="Server (and package) name of a spec set without a `server` block "
         "(default: its directory's name).",
     )(func)

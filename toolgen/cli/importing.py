@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from toolgen.cli.build import fail_on_spec_errors, name_option
+from toolgen.cli.build import check_name, fail_on_spec_errors
 from toolgen.core.errors import SpecError
 
 
@@ -51,7 +51,13 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
     show_default=True,
     help="Seconds a live server has to list its tools.",
 )
-@name_option
+@click.option(
+    "--name",
+    default=None,
+    callback=check_name,
+    help="Write a `server` block with this name (default: the live server's own, made valid; "
+    "none for files).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only warnings.")
 def import_(
     sources: tuple[Path, ...],

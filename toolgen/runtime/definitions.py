@@ -12,6 +12,7 @@ faster.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +51,8 @@ def toolset_from_definitions(
     """The IR of MCP `Tool` objects of revision `DEFINITIONS_REVISION` and a server block.
 
     `server` has the spec's `server` keys (`name`, `version`, optional `title`,
-    `description`, `instructions`). Examples are not part of definitions,
-    and neither is `execution` (no field of the latest revision): a generated server
-    does not announce it.
+    `description`, `instructions`). Examples are not part of definitions;
+    `execution` (no field of the latest revision) is added by `load_definitions`.
     """
     tools = tuple(
         Tool(
@@ -80,8 +80,30 @@ def toolset_from_definitions(
     return ToolSet(server=info, tools=tools)
 
 
+EXECUTION_REVISION = "2025-11-25"
+"""The one revision whose `Tool` has `execution`; a build writes its definitions beside."""
+
+
 def load_definitions(server: Mapping[str, Any], tools_file: str | Path) -> RuntimeToolSet:
-    """A `RuntimeToolSet` from a built `tools/<revision>.json` (a `tools/list` result body)."""
+    """A `RuntimeToolSet` from a built `tools/<revision>.json` (a `tools/list` result body).
+
+    `execution`, which the latest revision has no field for, is taken from the
+    build's `tools/2025-11-25.json` beside it, when there is one.
+    """
     path = Path(tools_file)
     body = orjson.loads(path.read_bytes())
-    return RuntimeToolSet(toolset_from_definitions(server, body["tools"], path=path))
+    toolset = toolset_from_definitions(server, body["tools"], path=path)
+    executions = _executions(path.with_name(f"{EXECUTION_REVISION}.json"))
+    if executions:
+        tools = tuple(replace(t, execution=executions.get(t.name)) for t in toolset.tools)
+        toolset = replace(toolset, tools=tools)
+    return RuntimeToolSet(toolset)
+
+
+def _executions(path: Path) -> dict[str, Any]:
+    """Tool name → `execution`, from a build's 2025-11-25 definitions (empty when none)."""
+    try:
+        tools = orjson.loads(path.read_bytes())["tools"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {t["name"]: t["execution"] for t in tools if isinstance(t, dict) and "execution" in t}
