@@ -120,3 +120,11 @@ def test_bad_live_sources_are_usage_errors(args: list[str], tmp_path: Path) -> N
     result = run("import", *args, "-o", str(tmp_path / "out"))
     assert result.exit_code == 2
     assert "Traceback" not in result.output
+
+
+def test_a_server_that_never_answers_is_given_up_after_the_timeout(tmp_path: Path) -> None:
+    silent = shlex.join([sys.executable, "-c", "import time; time.sleep(60)"])
+    result = run("import", "--server", silent, "-o", str(tmp_path / "out"), "--timeout", "2")
+    assert result.exit_code == 2
+    assert "within 2 s" in result.stderr
+    assert not (tmp_path / "out").exists()
