@@ -79,6 +79,11 @@ KNOWN_CODES = [
     "TG404",
     "TG405",
     "TG406",
+    "TG501",
+    "TG502",
+    "TG503",
+    "TG504",
+    "TG505",
 ]
 """Every code ever given to a rule. Append new codes; a removed rule goes to RETIRED."""
 

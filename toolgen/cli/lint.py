@@ -67,6 +67,13 @@ from toolgen.lint.formats import FORMATS
 @click.option(
     "--statistics", is_flag=True, help="Print counts per rule instead of the findings (text)."
 )
+@click.option(
+    "--target",
+    multiple=True,
+    metavar="API",
+    help="Also check that the tools work with this model API: openai-strict, anthropic, gemini "
+    "(the TG5xx portability rules). Comma-separated or repeated.",
+)
 @click.option("--explain", metavar="CODE", help="Print the documentation of a rule and exit.")
 def lint(
     paths: tuple[Path, ...],
@@ -82,6 +89,7 @@ def lint(
     kind: str,
     statistics: bool,
     explain: str | None,
+    target: tuple[str, ...],
 ) -> None:
     """Lint MCP tools: annotation correctness, names, schema quality, descriptions.
 
@@ -116,6 +124,7 @@ def lint(
             ignore=ignore,
             severity=severity,
             fail_on=fail_on,
+            target=target,
         )
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.lint.model import Severity
-from toolgen.lint.options import INT_OPTIONS, NAME_STYLES, VERB_LISTS, RuleOptions
+from toolgen.lint.options import INT_OPTIONS, NAME_STYLES, TARGETS, VERB_LISTS, RuleOptions
 from toolgen.lint.registry import Rule, all_rules, find_rule
 
 FAIL_LEVELS = ("error", "warning", "info", "never")
@@ -53,6 +53,8 @@ class LintConfig:
     per_tool_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """fnmatch pattern of tool names -> rule codes."""
     fail_on: str = "error"
+    targets: tuple[str, ...] = ()
+    """Model APIs to check portability to (`openai-strict`, `anthropic`, `gemini`)."""
     options: RuleOptions = field(default_factory=RuleOptions)
     source: Path | None = None
     """The pyproject.toml it came from, if any."""
@@ -65,6 +67,7 @@ class LintConfig:
         else:
             chosen = set(_expand(self.select, "select"))
         chosen |= _expand(self.extend_select, "extend-select")
+        chosen |= {code for target in self.targets for code in TARGETS[target]}
         chosen -= _expand(self.ignore, "ignore")
         return tuple(r for r in rules if r.code in chosen)
 
@@ -144,6 +147,7 @@ _KNOWN = (
     "severity",
     "per-tool-ignores",
     "fail-on",
+    "target",
     "name-style",
     *(k.replace("_", "-") for k in INT_OPTIONS),
     *(f"{v}-verbs" for v in VERB_LISTS),
@@ -171,8 +175,10 @@ def parse_section(section: Mapping[str, Any]) -> LintConfig:
             for pattern, codes in _table(section, "per-tool-ignores").items()
         },
         fail_on=_fail_on(section.get("fail-on", "error")),
+        targets=_targets(_strings(section, "target") if "target" in section else []),
         options=_options(section),
     )
+    config = replace(config, options=replace(config.options, targets=frozenset(config.targets)))
     config.rules()  # report unknown selectors now
     return config
 
@@ -234,6 +240,16 @@ def _severities(items: Iterable[tuple[str, Any]]) -> dict[str, Severity]:
     return out
 
 
+def _targets(values: Iterable[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        if value not in TARGETS:
+            raise ConfigError(f"unknown target {value!r}; expected one of: {', '.join(TARGETS)}")
+        if value not in out:
+            out.append(value)
+    return tuple(out)
+
+
 def _fail_on(value: Any) -> str:
     if value not in FAIL_LEVELS:
         raise ConfigError(f"'fail-on' must be one of {', '.join(FAIL_LEVELS)}, got {value!r}")
@@ -248,6 +264,7 @@ def with_overrides(
     ignore: Sequence[str] = (),
     severity: Sequence[str] = (),
     fail_on: str | None = None,
+    target: Sequence[str] = (),
 ) -> LintConfig:
     """`config` with command-line options applied (`CODE=LEVEL` for severities)."""
     pairs = []
@@ -263,7 +280,9 @@ def with_overrides(
         ignore=(*config.ignore, *_split(ignore)),
         severity={**config.severity, **_severities(pairs)},
         fail_on=_fail_on(fail_on) if fail_on is not None else config.fail_on,
+        targets=_targets((*config.targets, *_split(target))),
     )
+    updated = replace(updated, options=replace(updated.options, targets=frozenset(updated.targets)))
     updated.rules()  # report unknown selectors now
     return updated
 

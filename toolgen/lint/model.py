@@ -31,6 +31,7 @@ class Category(StrEnum):
     NAMES = "names"
     SCHEMAS = "schemas"
     DESCRIPTIONS = "descriptions"
+    PORTABILITY = "portability"
 
 
 SPEC_CATEGORY = "spec"

@@ -141,6 +141,13 @@ HTTP_METHODS = frozenset(["post", "put", "patch"])
 """Verbs that OpenAPI-generated names start with; a known verb after one says what the
 tool does (`API-post-search` searches)."""
 
+TARGETS: dict[str, tuple[str, ...]] = {
+    "openai-strict": ("TG501", "TG503", "TG504"),
+    "anthropic": ("TG501", "TG502"),
+    "gemini": ("TG501", "TG505"),
+}
+"""Model APIs `--target` (or `target = [...]`) checks portability to, and their rules."""
+
 NAME_STYLES = ("auto", "snake_case", "kebab-case", "camelCase", "PascalCase")
 
 
@@ -158,6 +165,8 @@ class RuleOptions:
     max_schema_depth: int = 10
     max_schema_nodes: int = 200
     max_description_length: int = 1024
+    targets: frozenset[str] = frozenset()
+    """The `target`s selected; portability rules selected without one check all targets."""
 
     @property
     def mutating_verbs(self) -> frozenset[str]:

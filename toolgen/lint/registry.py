@@ -6,7 +6,8 @@ documentation: a one-line summary, then `What it does:`, `Why:` and
 table and `docs/lint-rules.md` are generated from it).
 
 Codes are stable and never reused: `TG0xx` suppressions, `TG1xx`
-annotations, `TG2xx` names, `TG3xx` schemas, `TG4xx` descriptions. A rule
+annotations, `TG2xx` names, `TG3xx` schemas, `TG4xx` descriptions, `TG5xx`
+portability to model APIs (opt-in, selected by `--target`). A rule
 that is removed moves to `RETIRED`, so its code stays taken.
 """
 

@@ -242,7 +242,7 @@ class _Gemini:
                 self.losses.add(
                     pointer(path, key), key, "described", "Gemini schemas do not support it"
                 )
-        if not props:
+        if not props and path:  # a root without properties: a tool without arguments
             self.losses.add(
                 path, "properties", "dropped", "a free-form object: Gemini does not check its keys"
             )
