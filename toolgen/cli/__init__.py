@@ -52,6 +52,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Tell whether a spec change breaks clients or makes a tool less safe.",
     ),
     "digest": ("toolgen.cli.diff", "Print the canonical digest of every tool and of the tool set."),
+    "verify": (
+        "toolgen.cli.verify",
+        "Check a running MCP server (stdio or HTTP) against a spec set.",
+    ),
 }
 """Command name -> (module holding a click command of that name, short help)."""
 

@@ -1,0 +1,117 @@
+"""`toolgen verify`'s speed (issue 12): calls per second, and a default run on a 20-tool server.
+
+- **call path**: one `toolgen serve specs/notes --mock` process over stdio; each
+  round sends 1,000 `tools/call`s (the spec examples' inputs, round robin) the way
+  verify does (raw frame, wait for the reply, judge it: result shape, output
+  schema, text fallback). Target: >= 500 calls/s.
+- **whole run, notes**: `toolgen verify specs/notes --server "toolgen serve specs/notes
+  --mock" --allow-destructive` in process: every probe, both eras, explicit and
+  generated inputs; tools/call requests over the run's wall time.
+- **20-tool server**: the first 20 tools of `make_specs.py`'s spec set (real GitHub
+  MCP server input schemas, outputs by verb) served by `toolgen serve --mock`;
+  `toolgen verify` as a whole process with default options (`--cases 20`, both eras),
+  and again with `--allow-destructive` (every tool called). Target: <= 30 s.
+
+Rounds alternate; medians with min-max. Nothing here is a test assertion.
+
+    python benchmarks/verify_bench.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from build_bench import run_timed, toolgen_argv
+from make_specs import WORK, load_corpus, spec_tools, write_spec_set
+
+from toolgen.frontend.pipeline import load_spec_set
+from toolgen.verify.judge import Judge
+from toolgen.verify.runner import Options, verify
+from toolgen.verify.session import Session
+from toolgen.verify.stdio import StdioTarget
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTES = ROOT / "specs" / "notes"
+CALLS = 1000
+
+
+def call_path_rate(rounds: int) -> list[float]:
+    """calls/s of verify's call path against one mock server, per round."""
+    toolset = load_spec_set(NOTES)
+    cases = [(t, e.input) for t in toolset.tools for e in t.examples if e.has_input]
+    target = StdioTarget([*toolgen_argv("serve", str(NOTES), "--mock")])
+    transport = target.connect()
+    session = Session(transport, "2025-11-25", 30.0)
+    session.open()
+    judges = {t.name: Judge(t, "2025-11-25", 30.0) for t, _ in cases}
+    rates = []
+    try:
+        for _ in range(rounds):
+            started = time.perf_counter()
+            for index in range(CALLS):
+                tool, arguments = cases[index % len(cases)]
+                failure = judges[tool.name].valid_input(session.call_tool(tool.name, arguments))
+                assert failure is None, failure
+            rates.append(CALLS / (time.perf_counter() - started))
+    finally:
+        transport.close()
+    return rates
+
+
+def whole_run(rounds: int) -> list[tuple[float, int, float]]:
+    """(calls/s, calls, seconds) of a whole in-process verify run of the notes mock server."""
+    toolset = load_spec_set(NOTES)
+    target = StdioTarget([*toolgen_argv("serve", str(NOTES), "--mock")])
+    out = []
+    for _ in range(rounds):
+        report = verify(toolset, target, Options(allow_destructive=True))
+        assert report.ok, [r for r in report.results if r.counts_as_failure]
+        out.append((report.calls / report.seconds, report.calls, report.seconds))
+    return out
+
+
+def twenty_tools(rounds: int) -> dict[str, list[float]]:
+    specs = WORK / "verify20"
+    write_spec_set(specs, spec_tools(20, load_corpus()), "verify20")
+    server = " ".join(toolgen_argv("serve", str(specs), "--mock"))
+    timings: dict[str, list[float]] = {"default": [], "--allow-destructive": []}
+    for _ in range(rounds):
+        for name, extra in (("default", []), ("--allow-destructive", ["--allow-destructive"])):
+            argv = toolgen_argv("verify", str(specs), "--server", server, *extra)
+            timings[name].append(run_timed(argv, ROOT, ok=(0, 1)).wall)
+    return timings
+
+
+def _line(label: str, values: list[float], unit: str) -> str:
+    return (
+        f"| {label} | {statistics.median(values):.1f} {unit} "
+        f"({min(values):.1f}-{max(values):.1f}) |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+    rates = call_path_rate(rounds)
+    runs = whole_run(rounds)
+    twenty = twenty_tools(rounds)
+    print("| measure | median (min-max) |")
+    print("| --- | --- |")
+    print(_line(f"call path, {CALLS} calls vs serve --mock", rates, "calls/s"))
+    print(_line("whole notes run (both eras, all inputs)", [r for r, _, _ in runs], "calls/s"))
+    print(
+        f"|   (calls per run: {runs[0][1]}, seconds: "
+        f"{statistics.median([s for _, _, s in runs]):.1f}) | |"
+    )
+    for name, values in twenty.items():
+        print(_line(f"20-tool server, toolgen verify {name}", values, "s"))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""`toolgen verify` against deliberately broken servers (one defect each, caught by the right
+check), a correct hand-written server whose schemas are written differently, and toolgen's own
+servers (mock and handlers, stdio and HTTP, the generated stub)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SPECS
+from http_support import http_server
+from verify_support.run import DEMO_SPEC, TOOLGEN_BASELINE, demo_server, verify
+
+from toolgen.frontend.pipeline import load_spec_set
+from toolgen.runtime.mock import mock_handlers
+from toolgen.runtime.toolset import RuntimeToolSet
+
+LEGACY = ("--protocol", "2025-11-25")
+
+BROKEN = [
+    ("answers-notifications", {"protocol.notification-unanswered"}),
+    ("parse-error-without-id", {"protocol.parse-error"}),
+    ("accepts-batches", {"protocol.batch"}),
+    ("output-breaks-schema", {"call.structured-content"}),
+    ("no-text-fallback", {"call.text-fallback"}),
+    ("annotations-differ", {"listing.annotations"}),
+    ("schemas-differ", {"listing.input-schema"}),
+    ("tool-missing", {"listing.tool-missing"}),
+    ("unknown-tool-is-error", {"protocol.unknown-tool"}),
+    ("invalid-args-protocol-error", {"call.invalid-input"}),
+    ("crashes-on-input", {"call.answers"}),
+    ("prints-to-stdout", {"protocol.stdout-clean"}),
+]
+
+
+@pytest.mark.parametrize(("defect", "checks"), BROKEN, ids=[d for d, _ in BROKEN])
+def test_each_defect_is_caught_by_its_check(defect: str, checks: set[str]) -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server(defect), *LEGACY)
+    assert run.exit_code == 1, run.stderr
+    assert run.failed() == checks
+
+
+def test_a_crash_is_reported_with_the_shrunk_input() -> None:
+    run = verify(
+        DEMO_SPEC, "--server", demo_server("crashes-on-input"), *LEGACY, "--only", "search"
+    )
+    (result,) = run.results("call.answers", "search")
+    assert "exited with code 3" in result["message"]
+    assert len(result["input"]["tags"]) == 3  # the server dies from 3 tags on: shrunk to exactly 3
+    assert result["input"]["query"] and len(result["input"]["query"]) == 1
+
+
+def test_a_correct_server_with_differently_written_schemas_passes() -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server(), "--protocol", "all")
+    assert run.exit_code == 0, run.report
+    assert run.failed() == set()
+    assert [r["status"] for r in run.results("protocol.handshake")] == [
+        "passed", "passed", "passed", "skipped",  # no 2026-07-28: a legacy-only server
+    ]  # fmt: skip
+    assert run.results("protocol.batch", None)[0]["status"] == "passed"  # accepted at 2025-03-26
+
+
+def test_destructive_tools_are_skipped_unless_allowed(tmp_path: Path) -> None:
+    log = tmp_path / "wipe.log"
+    env = {"VERIFY_WIPE_LOG": str(log)}
+    run = verify(DEMO_SPEC, "--server", demo_server(), *LEGACY, env=env)
+    assert {
+        r["status"]
+        for r in run.report["results"]
+        if r["tool"] == "wipe" and r["check"].startswith("call.")
+    } == {"skipped"}
+    assert not log.exists()
+    run = verify(DEMO_SPEC, "--server", demo_server(), *LEGACY, "--allow-destructive", env=env)
+    assert run.exit_code == 0
+    assert log.read_text().count("wipe") >= 1
+
+
+def test_toolgen_serve_mock_passes_over_stdio_in_both_eras() -> None:
+    server = f"{sys.executable} -m toolgen serve {SPECS / 'notes'} --mock"
+    run = verify(SPECS / "notes", "--server", server, "--allow-destructive")
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    assert run.report["revisions"] == ["2025-11-25", "2026-07-28"]
+
+
+def test_toolgen_serve_handlers_passes_over_stdio() -> None:
+    handlers = ROOT / "examples" / "notes_handlers.py"
+    server = (
+        f"{sys.executable} -m toolgen serve {SPECS / 'notes'} --handlers {handlers}:NotesHandlers"
+    )
+    run = verify(SPECS / "notes", "--server", server, "--allow-destructive")
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+
+
+def test_the_generated_stub_passes(tmp_path: Path) -> None:
+    server = (
+        f"{sys.executable} {ROOT / 'examples' / 'notes_handlers.py'} --db {tmp_path / 'n.sqlite3'}"
+    )
+    run = verify(SPECS / "notes", "--server", server, "--allow-destructive")
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+
+
+@pytest.mark.parametrize("kind", ["mock", "handlers"])
+def test_toolgen_serve_passes_over_http(kind: str) -> None:
+    tools = RuntimeToolSet(load_spec_set(SPECS / "notes"))
+    if kind == "mock":
+        handlers: object = mock_handlers(tools)
+    else:
+        sys.path.insert(0, str(ROOT))
+        from examples.notes_handlers import NotesHandlers
+
+        handlers = NotesHandlers()
+    with http_server(tools, handlers) as url:
+        run = verify(
+            SPECS / "notes", "--url", url, "--allow-destructive", "--protocol", "all",
+            "--baseline", str(TOOLGEN_BASELINE),
+        )  # fmt: skip
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    (batch,) = [r for r in run.results("protocol.batch") if "expected" in r]
+    assert batch["revision"] == "2025-03-26"
+    assert run.report["revisions"] == ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]

@@ -1,0 +1,226 @@
+"""A hand-written MCP server over stdio (legacy era) for the spec in `spec/`, no toolgen code.
+
+It publishes the spec's schemas written differently (inlined, keys reordered,
+`$defs` renamed, draft-07 declared) and is correct unless defects are named on
+the command line (`python server.py DEFECT ...`); each defect breaks one rule that
+`toolgen verify` must catch. Calling `wipe` appends a line to $VERIFY_WIPE_LOG.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import jsonschema
+
+DEFECTS = set(sys.argv[1:])
+VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+
+SEARCH_INPUT: dict[str, Any] = {
+    "additionalProperties": False,
+    "required": ["query"],
+    "properties": {
+        "tags": {"items": {"$ref": "#/$defs/Label"}, "type": "array"},
+        "limit": {"default": 10, "maximum": 100, "minimum": 1, "type": "integer"},
+        "query": {"maxLength": 50, "type": "string", "minLength": 1, "title": "Query"},
+    },
+    "type": "object",
+    "$defs": {"Label": {"maxLength": 20, "type": "string"}},
+}
+SEARCH_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "required": ["total", "items"],
+    "properties": {
+        "total": {"minimum": 0, "type": "integer"},
+        "items": {"type": "array", "items": {"type": "string"}},
+    },
+    "additionalProperties": False,
+}
+ADD_INPUT: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "properties": {"b": {"type": "number"}, "a": {"type": "number"}},
+    "required": ["b", "a"],
+    "additionalProperties": False,
+}
+WIPE_INPUT: dict[str, Any] = {"type": "object", "additionalProperties": False}
+
+
+def tools(version: str) -> list[dict[str, Any]]:
+    search_input = json.loads(json.dumps(SEARCH_INPUT))
+    if "schemas-differ" in DEFECTS:
+        del search_input["properties"]["limit"]["maximum"]
+    search_hints = {"readOnlyHint": True, "openWorldHint": False}
+    if "annotations-differ" in DEFECTS:
+        del search_hints["readOnlyHint"]
+    structured = version >= "2025-06-18"
+    listed = [
+        {
+            "name": "search",
+            "description": "Search the catalogue and return matching item names.",
+            "inputSchema": search_input,
+            "annotations": search_hints,
+        },
+        {
+            "name": "add",
+            "description": "Add two numbers.",
+            "inputSchema": ADD_INPUT,
+            "annotations": {
+                "openWorldHint": False,
+                "idempotentHint": True,
+                "destructiveHint": False,
+                "readOnlyHint": False,
+            },
+        },
+        {
+            "name": "wipe",
+            "description": "Delete every item.",
+            "inputSchema": WIPE_INPUT,
+            "annotations": {
+                "destructiveHint": True,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            },
+        },
+    ]
+    titles = {"search": "Search", "add": "Add", "wipe": "Wipe"}
+    for tool in listed:
+        if structured:
+            tool["title"] = titles[tool["name"]]
+        else:
+            tool["annotations"]["title"] = titles[tool["name"]]
+    if structured:
+        listed[0]["outputSchema"] = SEARCH_OUTPUT
+        listed[1]["outputSchema"] = {
+            "type": "object",
+            "properties": {"result": {"type": "number"}},
+            "required": ["result"],
+        }
+    if "tool-missing" in DEFECTS:
+        listed = [t for t in listed if t["name"] != "add"]
+    return listed
+
+
+def text_result(value: Any, structured: Any = None) -> dict[str, Any]:
+    result: dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(value, indent=2)}]}
+    if structured is not None:
+        result["structuredContent"] = structured
+        if "no-text-fallback" in DEFECTS:
+            result["content"] = [{"type": "text", "text": "done"}]
+    return result
+
+
+def error_result(message: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+class Server:
+    def __init__(self) -> None:
+        self.version = "2025-11-25"
+        self.inputs = {}
+
+    def call(self, name: Any, arguments: Any) -> dict[str, Any]:
+        known = {t["name"]: t for t in tools(self.version)}
+        if name not in known or (name == "add" and "tool-missing" in DEFECTS):
+            if "unknown-tool-is-error" in DEFECTS:
+                return {"result": error_result(f"no tool {name}")}
+            return {"error": {"code": -32602, "message": f"Unknown tool: {name}"}}
+        schema = dict(known[name]["inputSchema"])
+        if name == "search" and "schemas-differ" in DEFECTS:
+            schema = SEARCH_INPUT
+        errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(arguments))
+        if errors:
+            if "invalid-args-protocol-error" in DEFECTS:
+                return {
+                    "error": {"code": -32602, "message": f"Invalid arguments: {errors[0].message}"}
+                }
+            return {"result": error_result(f"Invalid arguments: {errors[0].message}")}
+        structured = self.version >= "2025-06-18"
+        if name == "search":
+            if "crashes-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
+                sys.exit(3)
+            limit = arguments.get("limit", 10)
+            value = {"items": [arguments["query"]] * min(limit, 3), "total": min(limit, 3)}
+            if "output-breaks-schema" in DEFECTS:
+                value["total"] = -1
+            return {"result": text_result(value, value if structured else None)}
+        if name == "add":
+            total = arguments["a"] + arguments["b"]
+            return {"result": text_result(total, {"result": total} if structured else None)}
+        with open(os.environ.get("VERIFY_WIPE_LOG", os.devnull), "a") as log:
+            log.write("wipe\n")
+        return {"result": text_result("wiped")}
+
+    def request(self, method: Any, params: Any) -> dict[str, Any]:
+        params = params if isinstance(params, dict) else {}
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            self.version = asked if asked in VERSIONS else VERSIONS[-1]
+            return {
+                "result": {
+                    "protocolVersion": self.version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "verify-demo", "version": "1.0.0"},
+                }
+            }
+        if method == "ping":
+            return {"result": {}}
+        if method == "tools/list":
+            return {"result": {"tools": tools(self.version)}}
+        if method == "tools/call":
+            return self.call(params.get("name"), params.get("arguments", {}))
+        return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
+
+    def message(self, message: Any) -> dict[str, Any] | None:
+        if not isinstance(message, dict):
+            return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid"}}
+        if "id" not in message:
+            if "answers-notifications" in DEFECTS:
+                return {"jsonrpc": "2.0", "id": None, "result": {}}
+            return None
+        return {
+            "jsonrpc": "2.0",
+            "id": message["id"],
+            **self.request(message.get("method"), message.get("params")),
+        }
+
+    def line(self, line: str) -> Any:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            error = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32700, "message": "Parse error"},
+            }
+            if "parse-error-without-id" in DEFECTS:
+                del error["id"]
+            return error
+        if isinstance(message, list):
+            if "accepts-batches" in DEFECTS or self.version == "2025-03-26":
+                return [r for r in (self.message(m) for m in message) if r is not None]
+            return {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "No batches"},
+            }
+        return self.message(message)
+
+
+def main() -> None:
+    if "prints-to-stdout" in DEFECTS:
+        print("demo server starting", flush=True)
+    server = Server()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        reply = server.line(line)
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

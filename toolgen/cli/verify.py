@@ -1,0 +1,170 @@
+"""`toolgen verify`: check a running MCP server, in any language, against a spec set."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from toolgen.core.errors import SpecError
+from toolgen.core.protocol import SUPPORTED_REVISIONS
+
+if TYPE_CHECKING:
+    from toolgen.verify.transport import Target
+
+
+def _fail_usage(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(2)
+
+
+@click.command()
+@click.argument("specs", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--server",
+    metavar='"CMD ARGS..."',
+    help="Start this command and speak MCP over its stdin/stdout.",
+)
+@click.option(
+    "--url",
+    metavar="URL",
+    help="Speak Streamable HTTP to this endpoint (e.g. http://127.0.0.1:8000/mcp).",
+)
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="NAME: VALUE",
+    help="With --url: send this HTTP header with every request (repeatable), e.g. for auth.",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice([*SUPPORTED_REVISIONS, "all"]),
+    help="Check this revision, or all of them (default: the newest of each era the server offers).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "junit"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write the report here instead of stdout.",
+)
+@click.option(
+    "--cases",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="Generated inputs per tool (besides examples, boundary values and invalid inputs).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the input generator.")
+@click.option(
+    "--allow-destructive",
+    is_flag=True,
+    help="Also call tools that may destroy data (destructive hints, or undeclared hints).",
+)
+@click.option(
+    "--only", multiple=True, metavar="TOOL", help="Check only these tools (fnmatch; repeatable)."
+)
+@click.option(
+    "--exclude", multiple=True, metavar="TOOL", help="Leave these tools out (fnmatch; repeatable)."
+)
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="YAML file of expected failures, each with a reason.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="Seconds to wait for any one answer.",
+)
+def verify(
+    specs: tuple[Path, ...],
+    server: str | None,
+    url: str | None,
+    headers: tuple[str, ...],
+    protocol: str | None,
+    fmt: str,
+    output: Path | None,
+    cases: int,
+    seed: int,
+    allow_destructive: bool,
+    only: tuple[str, ...],
+    exclude: tuple[str, ...],
+    baseline: Path | None,
+    timeout: float,
+) -> None:
+    """Check a live MCP server against SPECS (a spec set; default specs/): the protocol
+    (handshake, ping, notifications, malformed JSON, batches, unknown methods and tools),
+    the listing (tools, hints, schemas by meaning) and calls (examples, boundary values,
+    generated inputs with shrinking, invalid inputs). Destructive tools are skipped
+    unless --allow-destructive.
+
+    Exit 0 when every check passes, 1 when one fails, 2 for usage errors or a server
+    that cannot be started or reached. Check ids: docs/verify-checks.md.
+    """
+    if (server is None) == (url is None):
+        raise click.UsageError('give exactly one of --server "CMD ARGS..." and --url URL')
+    if headers and url is None:
+        raise click.UsageError("--header needs --url")
+    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.verify import baseline as baselines
+    from toolgen.verify.generate import GeneratorMissing, load_generator
+    from toolgen.verify.reports import render
+    from toolgen.verify.runner import Options
+    from toolgen.verify.runner import verify as run_verify
+    from toolgen.verify.transport import Unreachable
+
+    try:
+        toolset = load_spec_set(list(specs) or [Path("specs")])
+        entries = baselines.load_baseline(baseline) if baseline is not None else []
+    except SpecError as exc:
+        _fail_usage([str(d) for d in exc.diagnostics])
+    try:
+        load_generator()
+        target = _target(server, url, headers)
+        options = Options(protocol, cases, seed, allow_destructive, only, exclude, timeout)
+        report = run_verify(toolset, target, options)
+    except (Unreachable, GeneratorMissing) as exc:
+        _fail_usage([f"toolgen verify: {exc}"])
+    report.results = baselines.apply_baseline(report.results, entries)
+    text = render(report, fmt)
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    if fmt != "text" or output is not None:
+        counts = report.summary()
+        click.echo(
+            f"toolgen verify: {counts['passed']} passed, {counts['failed']} failed, "
+            f"{counts['skipped']} skipped",
+            err=True,
+        )
+    sys.exit(0 if report.ok else 1)
+
+
+def _target(server: str | None, url: str | None, headers: tuple[str, ...]) -> Target:
+    from toolgen.verify.http import HttpTarget
+    from toolgen.verify.stdio import StdioTarget
+
+    if server is not None:
+        return StdioTarget(server)
+    assert url is not None
+    parsed = {}
+    for header in headers:
+        name, sep, value = header.partition(":")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{header!r} is not NAME: VALUE", param_hint="--header")
+        parsed[name.strip()] = value.strip()
+    return HttpTarget(url, parsed)

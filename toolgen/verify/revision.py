@@ -1,0 +1,99 @@
+"""Everything verify checks at one protocol revision: opening, probes, listing, calls."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolgen.core.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
+from toolgen.verify.listing import listing_results
+from toolgen.verify.results import Report, Result, failed, skipped
+from toolgen.verify.runner import (
+    ALL,
+    Connection,
+    Options,
+    opening_results,
+    probe_results,
+    stdout_result,
+    survives,
+)
+from toolgen.verify.session import result_of
+from toolgen.verify.toolcalls import CALL_CHECKS, ToolCalls
+
+
+class RevisionRun:
+    """The checks of one revision over one (restartable) connection."""
+
+    def __init__(
+        self, toolset: ToolSet, connection: Connection, options: Options, report: Report
+    ) -> None:
+        self.toolset = toolset
+        self.connection = connection
+        self.options = options
+        self.report = report
+        self.revision = connection.revision
+
+    def run(self, selected: Sequence[str]) -> list[Result]:
+        try:
+            return self._run(selected)
+        finally:
+            self.connection.close()
+
+    def _run(self, selected: Sequence[str]) -> list[Result]:
+        self.connection.open()
+        out, go_on = opening_results(self.connection, self.options.protocol not in (None, ALL))
+        if not go_on:
+            return out + self._skip_rest(selected, out[0].message)
+        session = self.connection.current()
+        out += probe_results(session)
+        out.append(survives(self.connection, "after the protocol probes"))
+        if out[-1].status == "failed" and self.connection.restart() is None:
+            return out + self._skip_rest(selected, "the server could not be restarted")
+        listed, exchange = self.connection.current().list_tools()
+        if result_of(exchange) is None:
+            out.append(
+                failed("listing.result-shape", "tools/list got no result", revision=self.revision)
+            )
+        out += listing_results(self.toolset, listed, self.revision, selected)
+        by_name = {d["name"]: d for d in listed if isinstance(d, Mapping) and "name" in d}
+        for name in selected:
+            out += self._calls(self.toolset.tool(name), by_name.get(name))
+        if self.connection.session is not None:
+            out.append(survives(self.connection, "after the calls"))
+        self.connection.close()
+        stdout = stdout_result(self.connection)
+        if stdout is not None:
+            out.append(stdout)
+        return out
+
+    def _calls(self, tool: Tool, listed: Mapping[str, Any] | None) -> list[Result]:
+        if listed is None:
+            return self._skip(tool.name, "the server does not list this tool")
+        if not self.options.allow_destructive and _destructive(tool, listed):
+            return self._skip(
+                tool.name,
+                "destructive (by its hints, or by the MCP default where undeclared): "
+                "pass --allow-destructive to call it",
+            )
+        return ToolCalls(tool, self.connection, self.options, self.report).run()
+
+    def _skip(self, tool: str, why: str) -> list[Result]:
+        return [skipped(check, why, tool, self.revision) for check in CALL_CHECKS]
+
+    def _skip_rest(self, selected: Sequence[str], why: str) -> list[Result]:
+        return [
+            skipped(check, why, name, self.revision) for name in selected for check in CALL_CHECKS
+        ]
+
+
+def _destructive(tool: Tool, listed: Mapping[str, Any]) -> bool:
+    """Whether the spec or the server says (or leaves to the MCP default) that the tool
+    may destroy: read-only false and destructive true. Either side saying so is enough."""
+    spec = tool.annotations.effective()
+    hints = listed.get("annotations")
+    hints = hints if isinstance(hints, Mapping) else {}
+    server = {k: hints.get(k, default) for k, default in MCP_HINT_DEFAULTS.items()}
+    return any(
+        side["readOnlyHint"] is not True and side["destructiveHint"] is not False
+        for side in (spec, server)
+    )

@@ -1,0 +1,222 @@
+"""A verify run: pick the revisions, then per revision probe, compare the listing, call.
+
+Each revision gets its own session (over stdio: its own process): the legacy
+handshake is once per connection. A server that dies or hangs during a call is
+restarted (a new session) and the run goes on with the next input.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from toolgen.core.ir import ToolSet
+from toolgen.core.protocol import (
+    LATEST_LEGACY_REVISION,
+    LEGACY_REVISIONS,
+    MODERN_REVISIONS,
+    SUPPORTED_REVISIONS,
+    is_modern,
+)
+from toolgen.verify.probes import (
+    Probes,
+    describe,
+    error_code,
+    handshake_problem,
+    legacy_negotiation,
+    negotiated_version,
+)
+from toolgen.verify.results import Report, Result, failed, passed, skipped
+from toolgen.verify.session import Session, result_of
+from toolgen.verify.transport import Exchange, Target, Transport, Unreachable
+
+ALL: Final = "all"
+DEFAULT_CASES: Final = 20
+DEFAULT_TIMEOUT: Final = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What `toolgen verify` was asked to do."""
+
+    protocol: str | None = None
+    """A revision, `all`, or None: the newest revision of each era the server offers."""
+    cases: int = DEFAULT_CASES
+    seed: int = 0
+    allow_destructive: bool = False
+    only: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT
+
+    def selects(self, name: str) -> bool:
+        if self.only and not any(fnmatch.fnmatchcase(name, p) for p in self.only):
+            return False
+        return not any(fnmatch.fnmatchcase(name, p) for p in self.exclude)
+
+
+@dataclass(slots=True)
+class Connection:
+    """The session a revision's checks use, replaced when the server dies or hangs."""
+
+    target: Target
+    revision: str
+    timeout: float
+    session: Session | None = None
+    junk: list[bytes] = field(default_factory=list)
+    opening: Any = None
+
+    def open(self) -> Session:
+        transport: Transport = self.target.connect()
+        session = Session(transport, self.revision, self.timeout)
+        self.opening = session.open()
+        self.session = session
+        return session
+
+    def current(self) -> Session:
+        return self.session if self.session is not None else self.open()
+
+    def restart(self) -> Session | None:
+        """A fresh session after a crash or hang; None when the server cannot be restarted."""
+        self.close()
+        try:
+            session = self.open()
+        except Unreachable:
+            return None
+        return session if result_of(self.opening) is not None else None
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.junk += self.session.transport.stdout_junk
+            self.session.close()
+            self.session = None
+
+
+def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
+    """Run every check against the server `target` reaches; `Unreachable` when it cannot
+    be started or answers neither era's opening."""
+    from toolgen.verify.revision import RevisionRun  # the call machinery: loaded late
+
+    started = time.monotonic()
+    report = Report(seed=options.seed)
+    report.revisions = tuple(_revisions(target, options))
+    selected = [t.name for t in toolset.tools if options.selects(t.name)]
+    if any(not is_modern(r) for r in report.revisions):
+        report.extend(_negotiation(target, options))
+    for revision in report.revisions:
+        run = RevisionRun(toolset, Connection(target, revision, options.timeout), options, report)
+        report.extend(run.run(selected))
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _revisions(target: Target, options: Options) -> list[str]:
+    """The revisions to run: as asked, or the newest of each era the server offers."""
+    if options.protocol == ALL:
+        return list(SUPPORTED_REVISIONS)
+    if options.protocol is not None:
+        return [options.protocol]
+    legacy, why = _probe_legacy(target, options.timeout)
+    found = [legacy] if legacy else []
+    if _probe_modern(target, options.timeout):
+        found.append(MODERN_REVISIONS[-1])
+    if not found:
+        raise Unreachable(
+            f"the server answered neither the initialize handshake nor server/discover: {why}"
+        )
+    return found
+
+
+def _probe_legacy(target: Target, timeout: float) -> tuple[str | None, str]:
+    """The legacy version the server negotiates when asked for the newest (None: none), and
+    what went wrong when there is none."""
+    transport = target.connect()
+    try:
+        exchange = Session(transport, LATEST_LEGACY_REVISION, timeout).open()
+        version = negotiated_version(exchange)
+        if version in LEGACY_REVISIONS:
+            return version, ""
+        return None, f"initialize got {describe(exchange)}; {transport.describe_exit()}"
+    finally:
+        transport.close()
+
+
+def _probe_modern(target: Target, timeout: float) -> bool:
+    transport = target.connect()
+    try:
+        return result_of(Session(transport, MODERN_REVISIONS[-1], timeout).open()) is not None
+    finally:
+        transport.close()
+
+
+def _negotiation(target: Target, options: Options) -> list[Result]:
+    transport = target.connect()
+    try:
+        return [legacy_negotiation(Session(transport, LATEST_LEGACY_REVISION, options.timeout))]
+    finally:
+        transport.close()
+
+
+def opening_results(connection: Connection, strict: bool) -> tuple[list[Result], bool]:
+    """The handshake result for a freshly opened connection, and whether to go on.
+
+    A revision the server does not offer (it negotiates another, or refuses the
+    stateless era's `server/discover` with an error) is skipped, unless it was asked
+    for by name (`strict`): then it is a failure."""
+    session = connection.current()
+    revision = connection.revision
+    exchange = connection.opening
+    offered = _not_offered(session, exchange)
+    if offered is not None:
+        message = f"the server does not offer {revision} ({offered})"
+        if strict:
+            return [failed("protocol.handshake", message, revision=revision)], False
+        return [skipped("protocol.handshake", message, revision=revision)], False
+    problem = handshake_problem(session, exchange, revision)
+    if problem is not None:
+        go_on = result_of(exchange) is not None
+        return [failed("protocol.handshake", problem, revision=revision)], go_on
+    return [passed("protocol.handshake", f"opened at {revision}", revision=revision)], True
+
+
+def _not_offered(session: Session, exchange: Exchange) -> str | None:
+    if session.modern:
+        code = error_code(exchange.reply)
+        return None if code is None else f"server/discover got error {code}"
+    version = negotiated_version(exchange)
+    if version is not None and version != session.revision:
+        return f"it answered {version}"
+    return None
+
+
+def probe_results(session: Session) -> list[Result]:
+    return Probes(session).run()
+
+
+def survives(connection: Connection, when: str) -> Result:
+    session = connection.current()
+    exchange = session.alive_check()
+    if result_of(exchange) is not None:
+        return passed("protocol.survives", f"answering {when}", revision=connection.revision)
+    detail = session.transport.describe_exit()
+    return failed(
+        "protocol.survives",
+        f"the server stopped answering {when}: {describe(exchange)}; {detail}",
+        revision=connection.revision,
+    )
+
+
+def stdout_result(connection: Connection) -> Result | None:
+    if connection.target.kind != "stdio":
+        return None
+    if connection.junk:
+        lines = "; ".join(
+            repr(line.decode("utf-8", "replace"))[:120] for line in connection.junk[:3]
+        )
+        return failed(
+            "protocol.stdout-clean",
+            f"{len(connection.junk)} line(s) on stdout are not JSON-RPC, e.g. {lines}",
+            revision=connection.revision,
+        )
+    return passed("protocol.stdout-clean", "only JSON-RPC on stdout", revision=connection.revision)

@@ -1,0 +1,188 @@
+"""A server started as a command, spoken to over stdin/stdout, one JSON message per line.
+
+A reader thread splits stdout into lines: JSON goes to a queue, anything else is
+kept in `stdout_junk` (MCP allows nothing but protocol on stdout). stderr is
+drained into a bounded tail for error messages. The process gets its own session
+(process group), so closing ends it and whatever it started, and nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import orjson
+
+from toolgen.verify.transport import Exchange, Unreachable, Wanted
+
+_EOF: Final = object()
+STDERR_TAIL: Final = 40
+"""stderr lines kept for messages about a server that went away."""
+EXIT_GRACE: Final = 2.0
+"""Seconds a server gets to exit after stdin closes, before it is terminated."""
+JUNK_KEPT: Final = 20
+
+
+class StdioTarget:
+    """Starts `command` (a shell-like string or an argv list) for every connection."""
+
+    kind = "stdio"
+
+    def __init__(self, command: str | Sequence[str], env: Mapping[str, str] | None = None) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise Unreachable("--server names no command")
+        self.env = dict(env) if env is not None else None
+
+    def connect(self) -> StdioTransport:
+        return StdioTransport(self.argv, self.env)
+
+
+class StdioTransport:
+    """One running server process."""
+
+    kind = "stdio"
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise Unreachable(f"cannot start {shlex.join(argv)}: {exc.strerror or exc}") from None
+        self.argv = argv
+        self.stdout_junk: list[bytes] = []
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._stderr: deque[bytes] = deque(maxlen=STDERR_TAIL)
+        self._eof = False
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stdout(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            if not line.strip():
+                continue
+            try:
+                message = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                message = None
+            if _is_jsonrpc(message):
+                self._queue.put(message)
+            elif len(self.stdout_junk) < JUNK_KEPT:
+                self.stdout_junk.append(line.rstrip(b"\r\n"))
+        self._queue.put(_EOF)
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self._stderr.append(line.rstrip(b"\r\n"))
+
+    def exchange(
+        self,
+        payload: bytes,
+        wanted: Wanted | None,
+        timeout: float,
+        headers: Mapping[str, str] | None = None,
+    ) -> Exchange:
+        found = Exchange()
+        if not self._write(payload):
+            found.closed = True
+            return found
+        if wanted is None:
+            return found
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self._next(deadline)
+            if message is None:
+                found.timed_out = not self._eof
+                found.closed = self._eof
+                return found
+            found.messages.append(message)
+            if wanted(message):
+                found.reply = message
+                return found
+
+    def drain(self, grace: float) -> list[Any]:
+        deadline = time.monotonic() + grace
+        out = []
+        while (message := self._next(deadline)) is not None:
+            out.append(message)
+        return out
+
+    def _write(self, payload: bytes) -> bool:
+        stdin = self.process.stdin
+        assert stdin is not None
+        if not payload.endswith(b"\n"):
+            payload += b"\n"
+        try:
+            stdin.write(payload)
+            stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            return False
+        return True
+
+    def _next(self, deadline: float) -> Any:
+        """The next message, or None at the deadline or at end of output."""
+        if self._eof:
+            return None
+        try:
+            item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+        if item is _EOF:
+            self._eof = True
+            return None
+        return item
+
+    def alive(self) -> bool:
+        return self.process.poll() is None and not self._eof
+
+    def describe_exit(self) -> str:
+        code = self.process.poll()
+        if code is None and self._eof:  # stdout closed: the exit status follows shortly
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.process.wait(EXIT_GRACE)
+        state = "is still running" if code is None else f"exited with code {code}"
+        tail = b"\n".join(list(self._stderr)[-5:]).decode("utf-8", "replace")
+        return f"the server {state}" + (f"; its last stderr lines:\n{tail}" if tail else "")
+
+    def close(self) -> None:
+        """Close stdin, give the server a moment to exit, then end its process group."""
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.process.stdin.close()
+        try:
+            self.process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            self._signal(signal.SIGTERM)
+            try:
+                self.process.wait(EXIT_GRACE)
+            except subprocess.TimeoutExpired:
+                self._signal(signal.SIGKILL)
+                self.process.wait(EXIT_GRACE)
+
+    def _signal(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
+
+
+def _is_jsonrpc(message: Any) -> bool:
+    """A JSON-RPC message or batch (anything else on stdout breaks the stdio transport)."""
+    if isinstance(message, list):
+        return all(_is_jsonrpc(m) for m in message)
+    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
