@@ -10,8 +10,10 @@ with the edits of a pull request applied:
 - `git revision`: the pull request again, with OLD read from a commit
   (`git:HEAD:specs`) of a temporary repository, NEW its working tree.
 
-Each round runs every scenario (alternating order); the report gives the
-median and min-max of wall and CPU seconds, and the diff's summary line.
+Each round runs every scenario and, as a reference on the same machine at the
+same time, `toolgen lint` of OLD alone (one spec set loaded, not two); the
+report gives the median and min-max of wall and CPU seconds, the ratio of the
+median CPU seconds to the reference's, and the diff's summary line.
 
     python benchmarks/diff_bench.py [--rounds 7] [--work benchmarks/.work/diff]
 """
@@ -68,10 +70,16 @@ def inputs(work: Path) -> dict[str, tuple[str, str, Path]]:
         "pull request (3 of 41 files edited)": (str(old), str(pr), work),
         "every file edited (41 of 41)": (str(old), str(every), work),
         "git revision (git:HEAD:specs vs the working tree)": ("git:HEAD:specs", "specs", repo),
+        REFERENCE: (REFERENCE, str(old), work),
     }
 
 
+REFERENCE = "reference: `toolgen lint` of OLD alone"
+
+
 def diff(old: str, new: str, cwd: Path) -> ProcessTime:
+    if old == REFERENCE:
+        return run_timed(toolgen_argv("lint", new, "--statistics", "--isolated"), cwd, ok=(0, 1))
     return run_timed(toolgen_argv("diff", old, new, "--isolated"), cwd, ok=(1,))
 
 
@@ -87,15 +95,19 @@ def main() -> None:
         for name in order:
             times[name].append(diff(*scenarios[name]))
     print(f"toolgen diff of two {TOOLS}-tool spec sets, whole process, {args.rounds} rounds")
-    print("| scenario | wall s median (min-max) | CPU s median (min-max) | changes |")
-    print("| --- | --- | --- | --- |")
+    print(
+        "| scenario | wall s median (min-max) | CPU s median (min-max) | CPU / reference | output |"
+    )
+    print("| --- | --- | --- | --- | --- |")
+    reference = statistics.median(r.cpu for r in times[REFERENCE])
     for name, runs in times.items():
         wall = [r.wall for r in runs]
         cpu = [r.cpu for r in runs]
-        summary = runs[-1].stderr.strip().splitlines()[0]
+        summary = runs[-1].stderr.strip().splitlines()[0 if name != REFERENCE else -1]
         print(
             f"| {name} | {statistics.median(wall):.2f} ({min(wall):.2f}-{max(wall):.2f}) "
-            f"| {statistics.median(cpu):.2f} ({min(cpu):.2f}-{max(cpu):.2f}) | {summary} |"
+            f"| {statistics.median(cpu):.2f} ({min(cpu):.2f}-{max(cpu):.2f}) "
+            f"| {statistics.median(cpu) / reference:.2f} | {summary} |"
         )
 
 
