@@ -113,7 +113,3 @@ class Report:
     @property
     def changes(self) -> list[Change]:
         return sorted((c for s in self.servers for c in s.changes), key=Change.sort_key)
-
-    @property
-    def tools(self) -> int:
-        return sum(len(s.new_digests) for s in self.servers)
