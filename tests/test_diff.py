@@ -297,3 +297,24 @@ def test_a_configuration_mistake_is_a_usage_error(
     result = CliRunner().invoke(cli, ["diff", *map(str, notes), "--config", str(config)])
     assert result.exit_code == 2
     assert problem in result.stderr
+
+
+def test_output_option_writes_the_report_and_prints_the_summary(
+    notes: tuple[Path, Path], tmp_path: Path
+) -> None:
+    old, new = notes
+    make_list_notes_write(new)
+    target = tmp_path / "report.sarif"
+    result = run(str(old), str(new), "--format", "sarif", "-o", str(target))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert json.loads(target.read_text(encoding="utf-8"))["version"] == "2.1.0"
+    assert result.stderr.startswith("3 changes (2 breaking, 1 error).")
+
+
+def test_a_spec_set_and_its_own_published_definitions_do_not_differ() -> None:
+    from conftest import GENERATED
+
+    result = run(str(GENERATED / "notes" / "tools" / "2026-07-28.json"), str(SPECS / "notes"))
+    assert result.exit_code == 0
+    assert result.stdout == ""
