@@ -12,6 +12,7 @@ the model can act on; the details only go to the log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import inspect
 import logging
@@ -20,7 +21,8 @@ from typing import Any
 from toolgen.core.protocol import is_modern
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.connection import DIRECT_REPLY, PendingCall, Response
-from toolgen.runtime.handlers import BoundHandler, DaemonThreadPool
+from toolgen.runtime.context import CallContext, own_call_context
+from toolgen.runtime.handlers import MAX_STUCK_WORKERS, BoundHandler, DaemonThreadPool, Job
 from toolgen.runtime.jsonrpc import RequestId
 from toolgen.runtime.results import ToolError, error_result
 from toolgen.runtime.toolset import ResultSchemaError, RuntimeToolSet
@@ -72,7 +74,9 @@ class CallRunner:
             return await self._run_in_thread(handler, name, arguments, version)
         try:
             result: dict[str, Any] = await self._run_handler(name, arguments, version)
-        except Exception as exc:
+        except BaseException as exc:
+            if _really_cancelled(exc):
+                raise
             result = self._failure(name, exc)
         return result
 
@@ -80,18 +84,26 @@ class CallRunner:
         self, handler: BoundHandler, name: str, arguments: dict[str, Any], version: str
     ) -> dict[str, Any]:
         """A sync handler's result, computed on a worker thread (with the call's context)."""
-        if self._pool is None:
-            self._pool = DaemonThreadPool()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, Any]] = loop.create_future()
+        own = own_call_context()
         context = contextvars.copy_context()
-        future = self._pool.submit(
-            context.run, self._call_inline, handler, name, arguments, version
-        )
+
+        def work() -> None:
+            result = context.run(self._call_inline, handler, name, arguments, version)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
+                loop.call_soon_threadsafe(_settle, done, result, None)
+
+        job = self._workers().run(work)
         try:
             async with asyncio.timeout(self.timeout):
-                result: dict[str, Any] = await asyncio.wrap_future(future)
+                return await asyncio.shield(done)
         except TimeoutError:
+            self._give_up(job, own, name)
             return error_result(self._timeout_message(name))
-        return result
+        except asyncio.CancelledError:
+            self._give_up(job, own, name)
+            raise
 
     async def _call_in_thread(
         self,
@@ -109,6 +121,7 @@ class CallRunner:
         """
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Response | None] = loop.create_future()
+        own = own_call_context()
         context = contextvars.copy_context()
         direct = DIRECT_REPLY.get()
         task = asyncio.current_task()
@@ -118,7 +131,7 @@ class CallRunner:
                 response = context.run(
                     self._call_blocking, request_id, handler, name, arguments, version
                 )
-            except BaseException as exc:  # pragma: no cover - _call_blocking catches Exception
+            except BaseException as exc:  # pragma: no cover - _call_inline catches everything
                 loop.call_soon_threadsafe(_settle, done, None, exc)
                 return
             handled = (  # answered here, or cancelled or timed out meanwhile
@@ -126,13 +139,10 @@ class CallRunner:
                 and task is not None
                 and (not direct.connection.claim(request_id, task) or direct.send(response, False))
             )
-            loop.call_soon_threadsafe(_settle, done, None if handled else response, None)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
+                loop.call_soon_threadsafe(_settle, done, None if handled else response, None)
 
-        if self._pool is None:
-            self._pool = DaemonThreadPool()
-        self._pool.run(work)
-        if self.timeout is None:
-            return await done
+        job = self._workers().run(work)
         try:
             async with asyncio.timeout(self.timeout):
                 return await asyncio.shield(done)
@@ -145,7 +155,34 @@ class CallRunner:
                 and not direct.connection.claim(request_id, task)
             ):
                 return await done  # the worker claimed the call just now: it answers
+            self._give_up(job, own, name)
             return self.result(request_id, error_result(self._timeout_message(name)), version)
+        except asyncio.CancelledError:  # notifications/cancelled, a client gone, shutdown
+            self._give_up(job, own, name)
+            raise
+
+    def _workers(self) -> DaemonThreadPool:
+        if self._pool is None:
+            self._pool = DaemonThreadPool()
+        return self._pool
+
+    @property
+    def stuck_calls(self) -> int:
+        """Sync handlers still running although their call ended (timed out, cancelled)."""
+        return self._pool.stuck if self._pool is not None else 0
+
+    def _give_up(self, job: Job, own: CallContext, name: str) -> None:
+        """The call ended before its worker: tell the handler (`current_call().cancelled`)
+        and, if it still runs, count its worker as stuck so new calls get other threads."""
+        own.cancel()
+        if self._workers().abandon(job):
+            log.warning(
+                "tool %r is still running after its call ended; Python cannot stop a thread, "
+                "so it keeps its worker (%d stuck; the pool adds up to %d threads for them)",
+                name,
+                self.stuck_calls,
+                MAX_STUCK_WORKERS,
+            )
 
     def _call_blocking(
         self,
@@ -171,7 +208,7 @@ class CallRunner:
         try:
             value = handler.func(*self._handler_args(handler, name, arguments))
             return self.tools.call_result(name, value, version)
-        except Exception as exc:
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit too: the server goes on
             return self._failure(name, exc)
 
     async def _call(
@@ -179,11 +216,13 @@ class CallRunner:
     ) -> Response:
         try:
             result = await self._run_handler(name, arguments, version)
-        except Exception as exc:
+        except BaseException as exc:
+            if _really_cancelled(exc):
+                raise
             result = self._failure(name, exc)
         return self.result(request_id, result, version)
 
-    def _failure(self, name: str, exc: Exception) -> dict[str, Any]:
+    def _failure(self, name: str, exc: BaseException) -> dict[str, Any]:
         """The `isError` result for a call that raised; internals only go to the log."""
         if isinstance(exc, ToolError):
             return error_result(str(exc) or f"Tool {name!r} failed")
@@ -237,6 +276,15 @@ class CallRunner:
             result["resultType"] = "complete"
             result["_meta"] = self._meta
         return jsonrpc.response(request_id, result)
+
+
+def _really_cancelled(exc: BaseException) -> bool:
+    """Whether `exc` is this task being cancelled (then it must propagate), not a handler
+    that raised CancelledError itself (a failure like any other)."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _settle(future: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:

@@ -70,6 +70,7 @@ class CallContext:
 
     __slots__ = (
         "_ask",
+        "_cancelled",
         "_min_rank",
         "_send",
         "client_capabilities",
@@ -92,10 +93,22 @@ class CallContext:
         `client_capabilities`: what the client declared (None: unknown)."""
         self._send = send
         self._ask = ask
+        self._cancelled = False
         self.client_capabilities = client_capabilities
         self.progress_token = progress_token
         self.log_level = log_level
         self._min_rank = level_rank(log_level) if log_level is not None else len(LOG_LEVELS)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once nobody waits for this call's result any more: it was cancelled
+        (`notifications/cancelled`), timed out, or its client disconnected. Python cannot
+        stop a thread, so a long-running sync handler should check this and return."""
+        return self._cancelled
+
+    def cancel(self) -> None:
+        """Mark the call as no longer wanted (transports and the call runner do this)."""
+        self._cancelled = True
 
     @property
     def wants_progress(self) -> bool:
@@ -167,6 +180,16 @@ _current: contextvars.ContextVar[CallContext] = contextvars.ContextVar(
 def current_call() -> CallContext:
     """The context of the call running in this task or worker thread (a silent one if none)."""
     return _current.get()
+
+
+def own_call_context() -> CallContext:
+    """The running call's context, made its own if it is the shared silent one (so that
+    cancelling it touches no other call). Call it in the call's task."""
+    found = _current.get()
+    if found is _SILENT:
+        found = CallContext()
+        _current.set(found)
+    return found
 
 
 @contextmanager

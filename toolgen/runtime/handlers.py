@@ -145,11 +145,32 @@ def bind_handlers(tool_names: list[str], handlers: Any) -> dict[str, BoundHandle
     return found
 
 
-class DaemonThreadPool(Executor):
-    """A thread pool whose idle or stuck workers never delay interpreter exit."""
+MAX_STUCK_WORKERS = 256
+"""How far the pool grows past `max_workers` to replace workers whose call ended (timed
+out, cancelled) while their handler still runs: Python cannot stop a thread."""
 
-    def __init__(self, max_workers: int = 32) -> None:
+
+class Job:
+    """A job given to `DaemonThreadPool.run`: started, finished, abandoned by its caller."""
+
+    __slots__ = ("abandoned", "finished", "started")
+
+    def __init__(self) -> None:
+        self.started = self.finished = self.abandoned = False
+
+
+class DaemonThreadPool(Executor):
+    """A thread pool whose idle or stuck workers never delay interpreter exit.
+
+    A worker whose job was abandoned while running (the call timed out) is *stuck*:
+    it does not count against `max_workers`, so new calls still get threads, up
+    to `max_stuck` extra ones. A job abandoned before it started never runs.
+    """
+
+    def __init__(self, max_workers: int = 32, max_stuck: int = MAX_STUCK_WORKERS) -> None:
         self._max = max_workers
+        self._max_stuck = max_stuck
+        self._stuck = 0
         self._queue: queue.SimpleQueue[
             tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]
         ]
@@ -162,17 +183,54 @@ class DaemonThreadPool(Executor):
         future: Future[Any] = Future()
         call = (lambda: fn(*args, **kwargs)) if kwargs else fn
         self._queue.put((future, call, () if kwargs else args))
-        with self._lock:
-            if self._idle == 0 and self._threads < self._max:
-                self._threads += 1
-                threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
+        self._grow()
         return future
 
-    def run(self, fn: Callable[[], Any]) -> None:
-        """Run `fn()` on a worker thread, fire and forget (no future: `fn` reports itself)."""
-        self._queue.put((None, fn, ()))
+    def run(self, fn: Callable[[], Any]) -> Job:
+        """Run `fn()` on a worker thread, fire and forget (no future: `fn` reports itself).
+
+        The `Job` lets the caller give up on it (`abandon`)."""
+        job = Job()
+
+        def tracked() -> None:
+            with self._lock:
+                if job.abandoned:
+                    job.finished = True
+                    return
+                job.started = True
+            try:
+                fn()
+            finally:
+                with self._lock:
+                    job.finished = True
+                    if job.abandoned:
+                        self._stuck -= 1
+
+        self._queue.put((None, tracked, ()))
+        self._grow()
+        return job
+
+    def abandon(self, job: Job) -> bool:
+        """Give up on `job`: True when it is running, its worker now stuck until it returns."""
         with self._lock:
-            if self._idle == 0 and self._threads < self._max:
+            if job.finished or job.abandoned:
+                return False
+            job.abandoned = True
+            if not job.started:
+                return False
+            self._stuck += 1
+        self._grow()  # calls queued behind the stuck worker get a thread of their own
+        return True
+
+    @property
+    def stuck(self) -> int:
+        """Workers still running a job that was abandoned."""
+        return self._stuck
+
+    def _grow(self) -> None:
+        with self._lock:
+            busy = self._threads - self._stuck
+            if self._idle == 0 and busy < self._max and self._threads < self._max + self._max_stuck:
                 self._threads += 1
                 threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
 

@@ -9,6 +9,8 @@ decided by `toolgen.core.protocol`, never here.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Any
 
 import orjson
@@ -53,9 +55,30 @@ def _default(value: Any) -> Any:
 def serialize(value: Any) -> bytes:
     """`value` as compact JSON; pydantic models and sets are converted.
 
-    orjson itself handles dataclasses, enums, UUIDs and dates (RFC 3339).
+    orjson itself handles dataclasses, enums, UUIDs and dates (RFC 3339). NaN and
+    Infinity are refused (TypeError, like any value JSON cannot carry): orjson would
+    write them as `null`, silently changing the result.
     """
-    return orjson.dumps(value, default=_default)
+    data = orjson.dumps(value, default=_default)
+    if b"null" in data and _non_finite(value):
+        raise TypeError("cannot serialize NaN or Infinity as JSON")
+    return data
+
+
+def _non_finite(value: Any) -> bool:
+    """Whether `value` holds a float NaN or Infinity anywhere (models and dataclasses too)."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_non_finite(item) for item in value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_non_finite(item) for item in value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        return _non_finite(dump(mode="python"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_non_finite(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return False
 
 
 def to_plain(value: Any) -> tuple[Any, bytes]:
@@ -101,6 +124,8 @@ def unstructured_result(value: Any) -> dict[str, Any]:
     anything else as its JSON.
     """
     if isinstance(value, Content):
+        if _non_finite(value.blocks):
+            raise TypeError("cannot serialize NaN or Infinity as JSON")
         result: dict[str, Any] = {"content": list(value.blocks)}
         if value.is_error:
             result["isError"] = True
