@@ -13,6 +13,8 @@ import uvicorn
 
 from toolgen.runtime.engine import Engine
 from toolgen.runtime.http import SecurityPolicy, create_app
+from toolgen.runtime.http.guard import ConnectionLimits
+from toolgen.runtime.http.server import uvicorn_config
 from toolgen.runtime.toolset import RuntimeToolSet
 
 START_GUARD = 20.0
@@ -24,22 +26,24 @@ def http_server(
     tools: RuntimeToolSet,
     handlers: Any,
     policy: SecurityPolicy | None = None,
+    limits: ConnectionLimits | None = None,
     **engine_options: Any,
 ) -> Iterator[str]:
     """Serve `tools` over HTTP on 127.0.0.1 and yield the endpoint URL (`.../mcp`)."""
     engine = Engine(tools, handlers, **engine_options)
-    with asgi_server(create_app(engine, policy or SecurityPolicy())) as base:
+    with asgi_server(create_app(engine, policy or SecurityPolicy()), limits) as base:
         yield f"{base}/mcp"
 
 
 @contextmanager
-def asgi_server(app: Any) -> Iterator[str]:
-    """Serve any ASGI `app` on 127.0.0.1 (a free port) and yield its base URL."""
+def asgi_server(app: Any, limits: ConnectionLimits | None = None) -> Iterator[str]:
+    """Serve any ASGI `app` on 127.0.0.1 (a free port) and yield its base URL, with
+    the connection limits `toolgen serve --http` applies."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    config = uvicorn_config(app, limits=limits, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

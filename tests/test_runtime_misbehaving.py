@@ -137,7 +137,7 @@ def test_hung_sync_calls_do_not_starve_new_ones_and_are_told_they_were_cancelled
     def quick() -> str:
         return "done"
 
-    engine = Engine(tools, {"hang": hang, "quick": quick}, timeout=0.3)
+    engine = Engine(tools, {"hang": hang, "quick": quick}, timeout=2.0)
 
     async def scenario() -> list[tuple[list[Any], int, Any]]:
         connection = Connection()

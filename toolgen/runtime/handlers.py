@@ -178,6 +178,7 @@ class DaemonThreadPool(Executor):
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
+        self._starting = 0
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
@@ -228,13 +229,18 @@ class DaemonThreadPool(Executor):
         return self._stuck
 
     def _grow(self) -> None:
+        """Start a worker when jobs wait that no idle (or starting) worker will take."""
         with self._lock:
             busy = self._threads - self._stuck
-            if self._idle == 0 and busy < self._max and self._threads < self._max + self._max_stuck:
+            waiting = self._queue.qsize() > self._idle + self._starting
+            if waiting and busy < self._max and self._threads < self._max + self._max_stuck:
                 self._threads += 1
+                self._starting += 1
                 threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
 
     def _work(self) -> None:
+        with self._lock:
+            self._starting -= 1
         while True:
             with self._lock:
                 self._idle += 1

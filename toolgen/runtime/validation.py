@@ -86,14 +86,17 @@ class SchemaValidator:
         validator = self._compiled or self._validator()
         if validator.is_valid(value):
             return []
-        return [
-            ValidationIssue(
-                path=tuple(error.instance_path),
-                keyword=_keyword(error.schema_path),
-                message=_shorten(error.message),
-            )
-            for error in validator.iter_errors(value)
-        ]
+        try:
+            return [
+                ValidationIssue(
+                    path=tuple(error.instance_path),
+                    keyword=_keyword(error.schema_path),
+                    message=_shorten(error.message),
+                )
+                for error in validator.iter_errors(value)
+            ]
+        except ValueError:  # the validator's recursion limit: a value nested hundreds deep
+            return [ValidationIssue((), "", "the value is nested too deeply to be checked")]
 
 
 def _keyword(schema_path: Any) -> str:

@@ -30,6 +30,7 @@ independent `Engine`; this module only adds what HTTP needs:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Final
 
@@ -43,6 +44,7 @@ from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL
 from toolgen.runtime.engine import ADVERTISED_VERSIONS, PROTOCOL_VERSION_META, Engine
 from toolgen.runtime.http import security
 from toolgen.runtime.http.calls import run_call
+from toolgen.runtime.http.guard import BodyBudget, Held
 from toolgen.runtime.http.headers import (
     HEADER_MISMATCH,
     PROTOCOL_VERSION_HEADER,
@@ -59,7 +61,7 @@ from toolgen.runtime.http.responses import (
     headers_of,
 )
 from toolgen.runtime.http.security import SecurityPolicy
-from toolgen.runtime.http.sessions import Session, SessionStore
+from toolgen.runtime.http.sessions import Session, SessionsFull, SessionStore
 
 log = logging.getLogger("toolgen.runtime.http")
 
@@ -78,7 +80,8 @@ class McpEndpoint:
     ) -> None:
         self.engine = engine
         self.policy = policy or SecurityPolicy()
-        self.sessions = sessions or SessionStore()
+        self.sessions = sessions if sessions is not None else SessionStore()  # empty is falsy
+        self.budget = BodyBudget(self.policy.max_buffered)
         self.param_headers = ParamHeaders(engine.tools.toolset)
 
     # -- entry ------------------------------------------------------------------------
@@ -89,7 +92,8 @@ class McpEndpoint:
             return refused
         try:
             if request.method == "POST":
-                return await self._post(request)
+                with self.budget.hold() as held:
+                    return await self._post(request, held)
             if request.method == "DELETE":
                 return self._delete(request)
         except Exception:  # never a traceback on the wire
@@ -120,7 +124,7 @@ class McpEndpoint:
 
     # -- POST -------------------------------------------------------------------------
 
-    async def _post(self, request: Request) -> Response:
+    async def _post(self, request: Request, held: Held) -> Response:
         headers = headers_of(request)
         content_type = headers.get("content-type", "")
         if content_type.split(";", 1)[0].strip().lower() != JSON_TYPE:
@@ -134,7 +138,7 @@ class McpEndpoint:
                 jsonrpc.INVALID_REQUEST,
                 "Not Acceptable: accept application/json and text/event-stream",
             )
-        body = await self._read_body(request)
+        body = await self._read_body(request, held)
         if isinstance(body, Response):
             return body
         try:
@@ -165,7 +169,8 @@ class McpEndpoint:
             return await self._initialize(request, message, accept)
         return await self._legacy(request, message, accept)
 
-    async def _read_body(self, request: Request) -> bytes | Response:
+    async def _read_body(self, request: Request, held: Held) -> bytes | Response:
+        """The body, within the size limit, the time limit and the server-wide budget."""
         limit = self.policy.max_body
         too_large = error(
             413, jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {limit} bytes"
@@ -177,10 +182,26 @@ class McpEndpoint:
             if int(declared) > limit:
                 return too_large
         chunks = bytearray()
-        async for chunk in request.stream():
-            chunks += chunk
-            if len(chunks) > limit:
-                return too_large
+        try:
+            async with asyncio.timeout(self.policy.body_timeout):
+                async for chunk in request.stream():
+                    if len(chunks) + len(chunk) > limit:
+                        return too_large
+                    if not held.take(len(chunk)):
+                        return error(
+                            503,
+                            jsonrpc.INVALID_REQUEST,
+                            "Service Unavailable: too many request bodies in flight; retry",
+                            headers={"Retry-After": "1"},
+                        )
+                    chunks += chunk
+        except TimeoutError:
+            return error(
+                408,
+                jsonrpc.INVALID_REQUEST,
+                f"Request Timeout: the body did not arrive within {self.policy.body_timeout:g} s",
+                headers={"Connection": "close"},
+            )
         return bytes(chunks)
 
     # -- eras -------------------------------------------------------------------------
@@ -196,7 +217,16 @@ class McpEndpoint:
         if reply is not None and "result" in reply:
             params = message.get("params")
             capabilities = params.get("capabilities") if type(params) is dict else None
-            headers["Mcp-Session-Id"] = self.sessions.create(connection, capabilities).id
+            try:
+                headers["Mcp-Session-Id"] = self.sessions.create(connection, capabilities).id
+            except SessionsFull:
+                return error(
+                    503,
+                    jsonrpc.INVALID_REQUEST,
+                    "Service Unavailable: too many sessions in use; retry later",
+                    message.get("id"),
+                    headers={"Retry-After": "5"},
+                )
         return answer(reply, accept, modern=False, headers=headers)
 
     async def _legacy(self, request: Request, message: dict[str, Any], accept: Accept) -> Response:

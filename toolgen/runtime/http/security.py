@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 
 LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
+DEFAULT_BODY_TIMEOUT: Final = 30.0
+DEFAULT_MAX_BUFFERED: Final = 64 * 1024 * 1024
 """Largest request body accepted (bytes): far above any real tool call, small enough to
 keep a flood of huge bodies from exhausting memory."""
 TOKEN_ENV: Final = "TOOLGEN_TOKEN"
@@ -44,6 +46,10 @@ class SecurityPolicy:
     """Require a loopback `Host` header (on by default when the server binds loopback)."""
     allowed_hosts: frozenset[str] = field(default_factory=frozenset)
     """Extra host names accepted by the `Host` check (without port)."""
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    """Seconds a request body may take to arrive (then 408)."""
+    max_buffered: int = DEFAULT_MAX_BUFFERED
+    """Bytes of request bodies buffered by all requests together (past it, 503)."""
 
 
 def is_loopback_host(host: str) -> bool:

@@ -14,7 +14,7 @@ import logging
 import socket
 import sys
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from toolgen.runtime.engine import Engine, log
 from toolgen.runtime.http.app import McpEndpoint
+from toolgen.runtime.http.guard import ConnectionLimits, guarded_protocol
 from toolgen.runtime.http.security import (
     DEFAULT_MAX_BODY,
     SecurityPolicy,
@@ -32,6 +33,9 @@ from toolgen.runtime.http.security import (
 from toolgen.runtime.http.sessions import SessionStore
 from toolgen.runtime.serving import log_to_stderr
 from toolgen.runtime.toolset import RuntimeToolSet
+
+if TYPE_CHECKING:
+    import uvicorn
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
@@ -74,6 +78,18 @@ def create_app(
     )
 
 
+def uvicorn_config(
+    app: Any, *, limits: ConnectionLimits | None = None, **options: Any
+) -> uvicorn.Config:
+    """uvicorn's configuration for `app` with toolgen's connection limits (see `guard`):
+    a bounded number of connections, each with a deadline for its request head."""
+    import uvicorn
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    protocol = guarded_protocol(AutoHTTPProtocol, limits or ConnectionLimits())
+    return uvicorn.Config(app, http=protocol, **options)
+
+
 def parse_address(text: str) -> tuple[str, int]:
     """`HOST:PORT`, `[IPV6]:PORT` or `PORT` → (host, port); ValueError when malformed."""
     text = text.strip()
@@ -103,6 +119,7 @@ def serve_http(
     page_size: int | None = None,
     inline_sync: bool = False,
     log_level: int = logging.WARNING,
+    limits: ConnectionLimits | None = None,
 ) -> None:
     """Serve `tools` with `handlers` over Streamable HTTP at `http://host:port/mcp`.
 
@@ -147,8 +164,9 @@ def serve_http(
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn.Config(
+    config = uvicorn_config(
         create_app(engine, policy),
+        limits=limits,
         log_level=logging.WARNING if log_level <= logging.WARNING else log_level,
         access_log=log_level <= logging.INFO,
         server_header=False,

@@ -3,8 +3,11 @@
 A session is created by a successful `initialize`, named by an unguessable
 `Mcp-Session-Id`, and holds the engine `Connection` (negotiated version,
 log level, calls in flight). It ends on `DELETE`, after `idle_timeout`
-seconds without a request, or when the store is full and it is the least
-recently used. Sessions live in this process's memory: behind a load
+seconds without a request, or to make room for a new one: first a session
+never used after `initialize` (oldest first, so a flood of `initialize` evicts
+its own sessions, not real clients'), else the least recently used one if it
+was idle for `PROTECTED_IDLE` seconds; when every session is in recent use,
+`initialize` is refused (503). Sessions live in this process's memory: behind a load
 balancer, legacy clients need sticky routing on `Mcp-Session-Id` (the
 stateless 2026-07-28 era needs nothing).
 """
@@ -23,6 +26,12 @@ from toolgen.runtime.connection import Connection
 
 DEFAULT_MAX_SESSIONS: Final = 10_000
 DEFAULT_IDLE_TIMEOUT: Final = 3600.0
+PROTECTED_IDLE: Final = 300.0
+"""A session used within this many seconds is never evicted to make room for a new one."""
+
+
+class SessionsFull(Exception):
+    """Every session is in recent use: a new one would have to evict a live client."""
 
 
 @dataclass(slots=True)
@@ -64,6 +73,8 @@ class SessionStore:
         self.idle_timeout = idle_timeout
         self._clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._unused: OrderedDict[str, None] = OrderedDict()
+        """Sessions never used since `initialize`, oldest first: evicted first."""
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -71,19 +82,27 @@ class SessionStore:
     def create(
         self, connection: Connection | None = None, client_capabilities: Any = None
     ) -> Session:
-        """A new session for `connection` (evicting expired ones, then the least recently
-        used if the store is full)."""
+        """A new session for `connection` (evicting expired ones, then as the module docs
+        say); `SessionsFull` when every session is in recent use."""
         now = self._clock()
         self._expire(now)
         while len(self._sessions) >= self.max_sessions:
-            _, oldest = self._sessions.popitem(last=False)
-            oldest.connection.cancel_all()
-            oldest.cancel_waiting()
+            self.end(self._victim(now))
         session = Session(secrets.token_urlsafe(24), connection or Connection(), now)
         if isinstance(client_capabilities, dict):
             session.client_capabilities = client_capabilities
         self._sessions[session.id] = session
+        self._unused[session.id] = None
         return session
+
+    def _victim(self, now: float) -> str:
+        """The session to end for a new one; `SessionsFull` when all are in recent use."""
+        if self._unused:
+            return next(iter(self._unused))
+        session_id, oldest = next(iter(self._sessions.items()))
+        if now - oldest.last_seen < PROTECTED_IDLE:
+            raise SessionsFull
+        return session_id
 
     def get(self, session_id: str) -> Session | None:
         """The live session with this id (None: unknown, ended or expired), marked as used."""
@@ -96,11 +115,13 @@ class SessionStore:
             return None
         session.last_seen = now
         self._sessions.move_to_end(session_id)
+        self._unused.pop(session_id, None)
         return session
 
     def end(self, session_id: str) -> bool:
         """End a session, cancelling its calls in flight; False when there was none."""
         session = self._sessions.pop(session_id, None)
+        self._unused.pop(session_id, None)
         if session is None:
             return False
         session.connection.cancel_all()
