@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgen.core.positions import JsonPath
+from toolgen.jsonschema.check import metaschema_errors
 from toolgen.jsonschema.pointer import MISSING, follow, pointer_tokens
 from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, walk_schemas
 
@@ -92,6 +93,9 @@ class _Hoister:
 
     def run(self) -> Hoisted:
         self._name_local_defs()
+        for name in without_self_references(self.pending):
+            message = f"def {name!r} was only a reference to itself: it accepts anything"
+            self.notes.append(((), message))
         body = {k: v for k, v in self.root.items() if k not in LOCAL_DEFS}
         rewritten = self._rewrite(body, (), ())
         defs = {**self.registry.schemas, **self.pending}
@@ -116,6 +120,15 @@ class _Hoister:
             out.setdefault(where, {})[name] = self._quiet_rewrite(
                 self.local[(where, name)], (where, name)
             )
+        bundled = _closure(out, {**self.registry.schemas, **self.pending})
+        inline = out.get("$defs", {})
+        for name in sorted(set(inline) & bundled):
+            if inline[name] != {**self.registry.schemas, **self.pending}.get(name):
+                del inline[name]  # a build bundles the def of that name this schema uses
+                message = f"`$defs/{name}` is used by nothing and its name is taken: dropped"
+                self.notes.append((("$defs", name), message))
+        if "$defs" in out and not inline:
+            del out["$defs"]
         return out
 
     # -- local definitions ------------------------------------------------------
@@ -124,7 +137,7 @@ class _Hoister:
         """Each local def keeps its name when free or identical, else gets a fresh one."""
         for _ in range(len(self.local) + 1):
             self.pending, self.pointer_defs = {}, {}
-            bodies = {key: self._quiet_rewrite(schema, key) for key, schema in self.local.items()}
+            bodies = {k: self._quiet_rewrite(_def_body(v), k) for k, v in self.local.items()}
             clashes = [
                 k for k, body in bodies.items() if not self.registry.fits(self.names[k], body)
             ]
@@ -198,6 +211,14 @@ class _Hoister:
         if target is MISSING:
             self.notes.append((at, f"dropped dangling `$ref` {ref!r}: this part accepts anything"))
             return {}
+        if tuple(tokens) == tuple(doc_path):  # `{"$ref": "#"}` at the root: no schema at all
+            self.notes.append(
+                (at, f"dropped `$ref` {ref!r} to the schema it is in: it describes nothing")
+            )
+            return {}
+        if not _is_schema(tokens, target):
+            self.notes.append((at, f"dropped `$ref` {ref!r}: what it points at is no schema"))
+            return {}
         if tuple(tokens) == tuple(doc_path[: len(tokens)]) or ref in self.inlining:
             return spec_ref(self._recursive_def(ref, tokens, target))
         self.notes.append((at, f"`$ref` {ref!r} replaced by a copy of what it points at"))
@@ -216,14 +237,72 @@ class _Hoister:
         name = self.registry.fresh(base, set(self.pending) | set(self.names.values()))
         self.pointer_defs[ref] = name
         self.pending[name] = None  # reserved while its own body is rewritten
-        body = (
-            {k: v for k, v in target.items() if k not in LOCAL_DEFS}
-            if isinstance(target, dict)
-            else target
-        )
+        body = _def_body(target)
         self.pending[name] = self._rewrite(body, (), tuple(tokens))
         self.notes.append(((), f"recursive `$ref` {ref!r} points at new def {name!r}"))
         return name
+
+
+def _def_body(schema: Any) -> Any:
+    """`schema` as the root of a def: no definitions of its own, no dialect (defs are 2020-12)."""
+    if not isinstance(schema, dict):
+        return schema
+    return {k: v for k, v in schema.items() if k not in LOCAL_DEFS and k != "$schema"}
+
+
+def _is_schema(tokens: list[str], value: Any) -> bool:
+    """Whether a ref target (at `tokens` in the root) is a schema: it stands where a schema
+    stands (not, say, the `properties` map or an `enum` value) and is a valid one."""
+    expect = "schema"
+    for token in tokens:
+        if expect == "schema":
+            expect = (
+                "schema"
+                if token in SINGLE
+                else "map"
+                if token in MAPPED
+                else "list"
+                if token in LISTED
+                else "value"
+            )
+        elif expect in ("map", "list"):
+            expect = "schema"
+        else:
+            return False
+    if expect != "schema":
+        return False
+    if isinstance(value, bool):
+        return True
+    return isinstance(value, dict) and next(iter(metaschema_errors(_def_body(value))), None) is None
+
+
+def without_self_references(defs: dict[str, Any]) -> list[str]:
+    """Empty (in place) the defs that are only a chain of refs back to themselves; their names.
+
+    `{"$ref": "#/defs/A"}` as the whole of def A describes no value: it then accepts anything.
+    """
+    emptied = []
+    for name in defs:
+        seen, current = {name}, defs[name]
+        while isinstance(current, dict) and set(current) == {"$ref"}:
+            ref = current["$ref"]
+            target = _spec_def_name(ref)
+            if target is None or target not in defs:
+                break
+            if target in seen:
+                emptied.append(name)
+                break
+            seen.add(target)
+            current = defs[target]
+    for name in emptied:
+        defs[name] = {}
+    return emptied
+
+
+def _spec_def_name(ref: Any) -> str | None:
+    if not isinstance(ref, str) or not ref.startswith(SPEC_DEFS):
+        return None
+    return ref[len(SPEC_DEFS) :].replace("~1", "/").replace("~0", "~")
 
 
 def _closure(schema: Any, defs: dict[str, Any]) -> set[str]:
@@ -232,12 +311,10 @@ def _closure(schema: Any, defs: dict[str, Any]) -> set[str]:
     todo = [schema]
     while todo:
         for _, sub in walk_schemas(todo.pop()):
-            ref = sub.get("$ref") if isinstance(sub, dict) else None
-            if isinstance(ref, str) and ref.startswith(SPEC_DEFS):
-                name = ref[len(SPEC_DEFS) :].replace("~1", "/").replace("~0", "~")
-                if name not in seen and name in defs:
-                    seen.add(name)
-                    todo.append(defs[name])
+            name = _spec_def_name(sub.get("$ref")) if isinstance(sub, dict) else None
+            if name is not None and name not in seen and name in defs:
+                seen.add(name)
+                todo.append(defs[name])
     return seen
 
 
