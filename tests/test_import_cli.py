@@ -100,3 +100,12 @@ def test_yaml_out_reads_back_every_string_exactly() -> None:
     text = dump_yaml(document)
     assert parse_source(text, Path("x.yaml")).data == document
     assert "&id" not in text
+
+
+def test_a_listing_of_the_latest_revision_is_checked_in_that_revision(tmp_path: Path) -> None:
+    listing = {"tools": [TOOL], "resultType": "complete", "ttlMs": 1000, "cacheScope": "public"}
+    source = tmp_path / "tools.json"
+    source.write_text(json.dumps(listing), encoding="utf-8")
+    result = run("import", str(source), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "exactly as published (2026-07-28)" in result.stderr

@@ -16,6 +16,7 @@ import orjson
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import display_path
+from toolgen.core.protocol import LATEST_REVISION
 from toolgen.frontend.published import ShapeError, definition_files, get_path, tool_paths
 from toolgen.importer.convert import ServerInfo
 
@@ -42,11 +43,13 @@ def read_files(paths: Sequence[Path]) -> Published:
         )
     tools: list[Any] = []
     problems: list[Diagnostic] = []
+    revisions: set[str | None] = set()
     for path in files:
         where = Location(display_path(path), 1, 1)
         try:
             data = orjson.loads(path.read_bytes())
             tools.extend(get_path(data, at) for at in tool_paths(data))
+            revisions.add(listed_revision(data))
         except OSError as exc:
             problems.append(Diagnostic(ErrorCode.IO, f"cannot read: {exc.strerror}", where))
         except orjson.JSONDecodeError:
@@ -56,7 +59,17 @@ def read_files(paths: Sequence[Path]) -> Published:
     if problems:
         raise SpecError(problems)
     origin = ", ".join(display_path(p) for p in paths)
-    return Published(tuple(tools), origin=origin)
+    revision = revisions.pop() if len(revisions) == 1 else None
+    return Published(tuple(tools), revision=revision, origin=origin)
+
+
+def listed_revision(data: Any) -> str | None:
+    """The revision a `tools/list` result was listed in, when its shape tells: a
+    2026-07-28 result carries `resultType`. None when it does not tell."""
+    result = data.get("result", data) if isinstance(data, dict) else None
+    if isinstance(result, dict) and "resultType" in result:
+        return LATEST_REVISION
+    return None
 
 
 def _positioned(path: Path) -> tuple[Diagnostic, ...]:
