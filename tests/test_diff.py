@@ -318,3 +318,16 @@ def test_a_spec_set_and_its_own_published_definitions_do_not_differ() -> None:
     result = run(str(GENERATED / "notes" / "tools" / "2026-07-28.json"), str(SPECS / "notes"))
     assert result.exit_code == 0
     assert result.stdout == ""
+
+
+def test_spec_sets_without_a_server_block_have_no_version_to_check(tmp_path: Path) -> None:
+    for side, tools in (("old", "[{name: a}, {name: b}]"), ("new", "[{name: a}]")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "tools.yaml").write_text(
+            f"toolgen: 1\ntools: {tools}\n", encoding="utf-8"
+        )
+    document = json.loads(
+        run(str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json").stdout
+    )
+    assert [c["code"] for c in document["changes"]] == ["TD101"]
+    assert document["summary"]["servers"][0]["version"] == {"old": None, "new": None}

@@ -75,8 +75,9 @@ def diff_toolsets(
     old_digests, new_digests = _both_digests(old, new, old_published, new_published)
     server = ServerDiff(new.server.name, old_digests=old_digests, new_digests=new_digests)
     if not old_published and not new_published:
-        server.old_version, server.new_version = old.server.version, new.server.version
-        server.version_origin = new.server.origin
+        if old.server.declared and new.server.declared:  # else there is no version to check
+            server.old_version, server.new_version = old.server.version, new.server.version
+            server.version_origin = new.server.origin
         server.changes += _server_docs(old, new)
     old_ctx, new_ctx = _context(old), _context(new)
     old_tools = {t.name: t for t in old.tools}
