@@ -142,7 +142,7 @@ def find_renames(
     scored: list[tuple[float, int, int]] = []
     for i, before in enumerate(removed):
         for j, after in enumerate(added):
-            ratio = SequenceMatcher(None, before.name, after.name).ratio()
+            ratio = _name_ratio(before.name, after.name)
             alike = ratio >= _RENAME_NAME_RATIO or (
                 before.description is not None and before.description == after.description
             )
@@ -157,6 +157,17 @@ def find_renames(
             used_new.add(j)
             renames.append((removed[i], added[j]))
     return renames
+
+
+def _name_ratio(a: str, b: str) -> float:
+    """How alike two names are (0 to 1); the cheap upper bounds first, as many pairs differ."""
+    matcher = SequenceMatcher(None, a, b)
+    if (
+        matcher.real_quick_ratio() < _RENAME_NAME_RATIO
+        or matcher.quick_ratio() < _RENAME_NAME_RATIO
+    ):
+        return 0.0
+    return matcher.ratio()
 
 
 def same_schemas(a: Tool, b: Tool, a_ctx: SetContext, b_ctx: SetContext) -> bool:
