@@ -18,8 +18,9 @@ def changes_markdown() -> str:
         "# toolgen diff change codes\n",
         "Generated from `toolgen/diff/codes.py`; do not edit. Codes are stable and never reused.",
         "`breaking` in the JSON output is true for breaking and possibly breaking changes;",
-        "`severity` is `error` (breaking), `warning` (possibly breaking, or not breaking but worth",
-        "a look) or `info`.\n",
+        "`severity` is `error` (breaking, or a version that does not say so: TD601), `warning`",
+        "(possibly breaking, or not breaking but worth a look) or `info`. Exit code 1 follows",
+        "`--fail-on`: by default any change whose `breaking` is true.\n",
         "| code | name | category | breaking |",
         "| --- | --- | --- | --- |",
     ]
