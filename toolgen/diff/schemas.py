@@ -45,7 +45,7 @@ _KNOWN = (VALUE_KEYWORDS | _OBJECT | _ARRAY | _COMBINED | ANNOTATIONS | _IGNORED
     "default",
     "contentSchema",
 }
-_POSITIVE = ("propertyNames", "unevaluatedProperties", "unevaluatedItems", "contentSchema")
+_POSITIVE = ("propertyNames", "unevaluatedItems", "contentSchema")
 """Keywords whose subschema every (relevant) value must match: narrowing it narrows the node."""
 
 
