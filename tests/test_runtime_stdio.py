@@ -18,7 +18,7 @@ import pytest
 from conftest import SPECS
 from runtime_support.frames import DEMO_HANDLERS, DEMO_SPEC, MODERN, FrameClient, modern_meta
 
-SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
+SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +133,7 @@ def test_stdout_carries_only_protocol_even_when_a_handler_prints(legacy: FrameCl
 # -- legacy era -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
 def test_initialize_answers_the_clients_version_when_supported(version: str) -> None:
     client = FrameClient(str(DEMO_SPEC), "--mock")
     try:
@@ -147,7 +147,7 @@ def test_initialize_answers_the_clients_version_when_supported(version: str) -> 
     assert result["instructions"] == "Call echo first."
 
 
-@pytest.mark.parametrize("version", ["2024-11-05", "2026-07-28", "2099-01-01"])
+@pytest.mark.parametrize("version", ["2024-10-07", "2026-07-28", "2099-01-01"])
 def test_initialize_answers_the_latest_handshake_version_otherwise(
     fresh: FrameClient, version: str
 ) -> None:
@@ -297,7 +297,7 @@ def test_defaults_are_applied_before_the_handler_runs(legacy: FrameClient) -> No
 
 def test_result_has_structured_content_and_the_same_json_as_text(legacy: FrameClient) -> None:
     result = call(legacy, 1, "echo", {"text": "ab", "times": 2})["result"]
-    assert "isError" not in result
+    assert result["isError"] is False
     assert result["structuredContent"] == {"text": "abab", "times": 2}
     assert len(result["content"]) == 1
     assert result["content"][0]["type"] == "text"
@@ -339,7 +339,7 @@ def test_a_result_that_violates_the_output_schema_is_never_sent_as_success(
 
 def test_tool_without_output_schema_answers_text_only(legacy: FrameClient) -> None:
     result = call(legacy, 1, "hello")["result"]
-    assert result == {"content": [{"type": "text", "text": "Hello!"}]}
+    assert result == {"content": [{"type": "text", "text": "Hello!"}], "isError": False}
 
 
 def test_handlers_can_take_and_return_pydantic_models(legacy: FrameClient) -> None:

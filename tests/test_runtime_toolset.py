@@ -103,7 +103,7 @@ def test_call_result_has_structured_content_and_its_json_as_text(revision: str) 
     assert result["structuredContent"] == note
     assert [block["type"] for block in result["content"]] == ["text"]
     assert json.loads(result["content"][0]["text"]) == note
-    assert "isError" not in result
+    assert result["isError"] is False
 
 
 def test_2025_03_26_results_carry_the_json_as_text_only() -> None:
@@ -174,10 +174,11 @@ def test_required_nulls_are_kept() -> None:
 def test_tools_without_output_schema_answer_text() -> None:
     tools = toolgen.load(ROOT / "tests" / "runtime_support" / "spec")
     assert tools.call_result("hello", "Hi", "2025-11-25") == {
-        "content": [{"type": "text", "text": "Hi"}]
+        "content": [{"type": "text", "text": "Hi"}],
+        "isError": False,
     }
     assert tools.call_result("hello", {"a": 1}, "2025-11-25")["content"][0]["text"] == '{"a":1}'
-    assert tools.call_result("hello", None, "2025-11-25") == {"content": []}
+    assert tools.call_result("hello", None, "2025-11-25") == {"content": [], "isError": False}
 
 
 def test_tools_list_result_per_revision_matches_the_protocol_module() -> None:

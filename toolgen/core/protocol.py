@@ -14,13 +14,17 @@ from typing import Any, Final
 
 from toolgen.core.ir import Tool, ToolSet
 
-LEGACY_REVISIONS: Final = ("2025-03-26", "2025-06-18", "2025-11-25")
+LEGACY_REVISIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Revisions with the `initialize` handshake (served by the runtime)."""
 MODERN_REVISIONS: Final = ("2026-07-28",)
 """Stateless revisions: every request carries its protocol version."""
 SUPPORTED_REVISIONS: Final = LEGACY_REVISIONS + MODERN_REVISIONS
 EMITTED_REVISIONS: Final = ("2025-06-18", "2025-11-25", "2026-07-28")
 """Revisions a build writes tool definitions for (those with an official schema here)."""
+SCHEMA_REVISIONS: Final = ("2024-11-05", *EMITTED_REVISIONS)
+"""Revisions whose official schema is vendored (2024-11-05 for the runtime's tests only)."""
+BATCH_REVISION: Final = "2025-03-26"
+"""The only revision whose sessions MUST accept JSON-RPC batches (earlier and later: none)."""
 LATEST_REVISION: Final = MODERN_REVISIONS[-1]
 LATEST_LEGACY_REVISION: Final = LEGACY_REVISIONS[-1]
 
@@ -35,8 +39,8 @@ OFFICIAL_SCHEMAS: Final = Path(__file__).with_name("mcp-schema")
 
 
 def official_schema(revision: str) -> dict[str, Any]:
-    """The official JSON Schema of an emitted protocol revision (`EMITTED_REVISIONS`)."""
-    if revision not in EMITTED_REVISIONS:
+    """The official JSON Schema of a protocol revision (`SCHEMA_REVISIONS`)."""
+    if revision not in SCHEMA_REVISIONS:
         raise ValueError(f"no official schema is vendored for {revision!r}")
     document: dict[str, Any] = json.loads(
         (OFFICIAL_SCHEMAS / revision / "schema.json").read_bytes()
@@ -53,6 +57,16 @@ TOOLS_CACHE_SCOPE: Final = "public"
 def is_modern(revision: str) -> bool:
     """Whether `revision` is the stateless era (no handshake, any output root)."""
     return revision >= MODERN_REVISIONS[0]
+
+
+def has_annotations(revision: str) -> bool:
+    """Whether `revision` knows `Tool.annotations` (2025-03-26+; 2024-11-05 has none)."""
+    return revision >= "2025-03-26"
+
+
+def accepts_batches(revision: str | None) -> bool:
+    """Whether a session at `revision` must accept JSON-RPC batches (2025-03-26 only)."""
+    return revision == BATCH_REVISION
 
 
 def has_structured_output(revision: str) -> bool:
@@ -116,8 +130,8 @@ def tool_definition(tool: Tool, revision: str) -> dict[str, Any]:
         definition["execution"] = dict(tool.execution)
     if meta is not None:
         definition["_meta"] = meta
-    annotations = tool.annotations.to_mcp()
-    if not structured and tool.title is not None:
+    annotations = tool.annotations.to_mcp() if has_annotations(revision) else {}
+    if not structured and tool.title is not None and has_annotations(revision):
         annotations.setdefault("title", tool.title)  # 2025-03-26 has only annotations.title
     if annotations:
         definition["annotations"] = annotations

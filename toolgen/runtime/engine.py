@@ -22,6 +22,10 @@ and the timeout) and sends its response; the task then returns None.
 that answer one request at a time (HTTP); cancelling the awaiting task (a
 client that went away) cancels the call.
 
+JSON-RPC batches (arrays): only a 2025-03-26 session must accept them
+(`takes_batch`); `await Engine.handle_batch(...)` answers one with an array.
+Every other array gets -32600, as MCP before 2025-03-26 and since 2025-06-18 says.
+
 Eras (see DESIGN.md "MCP facts"). A request whose `params._meta` carries
 `io.modelcontextprotocol/protocolVersion` is served statelessly at exactly
 that version (2026-07-28: `server/discover`, `tools/list`, `tools/call`;
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any, Final
 
 from toolgen.core.protocol import (
@@ -44,6 +49,8 @@ from toolgen.core.protocol import (
     SUPPORTED_REVISIONS,
     TOOLS_CACHE_SCOPE,
     TOOLS_TTL_MS,
+    accepts_batches,
+    has_structured_output,
     is_modern,
 )
 from toolgen.runtime import jsonrpc
@@ -53,7 +60,7 @@ from toolgen.runtime.connection import (
     PendingCall,
     Response,
 )
-from toolgen.runtime.context import LOG_LEVELS
+from toolgen.runtime.context import LOG_LEVELS, CallContext, use_call_context
 from toolgen.runtime.handlers import BoundHandler, bind_handlers
 from toolgen.runtime.jsonrpc import RequestId
 from toolgen.runtime.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
@@ -128,6 +135,51 @@ class Engine:
                 return None  # cancelled by notifications/cancelled: no response
             raise
 
+    @staticmethod
+    def takes_batch(message: Any, connection: Connection) -> bool:
+        """Whether `message` is a batch this connection must answer (2025-03-26 sessions);
+        `dispatch` refuses every other array with -32600."""
+        return (
+            type(message) is list and bool(message) and accepts_batches(connection.legacy_version)
+        )
+
+    async def handle_batch(
+        self,
+        messages: list[Any],
+        connection: Connection,
+        context_for: Callable[[Any], CallContext] | None = None,
+    ) -> list[Response] | None:
+        """Answer a JSON-RPC batch (see `takes_batch`): its members run concurrently, and the
+        responses come back as one array once all are done (None: only notifications).
+
+        `context_for(params)` gives each call its `CallContext` (progress, log messages).
+        """
+        replies = await asyncio.gather(
+            *(self._batch_member(item, connection, context_for) for item in messages)
+        )
+        answered = [reply for reply in replies if reply is not None]
+        return answered or None
+
+    async def _batch_member(
+        self,
+        message: Any,
+        connection: Connection,
+        context_for: Callable[[Any], CallContext] | None,
+    ) -> Response | None:
+        if type(message) is dict and message.get("method") == "initialize" and "id" in message:
+            request_id = message["id"] if jsonrpc.is_request_id(message["id"]) else None
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_REQUEST, "initialize must not be part of a batch"
+            )
+        if type(message) is not dict:
+            return jsonrpc.error(
+                None, jsonrpc.INVALID_REQUEST, "A batch member must be a JSON-RPC object"
+            )
+        if context_for is None:
+            return await self.handle(message, connection)
+        with use_call_context(context_for(message.get("params"))):
+            return await self.handle(message, connection)
+
     def dispatch(self, message: Any, connection: Connection) -> Response | PendingCall | None:
         """Route one decoded message (see the module docs for what comes back)."""
         if type(message) is not dict:
@@ -135,7 +187,8 @@ class Engine:
                 return jsonrpc.error(
                     None,
                     jsonrpc.INVALID_REQUEST,
-                    "JSON-RPC batches are not supported by MCP: send one message per line",
+                    "JSON-RPC batches are only accepted in 2025-03-26 sessions: "
+                    "send one message at a time",
                 )
             return jsonrpc.error(
                 None, jsonrpc.INVALID_REQUEST, "A message must be a JSON-RPC object"
@@ -250,7 +303,7 @@ class Engine:
         if found is None:
             server = self.tools.server
             found = {"name": server.name, "version": server.version}
-            if server.title is not None and revision >= "2025-06-18":
+            if server.title is not None and has_structured_output(revision):
                 found["title"] = server.title
             if server.description is not None and revision >= "2025-11-25":
                 found["description"] = server.description

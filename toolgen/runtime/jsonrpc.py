@@ -3,10 +3,19 @@
 Responses are plain dicts, except that a result may embed pre-serialized
 JSON as an `orjson.Fragment` (the prepared `tools/list` pages): transports
 must serialize with `dumps` here (orjson), never with the standard library.
+
+Request ids are echoed exactly as the client wrote them. orjson reads `1.0`,
+`1e3` and integers beyond 64 bits as floats, so a message whose id came out
+as a float is read again for its ids alone: an integral number keeps its JSON
+text as a `NumberId` (written back verbatim by `response` and `error`); any
+other float stays a float and is refused like every id that is neither a
+string nor an integer.
 """
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
 import orjson
@@ -18,11 +27,75 @@ INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 """MCP 2026-07-28: the request's `_meta` protocol version is not served here."""
+MISSING_CLIENT_CAPABILITY: Final = -32021
+"""MCP 2026-07-28: the request needs a client capability its `_meta` does not declare."""
+
+JSONDecodeError = orjson.JSONDecodeError
+
+
+class NumberId(str):
+    """A numeric request id that Python cannot hold exactly (`1.0`, `2**70`): its JSON text.
+
+    Hashable and comparable like the text, so a `notifications/cancelled` naming
+    the same id finds the call; `response` and `error` write it back unquoted.
+    """
+
+    __slots__ = ()
+
 
 RequestId = str | int
 
-loads = orjson.loads
-JSONDecodeError = orjson.JSONDecodeError
+
+def loads(data: bytes | str) -> Any:
+    """One decoded message (or batch), with numeric ids kept exactly (see the module docs)."""
+    message = orjson.loads(data)
+    if type(message) is dict:
+        if _has_float_id(message):
+            _restore_ids(message, json.loads(data, parse_float=_Exact, parse_int=_Exact))
+    elif type(message) is list and any(
+        type(item) is dict and _has_float_id(item) for item in message
+    ):
+        exact = json.loads(data, parse_float=_Exact, parse_int=_Exact)
+        for item, raw in zip(message, exact, strict=True):
+            if type(item) is dict:
+                _restore_ids(item, raw)
+    return message
+
+
+def _has_float_id(message: dict[str, Any]) -> bool:
+    if type(message.get("id")) is float:
+        return True
+    params = message.get("params")
+    return type(params) is dict and type(params.get("requestId")) is float
+
+
+class _Exact(str):
+    """A number's JSON text, as read by the standard library's hooks."""
+
+    __slots__ = ()
+
+
+def _exact_id(value: Any, fallback: Any) -> Any:
+    """`fallback` (orjson's reading) unless `value` is an integral number: its text."""
+    if type(value) is not _Exact:
+        return fallback
+    try:
+        number = Decimal(value)
+    except InvalidOperation:  # pragma: no cover - the text was valid JSON
+        return fallback
+    if not number.is_finite() or number != number.to_integral_value():
+        return fallback  # 1.5 stays a float (and is refused as an id)
+    return NumberId(value)
+
+
+def _restore_ids(message: dict[str, Any], raw: Any) -> None:
+    if type(raw) is not dict:  # pragma: no cover - both parsers read the same text
+        return
+    if type(message.get("id")) is float:
+        message["id"] = _exact_id(raw.get("id"), message["id"])
+    params, raw_params = message.get("params"), raw.get("params")
+    if type(params) is dict and type(raw_params) is dict and type(params.get("requestId")) is float:
+        params["requestId"] = _exact_id(raw_params.get("requestId"), params["requestId"])
 
 
 def dumps(message: Any) -> bytes:
@@ -31,20 +104,27 @@ def dumps(message: Any) -> bytes:
 
 
 def is_request_id(value: Any) -> bool:
-    """MCP ids are strings or integers (never null, never a float or a boolean)."""
+    """MCP ids are strings or integers (never null, never a fraction or a boolean)."""
     kind = type(value)
-    return kind is str or kind is int
+    return kind is str or kind is int or kind is NumberId
+
+
+def wire_id(request_id: Any) -> Any:
+    """The id as it goes on the wire: a `NumberId` unquoted, exactly as it came."""
+    if type(request_id) is NumberId:
+        return orjson.Fragment(request_id.encode())
+    return request_id
 
 
 def response(request_id: RequestId, result: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+    return {"jsonrpc": "2.0", "id": wire_id(request_id), "result": result}
 
 
 def error(
     request_id: RequestId | None, code: int, message: str, data: Any = None
 ) -> dict[str, Any]:
-    """An error response; `request_id` is None when the id could not be read."""
+    """An error response; `request_id` is None when the id could not be read (`"id": null`)."""
     body: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         body["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": body}
+    return {"jsonrpc": "2.0", "id": wire_id(request_id), "error": body}

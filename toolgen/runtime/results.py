@@ -104,12 +104,16 @@ def structured_result(tool: Tool, plain: Any, data: bytes, revision: str) -> dic
     for a string value: its text is the string itself, as a person or a model
     reads it (a calendar, not its JSON-escaped quotation).
     """
-    if not has_structured_output(revision):  # 2025-03-26: text content only
-        return {"content": [text_block(_text(plain, data))]}
+    if not has_structured_output(revision):  # before 2025-06-18: text content only
+        return {"content": [text_block(_text(plain, data))], "isError": False}
     structured = structured_value(tool, plain, revision)
     if structured is not plain and not isinstance(plain, str):  # wrapped as {"result": plain}
         data = orjson.dumps(structured)
-    return {"content": [text_block(_text(plain, data))], "structuredContent": structured}
+    return {
+        "content": [text_block(_text(plain, data))],
+        "structuredContent": structured,
+        "isError": False,
+    }
 
 
 def _text(plain: Any, data: bytes) -> str:
@@ -121,17 +125,15 @@ def unstructured_result(value: Any) -> dict[str, Any]:
     """The result of a tool without output schema: text only.
 
     A string is sent as is, `None` as no content, `Content` as its blocks,
-    anything else as its JSON.
+    anything else as its JSON. Successful results say `isError: false` explicitly
+    (the field is optional, but naive clients and some peer suites require it).
     """
     if isinstance(value, Content):
         if _non_finite(value.blocks):
             raise TypeError("cannot serialize NaN or Infinity as JSON")
-        result: dict[str, Any] = {"content": list(value.blocks)}
-        if value.is_error:
-            result["isError"] = True
-        return result
+        return {"content": list(value.blocks), "isError": value.is_error}
     if value is None:
-        return {"content": []}
+        return {"content": [], "isError": False}
     if isinstance(value, str):
-        return {"content": [text_block(value)]}
-    return {"content": [text_block(serialize(value).decode())]}
+        return {"content": [text_block(value)], "isError": False}
+    return {"content": [text_block(serialize(value).decode())], "isError": False}

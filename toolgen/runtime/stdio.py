@@ -29,7 +29,12 @@ except ImportError:  # pragma: no cover - not on POSIX
 
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.connection import DIRECT_REPLY, Connection, DirectReply, PendingCall
-from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
+from toolgen.runtime.context import (
+    DEFAULT_LEGACY_LOG_LEVEL,
+    CallContext,
+    for_request,
+    use_call_context,
+)
 from toolgen.runtime.engine import Engine, log
 from toolgen.runtime.handlers import unknown_handlers
 from toolgen.runtime.pipes import MAX_MESSAGE, LineReader, open_reader, open_writer
@@ -57,17 +62,18 @@ async def run_stdio(
 
     write, close_writer, writer = await open_writer(loop, stdout, eof.set)
 
-    def send(message: dict[str, Any], wait: bool = True) -> bool:
+    def send(message: Any, wait: bool = True) -> bool:
         try:
             data = jsonrpc.dumps(message)
         except Exception:
             log.exception("could not serialize a response")
+            request_id = message.get("id") if isinstance(message, dict) else None
             data = jsonrpc.dumps(
-                jsonrpc.error(message.get("id"), jsonrpc.INTERNAL_ERROR, "Internal error")
+                jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
             )
         return write(data + b"\n", wait)
 
-    def call_done(task: asyncio.Task[dict[str, Any] | None]) -> None:
+    def call_done(task: asyncio.Task[Any]) -> None:
         calls.discard(task)
         if len(calls) <= MAX_CALLS_IN_FLIGHT // 2:
             lines.resume()
@@ -96,6 +102,9 @@ async def run_stdio(
             message = jsonrpc.loads(line)
         except jsonrpc.JSONDecodeError:
             send(jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error: not valid JSON"))
+            return
+        if engine.takes_batch(message, connection):
+            start_batch(message)
             return
         try:
             reply = engine.dispatch(message, connection)
@@ -134,6 +143,20 @@ async def run_stdio(
         if len(calls) >= MAX_CALLS_IN_FLIGHT and reader is not None and reader.is_reading():
             reader.pause_reading()  # a client that pipelines thousands of calls waits here
 
+    def start_batch(messages: list[Any]) -> None:
+        """A 2025-03-26 batch: its calls run concurrently, one array answers them all."""
+        legacy_level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
+
+        def notify(notification: dict[str, Any]) -> None:
+            send(notification)
+
+        def context_for(params: Any) -> CallContext:
+            return for_request(params, notify, legacy_log_level=legacy_level)
+
+        task = loop.create_task(engine.handle_batch(messages, connection, context_for))
+        calls.add(task)
+        task.add_done_callback(call_done)
+
     def oversize() -> None:
         message = f"Message too large: the limit is {MAX_MESSAGE} bytes per line"
         send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, message))
@@ -145,7 +168,7 @@ async def run_stdio(
 
     direct = DirectReply(connection, send_from_worker)
     # Calls not finished (a call claimed by its worker leaves `connection.inflight` first).
-    calls: set[asyncio.Task[dict[str, Any] | None]] = set()
+    calls: set[asyncio.Task[Any]] = set()
     reader: asyncio.ReadTransport | None = None
     lines = LineReader(on_line, eof.set, oversize, hold=lambda: len(calls) >= MAX_CALLS_IN_FLIGHT)
     reader = await open_reader(loop, stdin, lines)

@@ -152,12 +152,9 @@ class McpEndpoint:
                 media_type=JSON_TYPE,
             )
         if type(message) is not dict:
-            reason = (
-                "JSON-RPC batches are not supported by MCP: POST one message per request"
-                if isinstance(message, list)
-                else "A message must be a JSON-RPC object"
-            )
-            return error(400, jsonrpc.INVALID_REQUEST, reason)
+            if isinstance(message, list):
+                return await self._batch(request, message, accept)
+            return error(400, jsonrpc.INVALID_REQUEST, "A message must be a JSON-RPC object")
         params = message.get("params")
         meta = params.get("_meta") if type(params) is dict else None
         version_header = headers.get(PROTOCOL_VERSION_HEADER)
@@ -249,15 +246,39 @@ class McpEndpoint:
                 request_id,
             )
         if "method" not in message and ("result" in message or "error" in message):
-            waiting = session.waiting.pop(request_id, None) if type(request_id) is str else None
-            if waiting is not None and not waiting.done():
-                waiting.set_result(message)  # the client's answer to a handler's request
+            _route_client_answer(session, message)
             return Response(status_code=202)
         connection = session.connection
         level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
         return await self._answer(
             request, message, connection, accept, modern=False, level=level, session=session
         )
+
+    async def _batch(self, request: Request, messages: list[Any], accept: Accept) -> Response:
+        """A JSON-RPC batch: answered (one JSON array) only in a 2025-03-26 session."""
+        session_id = headers_of(request).get(SESSION_HEADER)
+        session = self.sessions.get(session_id.strip()) if session_id is not None else None
+        if session is None or not self.engine.takes_batch(messages, session.connection):
+            return error(
+                400,
+                jsonrpc.INVALID_REQUEST,
+                "JSON-RPC batches are only accepted in 2025-03-26 sessions: "
+                "POST one message per request",
+            )
+        requests = []
+        for item in messages:
+            if (
+                type(item) is dict
+                and "method" not in item
+                and ("result" in item or "error" in item)
+            ):
+                _route_client_answer(session, item)
+            else:
+                requests.append(item)
+        replies = await self.engine.handle_batch(requests, session.connection) if requests else None
+        if replies is None:
+            return Response(status_code=202)
+        return Response(jsonrpc.dumps(replies), 200, media_type=JSON_TYPE)
 
     async def _modern(self, request: Request, message: dict[str, Any], accept: Accept) -> Response:
         headers = headers_of(request)
@@ -350,3 +371,11 @@ class McpEndpoint:
         if not self.sessions.end(session_id.strip()):
             return error(404, jsonrpc.INVALID_REQUEST, "Session not found")
         return Response(status_code=204)
+
+
+def _route_client_answer(session: Session, message: dict[str, Any]) -> None:
+    """The client's response to a handler's request: wake the handler that waits for it."""
+    request_id = message.get("id")
+    waiting = session.waiting.pop(request_id, None) if type(request_id) is str else None
+    if waiting is not None and not waiting.done():
+        waiting.set_result(message)

@@ -20,7 +20,7 @@ MODERN_ERROR_STATUS: Final = {
     jsonrpc.INVALID_REQUEST: 400,
     jsonrpc.METHOD_NOT_FOUND: 404,
     HEADER_MISMATCH: 400,
-    -32021: 400,  # MissingRequiredClientCapability
+    jsonrpc.MISSING_CLIENT_CAPABILITY: 400,
     jsonrpc.UNSUPPORTED_PROTOCOL_VERSION: 400,
 }
 """HTTP status of a 2026-07-28 error response, by JSON-RPC code (others: 200)."""
@@ -50,15 +50,9 @@ def accepts(header: str | None) -> Accept:
 
 
 def error_body(code: int, message: str, request_id: Any = None, data: Any = None) -> bytes:
-    """A JSON-RPC error; without a known request id the `id` member is left out."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    body: dict[str, Any] = {"jsonrpc": "2.0"}
-    if jsonrpc.is_request_id(request_id):
-        body["id"] = request_id
-    body["error"] = error
-    return jsonrpc.dumps(body)
+    """A JSON-RPC error; without a readable request id, `"id": null` (as JSON-RPC 2.0 says)."""
+    known = request_id if jsonrpc.is_request_id(request_id) else None
+    return jsonrpc.dumps(jsonrpc.error(known, code, message, data))
 
 
 def error(
