@@ -13,7 +13,7 @@ from typing import Any
 
 from toolgen.core.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
 from toolgen.core.positions import JsonPath
-from toolgen.core.protocol import WRAP_KEY, tool_definition, wraps_output
+from toolgen.core.protocol import WRAP_KEY, has_annotations, tool_definition, wraps_output
 from toolgen.diff.documents import Document
 from toolgen.diff.schemas import Comparison
 from toolgen.verify.official import official_problem
@@ -63,7 +63,10 @@ def tool_results(tool: Tool, listed: Mapping[str, Any], revision: str) -> list[R
     """The per-tool listing checks."""
     expected = tool_definition(tool, revision)
     checks: list[tuple[str, str | None]] = [
-        ("listing.annotations", _annotations_problem(tool, listed)),
+        (
+            "listing.annotations",
+            _annotations_problem(tool, listed) if has_annotations(revision) else None,
+        ),
         (
             "listing.input-schema",
             _schema_problem(expected.get("inputSchema"), listed.get("inputSchema"), "inputSchema"),
