@@ -97,18 +97,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
-    rates = call_path_rate(rounds)
-    runs = whole_run(rounds)
-    twenty = twenty_tools(rounds)
     print("| measure | median (min-max) |")
-    print("| --- | --- |")
-    print(_line(f"call path, {CALLS} calls vs serve --mock", rates, "calls/s"))
+    print("| --- | --- |", flush=True)
+    rates = call_path_rate(rounds)
+    print(_line(f"call path, {CALLS} calls vs serve --mock", rates, "calls/s"), flush=True)
+    runs = whole_run(rounds)
     print(_line("whole notes run (both eras, all inputs)", [r for r, _, _ in runs], "calls/s"))
     print(
-        f"|   (calls per run: {runs[0][1]}, seconds: "
-        f"{statistics.median([s for _, _, s in runs]):.1f}) | |"
+        f"| (notes run: {runs[0][1]} calls in "
+        f"{statistics.median([s for _, _, s in runs]):.1f} s) | |",
+        flush=True,
     )
-    for name, values in twenty.items():
+    for name, values in twenty_tools(rounds).items():
         print(_line(f"20-tool server, toolgen verify {name}", values, "s"))
     sys.stdout.flush()
 

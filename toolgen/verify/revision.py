@@ -40,7 +40,7 @@ class RevisionRun:
             self.connection.close()
 
     def _run(self, selected: Sequence[str]) -> list[Result]:
-        self.connection.open()
+        self.connection.current()  # opened already when it was the era's probe
         out, go_on = opening_results(self.connection, self.options.protocol not in (None, ALL))
         if not go_on:
             return out + self._skip_rest(selected, out[0].message)

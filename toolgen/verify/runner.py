@@ -100,27 +100,40 @@ def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
 
     started = time.monotonic()
     report = Report(seed=options.seed)
-    report.revisions = tuple(_revisions(target, options))
+    connections = _connections(target, options, report)
+    report.revisions = tuple(c.revision for c in connections)
     selected = [t.name for t in toolset.tools if options.selects(t.name)]
-    if any(not is_modern(r) for r in report.revisions):
-        report.extend(_negotiation(target, options))
-    for revision in report.revisions:
-        run = RevisionRun(toolset, Connection(target, revision, options.timeout), options, report)
-        report.extend(run.run(selected))
+    for connection in connections:
+        report.extend(RevisionRun(toolset, connection, options, report).run(selected))
     report.seconds = time.monotonic() - started
     return report
 
 
-def _revisions(target: Target, options: Options) -> list[str]:
-    """The revisions to run: as asked, or the newest of each era the server offers."""
-    if options.protocol == ALL:
-        return list(SUPPORTED_REVISIONS)
+def _connections(target: Target, options: Options, report: Report) -> list[Connection]:
+    """One connection per revision to check: as asked, or the newest of each era the
+    server offers. The version-negotiation probe (a legacy `initialize` asking for an
+    unknown version) also tells which legacy version the server prefers, and the
+    stateless era's probe connection is kept for its checks: fewer server starts."""
+    timeout = options.timeout
     if options.protocol is not None:
-        return [options.protocol]
-    legacy, why = _probe_legacy(target, options.timeout)
-    found = [legacy] if legacy else []
-    if _probe_modern(target, options.timeout):
-        found.append(MODERN_REVISIONS[-1])
+        asked = list(SUPPORTED_REVISIONS) if options.protocol == ALL else [options.protocol]
+        if not all(is_modern(r) for r in asked):
+            report.results.append(_negotiation(target, timeout)[0])
+        return [Connection(target, r, timeout) for r in asked]
+    negotiation, preferred = _negotiation(target, timeout)
+    report.results.append(negotiation)
+    legacy, why = (preferred, "") if preferred else _probe_legacy(target, timeout)
+    found = [Connection(target, legacy, timeout)] if legacy else []
+    modern = Connection(target, MODERN_REVISIONS[-1], timeout)
+    try:
+        modern.open()
+        opened = result_of(modern.opening) is not None
+    except Unreachable:
+        opened = False
+    if opened:
+        found.append(modern)
+    else:
+        modern.close()
     if not found:
         raise Unreachable(
             f"the server answered neither the initialize handshake nor server/discover: {why}"
@@ -142,18 +155,14 @@ def _probe_legacy(target: Target, timeout: float) -> tuple[str | None, str]:
         transport.close()
 
 
-def _probe_modern(target: Target, timeout: float) -> bool:
+def _negotiation(target: Target, timeout: float) -> tuple[Result, str | None]:
+    """The version-negotiation check, and the legacy version the server answered with."""
     transport = target.connect()
     try:
-        return result_of(Session(transport, MODERN_REVISIONS[-1], timeout).open()) is not None
-    finally:
-        transport.close()
-
-
-def _negotiation(target: Target, options: Options) -> list[Result]:
-    transport = target.connect()
-    try:
-        return [legacy_negotiation(Session(transport, LATEST_LEGACY_REVISION, options.timeout))]
+        session = Session(transport, LATEST_LEGACY_REVISION, timeout)
+        result = legacy_negotiation(session)
+        version = session.http_headers.get("MCP-Protocol-Version")  # set by a valid answer
+        return result, version if version in LEGACY_REVISIONS else None
     finally:
         transport.close()
 
