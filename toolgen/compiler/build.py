@@ -23,6 +23,7 @@ from toolgen.compiler import journal
 from toolgen.compiler.cache import Cache, read_source_cached
 from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.package import render_init
+from toolgen.compiler.emit.reasons import render_reasons
 from toolgen.compiler.emit.schemas import render_schemas
 from toolgen.compiler.emit.tooldefs import render_tooldefs
 from toolgen.compiler.writer import PackageOutput, apply, drift, find_fresh, plan
@@ -56,7 +57,7 @@ def emitters(model_cache: Cache | None = None) -> list[Emitter]:
 
         return render_client(toolset, source_note=source_note)
 
-    return [render_init, render_schemas, render_tooldefs, models, server, client]
+    return [render_init, render_schemas, render_tooldefs, render_reasons, models, server, client]
 
 
 def render_package(

@@ -59,6 +59,8 @@ class Annotations:
     idempotent: bool | None = None
     open_world: bool | None = None
     title: str | None = None
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    """Extension: why each hint has its value, by spec spelling (`readOnly`, ...); not MCP."""
 
     def to_mcp(self) -> dict[str, Any]:
         """The MCP `ToolAnnotations` object with only the declared fields."""
@@ -69,6 +71,10 @@ class Annotations:
             if value is not None:
                 out[mcp_name] = value
         return out
+
+    def reasons_mcp(self) -> dict[str, str]:
+        """The written reasons by MCP hint name (`readOnlyHint`, ...), in hint order."""
+        return {long: self.reasons[short] for short, long in HINTS if short in self.reasons}
 
     def effective(self) -> dict[str, bool]:
         """Each hint as a client will read it, MCP defaults filled in."""

@@ -413,6 +413,12 @@ def _annotations(spec: ToolSpec) -> Annotations:
         idempotent=hint(*HINTS[2]),
         open_world=hint(*HINTS[3]),
         title=given.title,
+        reasons={
+            short: text
+            for short, long in HINTS
+            for text in [(given.reasons or {}).get(short, (given.reasons or {}).get(long))]
+            if text is not None
+        },
     )
 
 

@@ -56,6 +56,7 @@ class AnnotationsSpec:
     idempotentHint: bool | None = None
     openWorldHint: bool | None = None
     title: str | None = None  # extension: MCP `annotations.title`
+    reasons: dict[str, str] | None = None  # extension: a written reason per hint
     given: frozenset[str] = frozenset()  # the keys written in the file (even as null)
 
 
@@ -118,7 +119,12 @@ def _allowed_keys() -> dict[str, tuple[str, ...]]:
     """Each object of the format (named by its parent key) → its keys, in documented order."""
     schema = _format_schema()
     defs = schema["$defs"]
-    blocks = {"server": "Server", "annotations": "Annotations", "examples": "Example"}
+    blocks = {
+        "server": "Server",
+        "annotations": "Annotations",
+        "examples": "Example",
+        "reasons": "Reasons",
+    }
     keys = {name: tuple(defs[block]["properties"]) for name, block in blocks.items()}
     return {"file": tuple(schema["properties"]), **keys, "tools": tuple(defs["Tool"]["properties"])}
 

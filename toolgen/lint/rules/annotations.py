@@ -325,3 +325,45 @@ def read_name_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
         f"name verb {word!r} says the tool only reads, but it is declared destructive",
         ctx.hint_location(tool, "destructive"),
     )
+
+
+REVIEWED_HINTS = ("readOnly", "destructive", "openWorld")
+"""The hints OpenAI's app review asks for, each with a written justification."""
+
+
+@rule("TG111", "hint-without-reason", A, Severity.WARNING, default=False)
+def hint_without_reason(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """A hint app review asks for is not declared with a reason (opt-in rule).
+
+    What it does: Flags each of `readOnly`, `destructive` and `openWorld` that a
+    tool does not declare, or declares without a reason in
+    `annotations.reasons`. Select it (`extend-select = ["TG111"]`) when the
+    server goes through a review that asks for them, such as OpenAI's app review.
+
+    Why: A reviewer (and a person deciding whether to allow a tool) needs to
+    know why a tool claims to be harmless, not only that it does. The reasons
+    are emitted as `annotation-reasons.json` by `toolgen build`.
+
+    Example:
+
+        annotations:
+          readOnly: false
+          destructive: false                                # TG111 (no reason)
+          openWorld: false                                  # TG111 (no reason)
+          reasons: {readOnly: Creates a note in the user's notebook.}
+
+    Add a reason for each hint under `annotations.reasons`.
+    """
+    a = tool.annotations
+    for short in REVIEWED_HINTS:
+        value = getattr(a, {"readOnly": "read_only", "openWorld": "open_world"}.get(short, short))
+        if value is None:
+            yield Hit(
+                f"`{short}` is not declared; review asks for it with a reason",
+                ctx.hint_location(tool, short),
+            )
+        elif short not in a.reasons:
+            yield Hit(
+                f"`{short}: {str(value).lower()}` has no reason in `annotations.reasons`",
+                ctx.hint_location(tool, short),
+            )
