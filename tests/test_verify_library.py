@@ -208,3 +208,13 @@ def test_check_ids_are_unique_and_grouped() -> None:
     ids = [c.id for c in CHECKS]
     assert len(ids) == len(set(ids))
     assert {i.split(".")[0] for i in ids} == {"protocol", "listing", "call", "baseline"}
+
+
+def test_a_run_leaves_the_working_directory_clean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    run = verify(DEMO_SPEC, "--server", demo_server(), "--protocol", "2025-11-25")
+    assert run.exit_code == 0
+    assert list(tmp_path.iterdir()) == []  # no .hypothesis/ cache left behind

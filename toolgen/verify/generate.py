@@ -20,9 +20,12 @@ optional properties fail to generate): the `verify` extra pins `hypothesis<6.170
 from __future__ import annotations
 
 import copy
+import os
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
@@ -68,8 +71,17 @@ class Exploration:
 
 
 def load_generator() -> Any:
-    """The `from_schema` function; `GeneratorMissing` with the install hint when absent."""
+    """The `from_schema` function; `GeneratorMissing` with the install hint when absent.
+
+    hypothesis caches data (unicode tables, constants) under `./.hypothesis` by default,
+    some of it while hypothesis-jsonschema is imported: the cache is pointed at a
+    temporary directory first, so a run leaves the user's working directory clean
+    (`HYPOTHESIS_STORAGE_DIRECTORY` still wins)."""
     try:
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        if "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ:
+            set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "toolgen-verify-hypothesis")
         from hypothesis_jsonschema import from_schema
     except ImportError:
         raise GeneratorMissing(
