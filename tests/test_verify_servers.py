@@ -125,3 +125,17 @@ def test_toolgen_serve_passes_over_http(kind: str) -> None:
         "2025-11-25",
         "2026-07-28",
     ]
+
+
+def test_mirrored_header_parameters_are_sent_over_http() -> None:
+    sys.path.insert(0, str(ROOT))
+    from examples.conformance_handlers import HANDLERS
+
+    tools = RuntimeToolSet(load_spec_set(SPECS / "conformance"))
+    with http_server(tools, HANDLERS) as url:
+        run = verify(
+            SPECS / "conformance", "--url", url, "--protocol", "2026-07-28",
+            "--only", "test_param_header",
+        )  # fmt: skip
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    assert run.results("call.answers", "test_param_header")[0]["status"] == "passed"

@@ -116,16 +116,23 @@ class Session:
         return headers
 
     def request(
-        self, method: str, params: Mapping[str, Any] | None = None, timeout: float | None = None
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> Exchange:
         request_id = self.next_id()
         message = request_message(request_id, method, self.params(params))
         name = params.get("name") if method == "tools/call" and params else None
+        headers = self.headers(method, name if isinstance(name, str) else None)
+        if self.modern and extra_headers:
+            headers.update(extra_headers)
         return self.transport.exchange(
             orjson.dumps(message),
             answers(request_id),
             self.timeout if timeout is None else timeout,
-            self.headers(method, name if isinstance(name, str) else None),
+            headers,
         )
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> Exchange:
@@ -140,8 +147,11 @@ class Session:
         """A probe: raw bytes, answered by any response (or nothing)."""
         return self.transport.exchange(payload, any_response, timeout, self.headers(method))
 
-    def call_tool(self, name: str, arguments: Any) -> Exchange:
-        return self.request("tools/call", {"name": name, "arguments": arguments})
+    def call_tool(
+        self, name: str, arguments: Any, headers: Mapping[str, str] | None = None
+    ) -> Exchange:
+        """`tools/call`; `headers` (the modern era's `Mcp-Param-*`) are sent over HTTP."""
+        return self.request("tools/call", {"name": name, "arguments": arguments}, None, headers)
 
     def list_tools(self, max_pages: int = 100) -> tuple[list[Any], Exchange]:
         """Every tool of every page (at most `max_pages`), and the last exchange."""

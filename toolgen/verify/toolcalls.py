@@ -16,6 +16,7 @@ from toolgen.runtime.validation import SchemaValidator
 from toolgen.verify.generate import Failure, explore, strategy_for
 from toolgen.verify.inputs import Case, base_input, boundary_cases, invalid_cases
 from toolgen.verify.judge import Judge
+from toolgen.verify.params import annotated, param_headers
 from toolgen.verify.results import Report, Result, failed, passed, skipped
 from toolgen.verify.runner import Connection, Options
 from toolgen.verify.transport import Exchange
@@ -48,6 +49,7 @@ class ToolCalls:
         self.report = report
         self.judge = Judge(tool, connection.revision, options.timeout)
         self.validator = SchemaValidator(tool.input_schema)
+        self.params = annotated(tool.input_schema)
         self.found: dict[str, _Found] = {}
         self.valid_tried = 0
         self.invalid_tried = 0
@@ -79,7 +81,8 @@ class ToolCalls:
         if self.dead:
             return Exchange(closed=True), "the server could not be restarted"
         session = self.connection.current()
-        exchange = session.call_tool(self.tool.name, arguments)
+        headers = param_headers(self.params, arguments) if self.params else None
+        exchange = session.call_tool(self.tool.name, arguments, headers)
         self.report.calls += 1
         detail = ""
         if exchange.closed or exchange.timed_out or not session.transport.alive():
