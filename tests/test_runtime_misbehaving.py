@@ -20,6 +20,7 @@ import toolgen
 from toolgen.runtime.connection import Connection
 from toolgen.runtime.context import current_call
 from toolgen.runtime.engine import Engine
+from toolgen.runtime.handlers import import_object
 
 SPEC = """\
 toolgen: 1
@@ -171,3 +172,33 @@ def test_hung_sync_calls_do_not_starve_new_ones_and_are_told_they_were_cancelled
     while engine.calls.stuck_calls and time.monotonic() < deadline:
         time.sleep(0.01)
     assert engine.calls.stuck_calls == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_over_http_a_handler_raising_any_base_exception_answers_is_error(
+    tmp_path: Path, kind: str
+) -> None:
+    import httpx
+    from http_support import http_server
+    from runtime_support.frames import MODERN, modern_meta
+
+    (tmp_path / "unruly.yaml").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "unruly_http_handlers.py").write_text(HANDLERS, encoding="utf-8")
+    handlers = import_object(f"{tmp_path / 'unruly_http_handlers.py'}:Handlers")
+    with http_server(toolgen.load(tmp_path), handlers) as url:
+        for request_id, tool in enumerate(["boom", "aboom", "boom"]):
+            body = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": {"kind": kind}, "_meta": modern_meta()},
+            }
+            headers = {
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": MODERN,
+                "Mcp-Method": "tools/call",
+                "Mcp-Name": tool,
+            }
+            reply = httpx.post(url, json=body, headers=headers, timeout=30)
+            assert reply.status_code == 200, reply.text
+            assert reply.json()["result"]["isError"] is True
