@@ -315,3 +315,13 @@ def test_tools_explain_without_a_provider_is_a_usage_error() -> None:
     result = CliRunner().invoke(cli, ["tools", str(ROOT / "specs/shop"), "--explain"])
     assert result.exit_code == 2
     assert "--explain needs a provider --format" in result.output
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_build_writes_each_provider_view_under_tools(provider: str) -> None:
+    written = json.loads((ROOT / "generated" / "notes" / "tools" / f"{provider}.json").read_text())
+    expected = toolset_view(load_spec_set(ROOT / "specs/notes"), provider)  # type: ignore[arg-type]
+    assert {k: written[k] for k in ("provider", "tools", "mcpNames")} == expected.document()
+    assert written["report"] == expected.report()
+    if provider == "gemini":
+        gemini_types.Tool.model_validate(written["tools"][0])

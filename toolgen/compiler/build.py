@@ -26,6 +26,7 @@ from toolgen.compiler.emit.package import render_init
 from toolgen.compiler.emit.reasons import render_reasons
 from toolgen.compiler.emit.schemas import render_schemas
 from toolgen.compiler.emit.tooldefs import render_tooldefs
+from toolgen.compiler.emit.views import render_views
 from toolgen.compiler.writer import PackageOutput, apply, drift, find_fresh, plan
 from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
@@ -57,7 +58,16 @@ def emitters(model_cache: Cache | None = None) -> list[Emitter]:
 
         return render_client(toolset, source_note=source_note)
 
-    return [render_init, render_schemas, render_tooldefs, render_reasons, models, server, client]
+    return [
+        render_init,
+        render_schemas,
+        render_tooldefs,
+        render_views,
+        render_reasons,
+        models,
+        server,
+        client,
+    ]
 
 
 def render_package(
