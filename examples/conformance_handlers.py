@@ -223,6 +223,97 @@ def json_schema_2020_12_tool(arguments: dict[str, Any]) -> str:
     return f"Received: {json.dumps(arguments, sort_keys=True)}"
 
 
+# -- 2026-07-28: input through InputRequiredResult (SEP-2322) --------------------------
+
+NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+def _question(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": {"type": "text", "text": text}}]
+
+
+def _sampled_text(result: Any) -> str:
+    content = result.get("content") if isinstance(result, dict) else None
+    return str(content.get("text", "")) if isinstance(content, dict) else ""
+
+
+async def test_input_required_result_elicitation() -> str:
+    answer = await current_call().elicit("What is your name?", NAME_SCHEMA, key="user_name")
+    name = (answer.get("content") or {}).get("name", "stranger")
+    return f"Hello, {name}!"
+
+
+async def test_input_required_result_sampling() -> str:
+    question = _question("What is the capital of France?")
+    result = await current_call().sample(question, max_tokens=100, key="capital_question")
+    return f"The model said: {_sampled_text(result)}"
+
+
+async def test_input_required_result_list_roots() -> str:
+    result = await current_call().list_roots(key="client_roots")
+    uris = [root.get("uri", "") for root in result.get("roots", []) if isinstance(root, dict)]
+    return f"Roots: {', '.join(uris) or 'none'}"
+
+
+async def test_input_required_result_request_state() -> str:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    await current_call().elicit("Please confirm", schema, key="confirm")
+    return "state-ok: the request state came back intact"
+
+
+async def test_input_required_result_multiple_inputs() -> str:
+    call = current_call()
+    name, greeting, roots = await asyncio.gather(
+        call.elicit("What is your name?", NAME_SCHEMA, key="user_name"),
+        call.sample(_question("Generate a greeting"), max_tokens=50, key="greeting"),
+        call.list_roots(key="client_roots"),
+    )
+    who = (name.get("content") or {}).get("name", "stranger")
+    return f"{_sampled_text(greeting)} {who} ({len(roots.get('roots', []))} roots)"
+
+
+async def test_input_required_result_multi_round() -> str:
+    call = current_call()
+    first = await call.elicit("Step 1: What is your name?", NAME_SCHEMA, key="step1")
+    color_schema = {
+        "type": "object",
+        "properties": {"color": {"type": "string"}},
+        "required": ["color"],
+    }
+    second = await call.elicit("Step 2: What is your favorite color?", color_schema, key="step2")
+    name = (first.get("content") or {}).get("name", "?")
+    color = (second.get("content") or {}).get("color", "?")
+    return f"{name} likes {color}"
+
+
+async def test_input_required_result_tampered_state() -> str:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    await current_call().elicit("Please confirm", schema, key="confirm")
+    return "confirmed"
+
+
+async def test_input_required_result_capabilities() -> str:
+    """Asks only for what the client declared it can answer."""
+    call = current_call()
+    asked = []
+    if call.supports("elicitation"):
+        asked.append(call.elicit("What is your name?", NAME_SCHEMA, key="user_name"))
+    if call.supports("sampling"):
+        asked.append(call.sample(_question("Say hello"), max_tokens=20, key="hello"))
+    answers = await asyncio.gather(*asked)
+    return f"{len(answers)} answers"
+
+
+async def test_streaming_elicitation() -> str:
+    answer = await current_call().elicit("What is your name?", NAME_SCHEMA, key="user_name")
+    return f"Hello, {(answer.get('content') or {}).get('name', 'stranger')}!"
+
+
+def test_missing_capability() -> str:
+    """Never runs without the sampling capability (the spec declares that it needs it)."""
+    return "the client declared sampling"
+
+
 HANDLERS: dict[str, Callable[..., Any]] = {
     "test_simple_text": test_simple_text,
     "test_image_content": test_image_content,
@@ -239,5 +330,15 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "test_logging_tool": test_logging_tool,
     "test_param_header": test_param_header,
     "json_schema_2020_12_tool": json_schema_2020_12_tool,
+    "test_input_required_result_elicitation": test_input_required_result_elicitation,
+    "test_input_required_result_sampling": test_input_required_result_sampling,
+    "test_input_required_result_list_roots": test_input_required_result_list_roots,
+    "test_input_required_result_request_state": test_input_required_result_request_state,
+    "test_input_required_result_multiple_inputs": test_input_required_result_multiple_inputs,
+    "test_input_required_result_multi_round": test_input_required_result_multi_round,
+    "test_input_required_result_tampered_state": test_input_required_result_tampered_state,
+    "test_input_required_result_capabilities": test_input_required_result_capabilities,
+    "test_streaming_elicitation": test_streaming_elicitation,
+    "test_missing_capability": test_missing_capability,
 }
 """Tool name → handler, for `toolgen serve --handlers examples.conformance_handlers:HANDLERS`."""

@@ -264,9 +264,17 @@ def test_a_client_without_the_capability_is_not_asked(conformance_url: str) -> N
     assert result.is_error
 
 
-def test_the_stateless_era_cannot_carry_requests_to_the_client(conformance_url: str) -> None:
-    async def body(session: ClientSession) -> Any:
-        return await session.call_tool("test_sampling", {"prompt": "hello"})
+def test_the_stateless_era_asks_through_input_required_result(conformance_url: str) -> None:
+    """The same handler: over 2026-07-28 the question comes back as InputRequiredResult,
+    which the SDK's `Client` answers with its callback and retries."""
 
-    result = run(conformance_url, "modern", body, sampling_callback=answer_sampling)
-    assert result.is_error
+    async def main() -> Any:
+        with anyio.fail_after(GUARD):
+            async with Client(
+                conformance_url, mode="2026-07-28", sampling_callback=answer_sampling
+            ) as client:
+                return await client.call_tool("test_sampling", {"prompt": "hello"})
+
+    result = anyio.run(main)
+    assert not result.is_error
+    assert result.content[0].text == "LLM response: echo: hello"

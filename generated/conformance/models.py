@@ -119,3 +119,63 @@ class JsonSchema202012ToolInput(BaseModel):
     )
     phone: StrictStr | MISSING = Field(MISSING, description="Phone number.")
     email: StrictStr | MISSING = Field(MISSING, description="Email address.")
+
+
+class TestInputRequiredResultElicitationInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestInputRequiredResultSamplingInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestInputRequiredResultListRootsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestInputRequiredResultRequestStateInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestInputRequiredResultMultipleInputsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestInputRequiredResultMultiRoundInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestInputRequiredResultTamperedStateInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestInputRequiredResultCapabilitiesInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestStreamingElicitationInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestMissingCapabilityInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )

@@ -38,11 +38,21 @@ from .models import (
     TestEmbeddedResourceInput,
     TestErrorHandlingInput,
     TestImageContentInput,
+    TestInputRequiredResultCapabilitiesInput,
+    TestInputRequiredResultElicitationInput,
+    TestInputRequiredResultListRootsInput,
+    TestInputRequiredResultMultipleInputsInput,
+    TestInputRequiredResultMultiRoundInput,
+    TestInputRequiredResultRequestStateInput,
+    TestInputRequiredResultSamplingInput,
+    TestInputRequiredResultTamperedStateInput,
     TestLoggingToolInput,
+    TestMissingCapabilityInput,
     TestMultipleContentTypesInput,
     TestParamHeaderInput,
     TestSamplingInput,
     TestSimpleTextInput,
+    TestStreamingElicitationInput,
     TestToolWithLoggingInput,
     TestToolWithProgressInput,
 )
@@ -128,6 +138,46 @@ class Handlers(abc.ABC):
     @abc.abstractmethod
     def json_schema_2020_12_tool(self, args: JsonSchema202012ToolInput) -> Returns[str]:
         """Echo the arguments as text; the input schema uses $defs, $ref, $anchor, allOf/anyOf, if/then/else and additionalProperties."""
+
+    @abc.abstractmethod
+    def test_input_required_result_elicitation(self, args: TestInputRequiredResultElicitationInput) -> Returns[str]:
+        """Ask the user for their name (elicitation/create, key user_name) and greet them. Over 2026-07-28 the question comes back as an InputRequiredResult and the client retries with the answer."""
+
+    @abc.abstractmethod
+    def test_input_required_result_sampling(self, args: TestInputRequiredResultSamplingInput) -> Returns[str]:
+        """Ask the client's model for the capital of France (sampling/createMessage, key capital_question) and return its answer."""
+
+    @abc.abstractmethod
+    def test_input_required_result_list_roots(self, args: TestInputRequiredResultListRootsInput) -> Returns[str]:
+        """Ask the client for its roots (roots/list, key client_roots) and list their URIs."""
+
+    @abc.abstractmethod
+    def test_input_required_result_request_state(self, args: TestInputRequiredResultRequestStateInput) -> Returns[str]:
+        """Ask the user to confirm (key confirm); the answer of the retry is checked together with the signed request state, and the reply says state-ok."""
+
+    @abc.abstractmethod
+    def test_input_required_result_multiple_inputs(self, args: TestInputRequiredResultMultipleInputsInput) -> Returns[str]:
+        """Ask for a name (user_name), a sampled greeting (greeting) and the roots (client_roots) in one round, then combine the answers."""
+
+    @abc.abstractmethod
+    def test_input_required_result_multi_round(self, args: TestInputRequiredResultMultiRoundInput) -> Returns[str]:
+        """Ask for a name (step1), then, once it is answered, for a favorite color (step2), and return both."""
+
+    @abc.abstractmethod
+    def test_input_required_result_tampered_state(self, args: TestInputRequiredResultTamperedStateInput) -> Returns[str]:
+        """Ask the user to confirm (key confirm); a retry whose request state was altered is refused with -32602."""
+
+    @abc.abstractmethod
+    def test_input_required_result_capabilities(self, args: TestInputRequiredResultCapabilitiesInput) -> Returns[str]:
+        """Ask for a name when the client declared elicitation and for a sampled greeting when it declared sampling; nothing else."""
+
+    @abc.abstractmethod
+    def test_streaming_elicitation(self, args: TestStreamingElicitationInput) -> Returns[str]:
+        """Ask the user for their name; over 2026-07-28 the answer stream carries the InputRequiredResult, never a request of its own."""
+
+    @abc.abstractmethod
+    def test_missing_capability(self, args: TestMissingCapabilityInput) -> Returns[str]:
+        """Declares that it needs the client's sampling capability: a request whose _meta does not declare it is refused with -32021 before the tool runs."""
 
 
 def load() -> RuntimeToolSet:

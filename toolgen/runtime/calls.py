@@ -23,6 +23,7 @@ from toolgen.runtime import jsonrpc
 from toolgen.runtime.connection import DIRECT_REPLY, PendingCall, Response
 from toolgen.runtime.context import CallContext, own_call_context
 from toolgen.runtime.handlers import MAX_STUCK_WORKERS, BoundHandler, DaemonThreadPool, Job
+from toolgen.runtime.inputs import InputRound, StateSigner, arguments_digest, enter_round
 from toolgen.runtime.jsonrpc import RequestId
 from toolgen.runtime.results import ToolError, error_result
 from toolgen.runtime.toolset import ResultSchemaError, RuntimeToolSet
@@ -41,8 +42,11 @@ class CallRunner:
         timeout: float | None,
         inline_sync: bool,
         meta: dict[str, Any],
+        signer: StateSigner | None = None,
     ) -> None:
+        """`signer` seals the `requestState` of stateless calls that ask for input."""
         self.tools = tools
+        self.signer = signer or StateSigner()
         self.handlers = handlers
         self.timeout = timeout
         self.inline_sync = inline_sync
@@ -50,10 +54,22 @@ class CallRunner:
         self._pool: DaemonThreadPool | None = None
 
     def start(
-        self, request_id: RequestId, name: str, arguments: dict[str, Any], version: str
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+        inputs: InputRound | None = None,
     ) -> Response | PendingCall:
-        """The response of an inline call, else the `PendingCall` the transport runs."""
+        """The response of an inline call, else the `PendingCall` the transport runs.
+
+        `inputs`: a stateless call's answers so far (see `toolgen.runtime.inputs`); an
+        async handler that asks for more makes the call answer `InputRequiredResult`.
+        """
         handler = self.handlers.get(name)
+        if inputs is not None and handler is not None and handler.is_async and not handler.inline:
+            asking = self._call_for_input(request_id, name, arguments, version, inputs)
+            return PendingCall(request_id, asking)
         if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
             return self._call_blocking(request_id, handler, name, arguments, version)
         if handler is not None and not handler.is_async:
@@ -220,6 +236,35 @@ class CallRunner:
             if _really_cancelled(exc):
                 raise
             result = self._failure(name, exc)
+        return self.result(request_id, result, version)
+
+    async def _call_for_input(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+        inputs: InputRound,
+    ) -> Response:
+        """A stateless call whose handler may ask the client for input (one round)."""
+        task = asyncio.current_task()
+        assert task is not None
+        enter_round(inputs)
+        watcher = asyncio.ensure_future(inputs.interrupt_when_asked(task))
+        try:
+            result = await self._run_handler(name, arguments, version)
+        except BaseException as exc:
+            asked = isinstance(exc, asyncio.CancelledError) and inputs.interrupted
+            if asked and task.cancelling() == 1:  # cancelled by the question alone
+                task.uncancel()
+                state = {"call": arguments_digest(name, arguments), "answers": inputs.used}
+                reply = inputs.result(self.signer.seal(state), self._meta)
+                return jsonrpc.response(request_id, reply)
+            if _really_cancelled(exc):
+                raise
+            result = self._failure(name, exc)
+        finally:
+            watcher.cancel()
         return self.result(request_id, result, version)
 
     def _failure(self, name: str, exc: BaseException) -> dict[str, Any]:

@@ -24,10 +24,12 @@ Response = dict[str, Any]
 class Connection:
     """Per-connection state: the legacy handshake's version and the calls in flight."""
 
-    __slots__ = ("_lock", "inflight", "legacy_version", "log_level")
+    __slots__ = ("_lock", "client_capabilities", "inflight", "legacy_version", "log_level")
 
     def __init__(self) -> None:
         self.legacy_version: str | None = None
+        self.client_capabilities: dict[str, Any] | None = None
+        """What the client declared in `initialize` (legacy era; None: not initialized)."""
         self.log_level: str | None = None
         """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
         self.inflight: dict[RequestId, asyncio.Future[Any]] = {}

@@ -19,11 +19,14 @@ unchanged in tests, over transports without notifications, or when the
 client asked for neither progress nor log messages.
 
 `send` is called from whichever thread the handler runs on: transports give
-a thread-safe one (e.g. `loop.call_soon_threadsafe`). `ask` (requests to
-the client: `sample`, `elicit`, `request`) is async and only for async
-handlers; where the transport cannot carry such requests (stdio, the
-stateless 2026-07-28 era, a client that accepts no event stream) they raise
-`ToolError`, which answers the call with `isError`.
+a thread-safe one (e.g. `loop.call_soon_threadsafe`). Requests to the client
+(`sample`, `elicit`, `list_roots`, `request`) are async and only for async
+handlers: in the stateless 2026-07-28 era they become an `InputRequiredResult`
+and a retry (any transport, see `toolgen.runtime.inputs`); in a 2025 session
+they go out on the call's event stream (Streamable HTTP). Where neither is
+possible (a 2025 session over stdio, a client that accepts no event stream,
+a capability the client did not declare) they raise `ToolError`, which
+answers the call with `isError`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Final
 
+from toolgen.runtime.inputs import INPUT_METHODS, current_round
 from toolgen.runtime.results import ToolError
 
 LOG_LEVELS: Final = (
@@ -50,6 +54,7 @@ DEFAULT_LEGACY_LOG_LEVEL: Final = "info"
 """Least severe level sent on a legacy connection that never sent `logging/setLevel`."""
 PROGRESS_TOKEN_KEY: Final = "progressToken"
 LOG_LEVEL_META: Final = "io.modelcontextprotocol/logLevel"
+CLIENT_CAPABILITIES_META: Final = "io.modelcontextprotocol/clientCapabilities"
 """2026-07-28: the request-scoped opt-in to log messages (absent: none are sent)."""
 
 Send = Callable[[dict[str, Any]], None]
@@ -139,12 +144,23 @@ class CallContext:
             params["logger"] = logger
         self._send({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
 
-    async def request(self, method: str, params: dict[str, Any]) -> Any:
+    def supports(self, capability: str) -> bool:
+        """Whether the client declared `capability` (`sampling`, `elicitation`, `roots`);
+        True when unknown (a transport that does not say)."""
+        return self.client_capabilities is None or capability in self.client_capabilities
+
+    async def request(self, method: str, params: dict[str, Any], *, key: str | None = None) -> Any:
         """Send the JSON-RPC request `method` to the client and return its result.
 
+        In the stateless 2026-07-28 era the request goes out in an
+        `InputRequiredResult` under `key` (default: `elicitation-1`, ...) and the
+        handler runs again with the answer (see `toolgen.runtime.inputs`).
         Raises ToolError when requests to the client are not possible here, or
         when the client answers with an error.
         """
+        inputs = current_round()
+        if inputs is not None and method in INPUT_METHODS:
+            return await inputs.ask(method, params, key)
         if self._ask is None:
             raise ToolError(
                 f"This tool needs to send {method} to the client, which this connection "
@@ -153,21 +169,33 @@ class CallContext:
         return await self._ask(method, params)
 
     async def sample(
-        self, messages: list[dict[str, Any]], *, max_tokens: int, **options: Any
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        max_tokens: int,
+        key: str | None = None,
+        **options: Any,
     ) -> Any:
         """Ask the client's model for a message (`sampling/createMessage`); its result."""
         self._require("sampling")
         params = {"messages": messages, "maxTokens": max_tokens, **options}
-        return await self.request("sampling/createMessage", params)
+        return await self.request("sampling/createMessage", params, key=key)
 
-    async def elicit(self, message: str, requested_schema: dict[str, Any]) -> Any:
+    async def elicit(
+        self, message: str, requested_schema: dict[str, Any], *, key: str | None = None
+    ) -> Any:
         """Ask the user for input (`elicitation/create`); the result (`action`, `content`)."""
         self._require("elicitation")
         params = {"message": message, "requestedSchema": requested_schema}
-        return await self.request("elicitation/create", params)
+        return await self.request("elicitation/create", params, key=key)
+
+    async def list_roots(self, *, key: str | None = None) -> Any:
+        """Ask the client for its roots (`roots/list`); the result (`roots`)."""
+        self._require("roots")
+        return await self.request("roots/list", {}, key=key)
 
     def _require(self, capability: str) -> None:
-        if self.client_capabilities is not None and capability not in self.client_capabilities:
+        if not self.supports(capability):
             raise ToolError(f"This tool needs the client's {capability} capability")
 
 
@@ -222,6 +250,9 @@ def for_request(
         if LOG_LEVEL_META in meta or "io.modelcontextprotocol/protocolVersion" in meta:
             raw_level = meta.get(LOG_LEVEL_META)
             level = raw_level if raw_level in LOG_LEVELS else None
+        declared = meta.get(CLIENT_CAPABILITIES_META)
+        if client_capabilities is None and isinstance(declared, Mapping):
+            client_capabilities = declared  # 2026-07-28: declared per request
     return CallContext(
         send,
         progress_token=token,

@@ -60,10 +60,23 @@ from toolgen.runtime.connection import (
     PendingCall,
     Response,
 )
-from toolgen.runtime.context import LOG_LEVELS, CallContext, use_call_context
+from toolgen.runtime.context import (
+    CLIENT_CAPABILITIES_META,
+    LOG_LEVELS,
+    CallContext,
+    use_call_context,
+)
 from toolgen.runtime.handlers import BoundHandler, bind_handlers
+from toolgen.runtime.inputs import (
+    InputRound,
+    InvalidInput,
+    StateSigner,
+    arguments_digest,
+    check_responses,
+)
 from toolgen.runtime.jsonrpc import RequestId
 from toolgen.runtime.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
+from toolgen.runtime.needs import missing
 from toolgen.runtime.results import error_result
 from toolgen.runtime.toolset import RuntimeToolSet
 from toolgen.runtime.validation import invalid_arguments
@@ -101,6 +114,7 @@ class Engine:
             tools, self.handlers, timeout=timeout, inline_sync=inline_sync, meta=self._modern_meta
         )
         self.listing = ToolListing(tools, page_size, self._modern_meta)
+        self.needs = tools.client_needs
         self._discover: dict[str, Any] = {}
         self._requests = {
             "ping": self._ping,
@@ -226,7 +240,7 @@ class Engine:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "params must be an object")
         meta = params.get("_meta")
         if type(meta) is dict and PROTOCOL_VERSION_META in meta:
-            return self._modern(request_id, method, params, meta[PROTOCOL_VERSION_META])
+            return self._modern(request_id, method, params, meta[PROTOCOL_VERSION_META], connection)
         if method == "initialize":
             return self._initialize(request_id, params, connection)
         return self._legacy(request_id, method, params, connection)
@@ -234,7 +248,12 @@ class Engine:
     # -- eras -------------------------------------------------------------------------
 
     def _modern(
-        self, request_id: RequestId, method: str, params: dict[str, Any], version: Any
+        self,
+        request_id: RequestId,
+        method: str,
+        params: dict[str, Any],
+        version: Any,
+        connection: Connection,
     ) -> Response | PendingCall:
         if type(version) is not str:
             return jsonrpc.error(
@@ -252,7 +271,7 @@ class Engine:
             handler = self._requests.get(method)
         if handler is None:
             return self._unknown_method(request_id, method)
-        return handler(request_id, params, version)
+        return handler(request_id, params, version, connection)
 
     def _legacy(
         self, request_id: RequestId, method: str, params: dict[str, Any], connection: Connection
@@ -278,7 +297,7 @@ class Engine:
                     f"in params._meta[{PROTOCOL_VERSION_META!r}]",
                 )
             version = LATEST_LEGACY_REVISION
-        return handler(request_id, params, version)
+        return handler(request_id, params, version, connection)
 
     @staticmethod
     def _unknown_method(request_id: RequestId, method: str) -> Response:
@@ -320,6 +339,8 @@ class Engine:
             )
         version = requested if requested in LEGACY_REVISIONS else LATEST_LEGACY_REVISION
         connection.legacy_version = version
+        capabilities = params.get("capabilities")
+        connection.client_capabilities = capabilities if type(capabilities) is dict else {}
         result: dict[str, Any] = {
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": False}, "logging": {}},
@@ -342,11 +363,13 @@ class Engine:
         connection.log_level = level
         return jsonrpc.response(request_id, {})
 
-    def _ping(self, request_id: RequestId, params: dict[str, Any], version: str) -> Response:
+    def _ping(
+        self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
+    ) -> Response:
         return jsonrpc.response(request_id, {})
 
     def _server_discover(
-        self, request_id: RequestId, params: dict[str, Any], version: str
+        self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
     ) -> Response:
         result = self._discover.get(version)
         if result is None:
@@ -363,7 +386,9 @@ class Engine:
             self._discover[version] = result
         return jsonrpc.response(request_id, result)
 
-    def _tools_list(self, request_id: RequestId, params: dict[str, Any], version: str) -> Response:
+    def _tools_list(
+        self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
+    ) -> Response:
         cursor = params.get("cursor")
         if cursor is not None and type(cursor) is not str:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "cursor must be a string")
@@ -374,7 +399,7 @@ class Engine:
         return jsonrpc.response(request_id, page)
 
     def _tools_call(
-        self, request_id: RequestId, params: dict[str, Any], version: str
+        self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
     ) -> Response | PendingCall:
         name = params.get("name")
         if type(name) is not str:
@@ -390,8 +415,55 @@ class Engine:
             return jsonrpc.error(
                 request_id, jsonrpc.INVALID_PARAMS, "tools/call arguments must be an object"
             )
+        needed = self.needs.get(name)
+        if needed and is_modern(version):
+            lacking = missing(needed, _declared_capabilities(params))
+            if lacking:
+                return jsonrpc.error(
+                    request_id,
+                    jsonrpc.MISSING_CLIENT_CAPABILITY,
+                    f"Tool {name!r} needs the client capabilities: {', '.join(lacking)}",
+                    {"requiredCapabilities": lacking},
+                )
         issues = self.tools.validate_input(name, arguments)
         if issues:
             message = invalid_arguments(name, issues)
             return self.calls.result(request_id, error_result(message), version)
-        return self.calls.start(request_id, name, arguments, version)
+        if needed and not is_modern(version):
+            lacking = missing(needed, connection.client_capabilities)
+            if lacking:
+                message = f"Tool {name!r} needs the client capabilities: {', '.join(lacking)}"
+                return self.calls.result(request_id, error_result(message), version)
+        if not is_modern(version):
+            return self.calls.start(request_id, name, arguments, version)
+        try:
+            inputs = _input_round(name, arguments, params, self.calls.signer)
+        except InvalidInput as exc:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, str(exc))
+        return self.calls.start(request_id, name, arguments, version, inputs)
+
+
+def _declared_capabilities(params: dict[str, Any]) -> Any:
+    meta = params.get("_meta")
+    return meta.get(CLIENT_CAPABILITIES_META) if type(meta) is dict else None
+
+
+def _input_round(
+    name: str, arguments: dict[str, Any], params: dict[str, Any], signer: StateSigner
+) -> InputRound:
+    """The answers a stateless `tools/call` carries (`inputResponses`, and those sealed in
+    its `requestState`); `InvalidInput` when either cannot be used."""
+    answers: dict[str, Any] = {}
+    if "requestState" in params:
+        state = params["requestState"]
+        if type(state) is not str:
+            raise InvalidInput("requestState must be a string")
+        payload = signer.open(state)
+        if payload.get("call") != arguments_digest(name, arguments):
+            raise InvalidInput("requestState belongs to another call (tool or arguments differ)")
+        sealed = payload.get("answers")
+        if type(sealed) is dict:
+            answers.update(sealed)
+    if "inputResponses" in params:
+        answers.update(check_responses(params["inputResponses"]))
+    return InputRound(answers)

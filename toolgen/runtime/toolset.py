@@ -17,6 +17,7 @@ from toolgen.core.ir import Server, Tool, ToolSet
 from toolgen.core.protocol import list_tools_result, tool_definition
 from toolgen.jsonschema import shape
 from toolgen.runtime import results
+from toolgen.runtime.needs import client_needs
 from toolgen.runtime.validation import SchemaValidator, ValidationIssue, describe
 
 
@@ -43,7 +44,10 @@ class RuntimeToolSet:
     """The run-time view of a spec set: definitions, validation, results."""
 
     def __init__(self, toolset: ToolSet) -> None:
+        """`SpecError` when a tool's `x-toolgen-client-capabilities` is malformed."""
         self.toolset = toolset
+        self.client_needs = client_needs(toolset.tools)
+        """The client capabilities each tool needs (`toolgen.runtime.needs`)."""
         self._tools: dict[str, _Compiled] = {
             tool.name: _Compiled(
                 tool=tool,
