@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from conftest import ROOT, snapshot
 from toolgen.cli import cli
 from toolgen.compiler.build import build, check
 from toolgen.compiler.writer import MANIFEST
-from toolgen.core.errors import SpecError
+from toolgen.core.errors import ErrorCode, SpecError
 
 
 def test_build_writes_one_package_per_spec_set_with_headers(project: Path) -> None:
@@ -176,3 +177,45 @@ def test_the_handler_scaffold_is_written_once_and_never_overwritten(project: Pat
 def test_no_scaffold_writes_only_the_package(project: Path) -> None:
     build([project / "specs" / "notes"], project / "generated", scaffold=False)
     assert sorted(p.name for p in (project / "generated").iterdir()) == [".toolgen-cache", "notes"]
+
+
+@pytest.mark.parametrize("name", ["calendar", "email", "json", "typing", "time", "pydantic", "mcp"])
+def test_a_server_name_that_shadows_a_module_is_refused_at_the_name(
+    name: str, write_specs: Callable[..., Path], tmp_path: Path
+) -> None:
+    server = f"toolgen: 1\nserver:\n  name: {name}\n  version: '1'\ntools:\n  - name: ping\n"
+    root = write_specs({"main.yaml": server}, raw=True)
+    with pytest.raises(SpecError) as caught:
+        build([root], tmp_path / "out")
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.code == ErrorCode.SHADOWED_PACKAGE
+    assert (diagnostic.location.line, diagnostic.location.column) == (3, 9)
+    assert not (tmp_path / "out").exists()
+
+
+def test_server_package_names_the_generated_package(
+    write_specs: Callable[..., Path], tmp_path: Path
+) -> None:
+    server = "toolgen: 1\nserver:\n  name: calendar\n  package: calendar_mcp\n  version: '1'\n"
+    root = write_specs({"main.yaml": server + "tools:\n  - name: ping\n"}, raw=True)
+    build([root], tmp_path / "out", scaffold=False)
+    assert (tmp_path / "out" / "calendar_mcp" / "server.py").is_file()
+    assert not (tmp_path / "out" / "calendar").exists()
+
+
+def test_renaming_a_server_removes_its_old_package_but_keeps_edited_files(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    build([Path("specs/notes")], Path("generated"), scaffold=False)
+    (Path("generated/notes/NOTES.txt")).write_text("mine", encoding="utf-8")
+    spec = Path("specs/notes/notes.yaml")
+    spec.write_text(spec.read_text().replace("name: notes", "name: jottings", 1))
+    assert "generated/notes/models.py" in check([Path("specs/notes")], Path("generated"))
+
+    report = build([Path("specs/notes")], Path("generated"), scaffold=False)
+
+    assert (Path("generated/jottings/server.py")).is_file()
+    assert sorted(p.name for p in Path("generated/notes").rglob("*")) == ["NOTES.txt"]
+    assert report.deleted > 0
+    assert check([Path("specs/notes")], Path("generated")) == ""

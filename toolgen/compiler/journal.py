@@ -155,3 +155,12 @@ def _carry_out(out: Path, plan: Commit) -> None:
         with contextlib.suppress(OSError):
             if sha256(path.read_bytes()) == digest:
                 path.unlink()
+    _remove_empty_dirs(out, {(out / target).parent for target, _ in plan.deletes})
+
+
+def _remove_empty_dirs(out: Path, directories: set[Path]) -> None:
+    """Remove directories under `out` that the deletes left empty (deepest first)."""
+    for directory in sorted(directories, key=lambda d: len(d.parts), reverse=True):
+        if directory != out:
+            with contextlib.suppress(OSError):  # not empty: someone's files are in it
+                directory.rmdir()

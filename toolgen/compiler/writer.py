@@ -144,7 +144,38 @@ def plan(out: Path, outputs: Sequence[PackageOutput], *, force: bool = False) ->
         for rel, text in output.scaffolds.items():
             if not (out / rel).exists():
                 result.creates[out / rel] = text.encode()
+    result.deletes.update(abandoned_files(out, outputs))
     return result
+
+
+def abandoned_files(out: Path, outputs: Sequence[PackageOutput]) -> dict[Path, str]:
+    """toolgen's own, unchanged files (with their hashes) of packages that these spec sets
+    built under another name: a renamed server. Files a person changed or added stay.
+
+    A package belongs to a spec set when its manifest carries the same generated-from
+    notice (it names the spec set).
+    """
+    headers = {output.header for output in outputs}
+    current = {output.package for output in outputs}
+    abandoned: dict[Path, str] = {}
+    for package_dir in _package_dirs(out):
+        manifest = read_manifest(package_dir)
+        if package_dir.name in current or manifest is None:
+            continue
+        if manifest.get("comment") not in headers:
+            continue
+        for rel, digest in [*manifest["files"].items(), (MANIFEST, None)]:
+            existing = _read(package_dir / rel)
+            if existing is not None and digest in (None, sha256(existing)):
+                abandoned[package_dir / rel] = sha256(existing)
+    return abandoned
+
+
+def _package_dirs(out: Path) -> list[Path]:
+    try:
+        return sorted(p for p in out.iterdir() if (p / MANIFEST).is_file())
+    except OSError:
+        return []
 
 
 _NOT_OURS = (
@@ -234,6 +265,7 @@ def drift(out: Path, outputs: Sequence[PackageOutput]) -> str:
             chunks.append(_diff(package_dir / rel, rendered[rel]))
         for rel in sorted(stale):
             chunks.append(_diff(package_dir / rel, None))
+    chunks += [_diff(path, None) for path in abandoned_files(out, outputs)]
     return "".join(chunks)
 
 

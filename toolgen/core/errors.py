@@ -41,6 +41,7 @@ class ErrorCode(StrEnum):
     ENCODING = "encoding"  # a file that is not UTF-8
     EDITED_OUTPUT = "edited-output"  # a generated file someone edited (build --force replaces it)
     LIMIT = "limit"  # past a documented limit (nesting depth, integer size, ...)
+    SHADOWED_PACKAGE = "shadowed-package"  # the generated package would hide another module
     SEVERAL_SPEC_SETS = "several-spec-sets"  # one spec set was expected (serve, tools, load)
 
 

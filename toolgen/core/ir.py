@@ -140,11 +140,13 @@ class Server:
     origin: Origin | None = None
     declared: bool = True
     """False when no file has a `server` block: the name is derived (directory, `--name`)."""
+    python_package: str | None = None
+    """`server.package` as written, when the default package name would not do."""
 
     @property
     def package(self) -> str:
-        """The Python package name of the generated code."""
-        return self.name.replace("-", "_")
+        """The Python package name of the generated code: `server.package`, else the name."""
+        return self.python_package or self.name.replace("-", "_")
 
 
 @dataclass(frozen=True, slots=True)

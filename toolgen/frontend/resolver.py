@@ -107,6 +107,7 @@ class Resolver:
         return Server(
             name=block.name,
             version=block.version,
+            python_package=block.package,
             title=block.title,
             description=block.description,
             instructions=block.instructions,

@@ -40,6 +40,7 @@ YAML11_BOOLEANS = frozenset(
 class ServerSpec:
     name: str
     version: str
+    package: str | None = None
     title: str | None = None
     description: str | None = None
     instructions: str | None = None

@@ -1,13 +1,57 @@
-"""Emit the generated package's `__init__.py`: where the files are, what they hold."""
+"""Emit the generated package's `__init__.py`, after checking that its name is usable."""
 
 from __future__ import annotations
 
+import keyword
+import sys
+
 from toolgen.compiler.emit.common import python_header
+from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.core.ir import ToolSet
+
+COMMON_PACKAGES = frozenset(
+    {
+        "anyio", "attr", "attrs", "click", "datamodel_code_generator", "fastmcp", "httpx",
+        "jinja2", "jsonschema", "jsonschema_rs", "mcp", "numpy", "orjson", "pandas", "pydantic",
+        "pydantic_core", "pytest", "requests", "setuptools", "starlette", "toolgen",
+        "typing_extensions", "uvicorn", "yaml",
+    }
+)  # fmt: skip
+"""Third-party modules a generated server or its users import: a package of the same name
+would hide them (stdlib names are checked from `sys.stdlib_module_names`)."""
+
+
+def package_name_problem(package: str) -> str | None:
+    """Why `package` cannot be the name of a generated package, or None when it can."""
+    if keyword.iskeyword(package) or keyword.issoftkeyword(package):
+        return "is a Python keyword"
+    if package in sys.stdlib_module_names:
+        return "is a standard-library module"
+    if package in COMMON_PACKAGES:
+        return "is a package toolgen or its users import"
+    return None
+
+
+def check_package_name(toolset: ToolSet) -> None:
+    """Refuse a package name that would shadow another module, at the name that chose it."""
+    server = toolset.server
+    problem = package_name_problem(server.package)
+    if problem is None:
+        return
+    key = "package" if server.python_package else "name"
+    where = server.origin.locate(key) if server.origin else None
+    fix = (
+        "choose another `server.package`"
+        if server.python_package
+        else f"give the server a `package:` (e.g. `package: {server.package}_mcp`)"
+    )
+    message = f"the generated package {server.package!r} {problem}: importing it would hide that module; {fix}"
+    raise SpecError([Diagnostic(ErrorCode.SHADOWED_PACKAGE, message, where)])
 
 
 def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
     """`__init__.py` with the server identity as literals (escaped with repr)."""
+    check_package_name(toolset)
     server = toolset.server
     names = tuple(tool.name for tool in toolset.tools)
     text = (
