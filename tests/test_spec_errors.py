@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import pytest
 import yaml
 
 from toolgen import SpecError, load_toolset
+from toolgen.core.errors import ErrorCode
 
 CASES: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "cases" / "spec_errors.yaml").read_text(encoding="utf-8")
@@ -34,3 +36,38 @@ def test_bad_spec_is_reported_at_its_position(
         if d.location is not None
     ]
     assert got == case["expect"], [str(d) for d in caught.value.diagnostics]
+
+
+@pytest.mark.parametrize("written", ["datetime", "[string, datetime]", "str"])
+def test_an_unknown_type_name_lists_the_json_schema_types(
+    written: str, write_specs: Callable[..., Path]
+) -> None:
+    root = write_specs(
+        {
+            "main.yaml": f"tools:\n  - name: a\n    input:\n      type: object\n      properties:\n        when: {{type: {written}}}\n"
+        }
+    )
+    with pytest.raises(SpecError) as caught:
+        load_toolset(root)
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.code == ErrorCode.INVALID_SCHEMA
+    assert diagnostic.location.line == 8
+    assert (
+        "is not a JSON Schema type; expected one of array, boolean, integer" in diagnostic.message
+    )
+
+
+def test_a_required_name_is_fine_when_the_object_is_open_or_has_pattern_properties(
+    write_specs: Callable[..., Path],
+) -> None:
+    tools = (
+        "tools:\n"
+        "  - name: a\n"
+        "    input: {type: object, patternProperties: {'^i': {}}, required: [idd],"
+        " additionalProperties: false}\n"
+        "  - name: b\n"
+        "    input: {type: object, required: [x]}\n"
+        "  - name: c\n"
+        "    input: {type: object, not: {type: object, required: [x], additionalProperties: false}}\n"
+    )
+    assert len(load_toolset(write_specs({"main.yaml": tools})).tools) == 3

@@ -13,7 +13,7 @@ Cross-file rules (duplicate tools, `$ref`s, examples) belong to the resolver.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -23,6 +23,7 @@ from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.core.ir import HINTS
 from toolgen.core.positions import JsonPath, SourceFile
 from toolgen.jsonschema.check import compile_validator, metaschema_errors
+from toolgen.jsonschema.walk import walk_schemas
 
 FORMAT_VERSION = 1
 FORMAT_SCHEMA = Path(__file__).with_name("spec-format.schema.json")
@@ -353,7 +354,9 @@ def _schema_problems(data: dict[str, Any], source: SourceFile) -> list[Diagnosti
         ]
     out = []
     for place in places:
-        for rel, message in metaschema_errors(_get(data, place)):
+        schema = _get(data, place)
+        problems = list(metaschema_errors(schema)) or list(unsatisfiable_required(schema))
+        for rel, message in problems:
             where = (*place, *rel)
             out.append(
                 Diagnostic(
@@ -363,6 +366,26 @@ def _schema_problems(data: dict[str, Any], source: SourceFile) -> list[Diagnosti
                 )
             )
     return out
+
+
+def unsatisfiable_required(schema: Any) -> Iterator[tuple[JsonPath, str]]:
+    """`required` names that a closed object can never have (`additionalProperties: false`,
+    no such property, no `patternProperties`): no value passes, so the tool is unusable."""
+    for path, sub in walk_schemas(schema):
+        if "not" in path or "if" in path:  # a schema that never passes is meaningful there
+            continue
+        if not isinstance(sub, dict) or sub.get("additionalProperties") is not False:
+            continue
+        if "patternProperties" in sub or not isinstance(sub.get("required"), list):
+            continue
+        properties: dict[str, Any] = sub.get("properties") or {}
+        for index, name in enumerate(sub["required"]):
+            if name not in properties:
+                yield (
+                    (*path, "required", index),
+                    f"{name!r} is required but is not among the properties of this closed object "
+                    "(additionalProperties: false): no value can pass; fix the name or add the property",
+                )
 
 
 def _get(data: Any, path: JsonPath) -> Any:

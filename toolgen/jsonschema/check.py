@@ -50,7 +50,8 @@ def metaschema_errors(schema: Any, *, published: bool = False) -> Iterator[tuple
     try:
         jsonschema_rs.meta.validate(schema)
     except jsonschema_rs.ValidationError as exc:
-        yield tuple(exc.instance_path), exc.message
+        path = tuple(exc.instance_path)
+        yield path, _explain(schema, path) or exc.message
     except jsonschema_rs.ReferencingError as exc:
         yield (), f"cannot check schema: {exc}"
 
@@ -59,3 +60,24 @@ def compile_validator(schema: Mapping[str, Any] | bool) -> Any:
     """A compiled 2020-12 validator that resolves no remote references."""
     body: Any = schema if isinstance(schema, bool) else dict(schema)
     return jsonschema_rs.Draft202012Validator(body, offline=True)
+
+
+JSON_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+def _explain(schema: Any, path: JsonPath) -> str | None:
+    """A plainer message than the metaschema's for the mistakes people make most: an
+    unknown `type` name reads "not valid under any of the schemas listed in anyOf"."""
+    if not path or path[-1] != "type":
+        return None
+    value: Any = schema
+    for part in path:
+        value = value[part]
+    names = value if isinstance(value, list) else [value]
+    wrong = [name for name in names if name not in JSON_TYPES]
+    if not wrong:
+        return None
+    return (
+        f"{wrong[0]!r} is not a JSON Schema type; expected one of {', '.join(JSON_TYPES)}"
+        " (or a list of them)"
+    )
