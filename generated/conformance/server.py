@@ -60,14 +60,14 @@ from .models import (
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 SERVER: dict[str, str] = {
-    'name': 'conformance',
-    'version': '1.0.0',
-    'title': 'MCP conformance fixtures',
-    'description': 'The tools the official MCP conformance suite calls, served by toolgen.',
-    'instructions': 'A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n',
+    "name": "conformance",
+    "version": "1.0.0",
+    "title": "MCP conformance fixtures",
+    "description": "The tools the official MCP conformance suite calls, served by toolgen.",
+    "instructions": "A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n",
 }
 """The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 """The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
@@ -120,11 +120,15 @@ class Handlers(abc.ABC):
         """Ask the user for a username and an email address (elicitation/create) with the given message, and return what they answered as text. Needs a client that declared the elicitation capability, over a 2025 session."""
 
     @abc.abstractmethod
-    def test_elicitation_sep1034_defaults(self, args: TestElicitationSep1034DefaultsInput) -> Returns[str]:
+    def test_elicitation_sep1034_defaults(
+        self, args: TestElicitationSep1034DefaultsInput
+    ) -> Returns[str]:
         """Ask the user for a name, age, score, status and a verified flag, each with a default value (elicitation/create), and return the answer as text."""
 
     @abc.abstractmethod
-    def test_elicitation_sep1330_enums(self, args: TestElicitationSep1330EnumsInput) -> Returns[str]:
+    def test_elicitation_sep1330_enums(
+        self, args: TestElicitationSep1330EnumsInput
+    ) -> Returns[str]:
         """Ask the user to pick from five kinds of enumerations (untitled and titled single and multiple choice, legacy enumNames) with elicitation/create, and return the answer as text."""
 
     @abc.abstractmethod
