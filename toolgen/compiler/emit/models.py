@@ -289,7 +289,7 @@ class _Module:
         if "properties" in schema or "allOf" in schema:
             return True
         kind = schema.get("type")
-        if name in self.inputs:
+        if name in self.parts:  # a tool's input or output object is always a class
             return kind == "object" or (isinstance(kind, list) and "object" in kind)
         return kind == "object" and schema.get("additionalProperties") is False
 
