@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolgen.compiler.emit import modelprelude
@@ -181,19 +181,26 @@ class _Module:
             lines.append("    pass")
         return "\n".join(lines), bases
 
-    def _collect(self, schema: Any, into: _Object, bases: list[str]) -> None:
+    def _collect(
+        self,
+        schema: Any,
+        into: _Object,
+        bases: list[str],
+        is_object: Callable[[str], bool] | None = None,
+    ) -> None:
         """Gather the properties of `schema` and of its `allOf` parts; object defs it is
         made of become base classes."""
         if not isinstance(schema, dict):
             return
+        is_object = is_object or self.objects.__contains__
         ref = schema.get("$ref")
         if isinstance(ref, str):
             target = ref[len(DEFS) :]
-            if target in self.objects and target not in bases:
+            if target in self.schemas and is_object(target) and target not in bases:
                 bases.append(target)
             return
         for part in schema.get("allOf") or ():
-            self._collect(part, into, bases)
+            self._collect(part, into, bases, is_object)
         properties = schema.get("properties")
         if isinstance(properties, dict):
             into.properties.update(properties)
@@ -222,37 +229,31 @@ class _Module:
         return lines
 
     def _field(self, prop: str, python: str, schema: Any, *, required: bool) -> str:
+        """One field: `name: type`, `= default` when that is all, else `= Field(...)`."""
         annotation = self.types.annotation(schema)
-        extras: list[str] = []
-        default: str | None = None
-        if not required:
-            if isinstance(schema, dict) and "default" in schema:
-                default = self._default(annotation, schema["default"])
-            else:
-                annotation = _absent_or(annotation)
-                default = "ABSENT"
+        arguments: list[str] = []
+        if not required and isinstance(schema, dict) and "default" in schema:
+            arguments.append(self._default(annotation, schema["default"]))
+        elif not required:
+            annotation = _absent_or(annotation)
+            arguments.append("default=ABSENT")
         description = schema.get("description") if isinstance(schema, dict) else None
         if isinstance(description, str) and description.strip():
-            extras.append(f"description={py_literal(description)}")
+            arguments.append(f"description={py_literal(description)}")
         if python != prop:
             alias = py_literal(prop)
-            extras += [f"validation_alias={alias}", f"serialization_alias={alias}"]
-        if not extras and (default is None or not default.startswith("Field(")):
-            return f"    {python}: {annotation}" + (f" = {default}" if default else "")
-        if default is not None and default.startswith("Field("):
-            call = default[: -len(")")] + ", " + ", ".join(extras) + ")" if extras else default
-        else:
-            call = "Field(" + ", ".join(([f"default={default}"] if default else []) + extras) + ")"
-        return f"    {python}: {annotation} = {call}"
+            arguments += [f"validation_alias={alias}", f"serialization_alias={alias}"]
+        line = f"    {python}: {annotation}"
+        if len(arguments) == 1 and arguments[0].startswith("default=") and "[" not in arguments[0]:
+            return f"{line} = {arguments[0].removeprefix('default=')}"
+        return f"{line} = Field({', '.join(arguments)})" if arguments else line
 
     def _default(self, annotation: str, value: Any) -> str:
+        """The `Field` argument giving a property its schema default (an object default of
+        a model field is built by the model, so it is a model, not a dict)."""
         if isinstance(value, dict) and annotation in self.objects:
-            return (
-                f"Field(default_factory=lambda: {annotation}.model_validate({py_literal(value)}))"
-            )
-        if isinstance(value, list | dict):
-            return f"Field(default={py_literal(value)})"
-        return py_literal(value)
+            return f"default_factory=lambda: {annotation}.model_validate({py_literal(value)})"
+        return f"default={py_literal(value)}"
 
     def _python_name(self, prop: str, taken: set[str]) -> str:
         """A field name for property `prop`: itself when it is a plain identifier that
@@ -282,13 +283,21 @@ class _Module:
             return f"{what} of the `{tool}` tool."
         return None
 
-    def _is_object(self, name: str) -> bool:
+    def _is_object(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether class `name` is a model class (else a type alias)."""
+        if name in seen:
+            return False
+        seen |= {name}
         schema = self.schemas[name]
         if not isinstance(schema, dict) or "$ref" in schema:
             return False
-        if "properties" in schema or "allOf" in schema:
-            return True
         kind = schema.get("type")
+        if "properties" in schema or (kind == "object" and "allOf" in schema):
+            return True
+        if "allOf" in schema:  # of objects (a subclass), or of one typed part (an alias)
+            merged, bases = _Object(), list[str]()
+            self._collect(schema, merged, bases, lambda target: self._is_object(target, seen))
+            return bool(merged.properties or bases)
         if name in self.parts:  # a tool's input or output object is always a class
             return kind == "object" or (isinstance(kind, list) and "object" in kind)
         return kind == "object" and schema.get("additionalProperties") is False
@@ -296,12 +305,10 @@ class _Module:
 
 @dataclass
 class _Object:
-    properties: dict[str, Any]
-    required: set[str]
+    """The properties of a class, gathered from its schema and its `allOf` parts."""
 
-    def __init__(self) -> None:
-        self.properties = {}
-        self.required = set()
+    properties: dict[str, Any] = field(default_factory=dict)
+    required: set[str] = field(default_factory=set)
 
 
 def _imports(used: Iterable[str]) -> str:
