@@ -168,3 +168,89 @@ class Client(_client.ToolClient):
         return await self._call_result(
             "json_schema_2020_12_tool", _models.JsonSchema202012ToolInput, arguments
         )
+
+    async def test_input_required_result_elicitation(self) -> _mcp_types.CallToolResult:
+        """Ask the user for their name (elicitation/create, key user_name) and greet them. Over 2026-07-28 the question comes back as an InputRequiredResult and the client retries with the answer."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_elicitation",
+            _models.TestInputRequiredResultElicitationInput,
+            arguments,
+        )
+
+    async def test_input_required_result_sampling(self) -> _mcp_types.CallToolResult:
+        """Ask the client's model for the capital of France (sampling/createMessage, key capital_question) and return its answer."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_sampling",
+            _models.TestInputRequiredResultSamplingInput,
+            arguments,
+        )
+
+    async def test_input_required_result_list_roots(self) -> _mcp_types.CallToolResult:
+        """Ask the client for its roots (roots/list, key client_roots) and list their URIs."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_list_roots",
+            _models.TestInputRequiredResultListRootsInput,
+            arguments,
+        )
+
+    async def test_input_required_result_request_state(self) -> _mcp_types.CallToolResult:
+        """Ask the user to confirm (key confirm); the answer of the retry is checked together with the signed request state, and the reply says state-ok."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_request_state",
+            _models.TestInputRequiredResultRequestStateInput,
+            arguments,
+        )
+
+    async def test_input_required_result_multiple_inputs(self) -> _mcp_types.CallToolResult:
+        """Ask for a name (user_name), a sampled greeting (greeting) and the roots (client_roots) in one round, then combine the answers."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_multiple_inputs",
+            _models.TestInputRequiredResultMultipleInputsInput,
+            arguments,
+        )
+
+    async def test_input_required_result_multi_round(self) -> _mcp_types.CallToolResult:
+        """Ask for a name (step1), then, once it is answered, for a favorite color (step2), and return both."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_multi_round",
+            _models.TestInputRequiredResultMultiRoundInput,
+            arguments,
+        )
+
+    async def test_input_required_result_tampered_state(self) -> _mcp_types.CallToolResult:
+        """Ask the user to confirm (key confirm); a retry whose request state was altered is refused with -32602."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_tampered_state",
+            _models.TestInputRequiredResultTamperedStateInput,
+            arguments,
+        )
+
+    async def test_input_required_result_capabilities(self) -> _mcp_types.CallToolResult:
+        """Ask for a name when the client declared elicitation and for a sampled greeting when it declared sampling; nothing else."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_input_required_result_capabilities",
+            _models.TestInputRequiredResultCapabilitiesInput,
+            arguments,
+        )
+
+    async def test_streaming_elicitation(self) -> _mcp_types.CallToolResult:
+        """Ask the user for their name; over 2026-07-28 the answer stream carries the InputRequiredResult, never a request of its own."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_streaming_elicitation", _models.TestStreamingElicitationInput, arguments
+        )
+
+    async def test_missing_capability(self) -> _mcp_types.CallToolResult:
+        """Declares that it needs the client's sampling capability: a request whose _meta does not declare it is refused with -32021 before the tool runs."""
+        arguments: dict[str, object] = {}
+        return await self._call_result(
+            "test_missing_capability", _models.TestMissingCapabilityInput, arguments
+        )

@@ -162,3 +162,43 @@ class JsonSchema202012ToolInput(ToolModel):
     )
     phone: str | Absent = Field(default=ABSENT, description="Phone number.")
     email: str | Absent = Field(default=ABSENT, description="Email address.")
+
+
+class TestInputRequiredResultElicitationInput(ToolModel):
+    """Arguments of the `test_input_required_result_elicitation` tool."""
+
+
+class TestInputRequiredResultSamplingInput(ToolModel):
+    """Arguments of the `test_input_required_result_sampling` tool."""
+
+
+class TestInputRequiredResultListRootsInput(ToolModel):
+    """Arguments of the `test_input_required_result_list_roots` tool."""
+
+
+class TestInputRequiredResultRequestStateInput(ToolModel):
+    """Arguments of the `test_input_required_result_request_state` tool."""
+
+
+class TestInputRequiredResultMultipleInputsInput(ToolModel):
+    """Arguments of the `test_input_required_result_multiple_inputs` tool."""
+
+
+class TestInputRequiredResultMultiRoundInput(ToolModel):
+    """Arguments of the `test_input_required_result_multi_round` tool."""
+
+
+class TestInputRequiredResultTamperedStateInput(ToolModel):
+    """Arguments of the `test_input_required_result_tampered_state` tool."""
+
+
+class TestInputRequiredResultCapabilitiesInput(ToolModel):
+    """Arguments of the `test_input_required_result_capabilities` tool."""
+
+
+class TestStreamingElicitationInput(ToolModel):
+    """Arguments of the `test_streaming_elicitation` tool."""
+
+
+class TestMissingCapabilityInput(ToolModel):
+    """Arguments of the `test_missing_capability` tool."""

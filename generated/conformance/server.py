@@ -144,35 +144,51 @@ class Handlers(abc.ABC):
         """Echo the arguments as text; the input schema uses $defs, $ref, $anchor, allOf/anyOf, if/then/else and additionalProperties."""
 
     @abc.abstractmethod
-    def test_input_required_result_elicitation(self, args: TestInputRequiredResultElicitationInput) -> Returns[str]:
+    def test_input_required_result_elicitation(
+        self, args: TestInputRequiredResultElicitationInput
+    ) -> Returns[str]:
         """Ask the user for their name (elicitation/create, key user_name) and greet them. Over 2026-07-28 the question comes back as an InputRequiredResult and the client retries with the answer."""
 
     @abc.abstractmethod
-    def test_input_required_result_sampling(self, args: TestInputRequiredResultSamplingInput) -> Returns[str]:
+    def test_input_required_result_sampling(
+        self, args: TestInputRequiredResultSamplingInput
+    ) -> Returns[str]:
         """Ask the client's model for the capital of France (sampling/createMessage, key capital_question) and return its answer."""
 
     @abc.abstractmethod
-    def test_input_required_result_list_roots(self, args: TestInputRequiredResultListRootsInput) -> Returns[str]:
+    def test_input_required_result_list_roots(
+        self, args: TestInputRequiredResultListRootsInput
+    ) -> Returns[str]:
         """Ask the client for its roots (roots/list, key client_roots) and list their URIs."""
 
     @abc.abstractmethod
-    def test_input_required_result_request_state(self, args: TestInputRequiredResultRequestStateInput) -> Returns[str]:
+    def test_input_required_result_request_state(
+        self, args: TestInputRequiredResultRequestStateInput
+    ) -> Returns[str]:
         """Ask the user to confirm (key confirm); the answer of the retry is checked together with the signed request state, and the reply says state-ok."""
 
     @abc.abstractmethod
-    def test_input_required_result_multiple_inputs(self, args: TestInputRequiredResultMultipleInputsInput) -> Returns[str]:
+    def test_input_required_result_multiple_inputs(
+        self, args: TestInputRequiredResultMultipleInputsInput
+    ) -> Returns[str]:
         """Ask for a name (user_name), a sampled greeting (greeting) and the roots (client_roots) in one round, then combine the answers."""
 
     @abc.abstractmethod
-    def test_input_required_result_multi_round(self, args: TestInputRequiredResultMultiRoundInput) -> Returns[str]:
+    def test_input_required_result_multi_round(
+        self, args: TestInputRequiredResultMultiRoundInput
+    ) -> Returns[str]:
         """Ask for a name (step1), then, once it is answered, for a favorite color (step2), and return both."""
 
     @abc.abstractmethod
-    def test_input_required_result_tampered_state(self, args: TestInputRequiredResultTamperedStateInput) -> Returns[str]:
+    def test_input_required_result_tampered_state(
+        self, args: TestInputRequiredResultTamperedStateInput
+    ) -> Returns[str]:
         """Ask the user to confirm (key confirm); a retry whose request state was altered is refused with -32602."""
 
     @abc.abstractmethod
-    def test_input_required_result_capabilities(self, args: TestInputRequiredResultCapabilitiesInput) -> Returns[str]:
+    def test_input_required_result_capabilities(
+        self, args: TestInputRequiredResultCapabilitiesInput
+    ) -> Returns[str]:
         """Ask for a name when the client declared elicitation and for a sampled greeting when it declared sampling; nothing else."""
 
     @abc.abstractmethod
