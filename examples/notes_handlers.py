@@ -33,6 +33,7 @@ from notes.models import (
     ListNotesInput,
     ListNotesOutput,
     Note,
+    Tag,
     TagTreeInput,
     TagTreeOutput,
 )
@@ -68,7 +69,7 @@ class NotesHandlers(Handlers):
     def create_note(self, args: CreateNoteInput) -> CreateNoteOutput:
         note_id = f"n_{secrets.token_hex(4)}"
         body = args.body if isinstance(args.body, str) else None
-        tags = sorted(set(args.tags))
+        tags = sorted({tag.root for tag in args.tags})
         with self._lock:
             self._db.execute("BEGIN")
             self._db.execute(
@@ -81,18 +82,18 @@ class NotesHandlers(Handlers):
         return CreateNoteOutput.model_validate(_note(note_id, args.title, body, tags))
 
     def get_note(self, args: GetNoteInput) -> GetNoteOutput:
-        found = self._notes("WHERE n.id = ?", (args.id,), limit=1)
+        found = self._notes("WHERE n.id = ?", (args.id.root,), limit=1)
         if not found:
-            raise ToolError(f"There is no note {args.id}; list_notes shows the notes.")
+            raise ToolError(f"There is no note {args.id.root}; list_notes shows the notes.")
         return GetNoteOutput.model_validate(found[0])
 
     def list_notes(self, args: ListNotesInput) -> ListNotesOutput:
-        if args.tag:  # ABSENT is falsy
+        if isinstance(args.tag, Tag):
             where = "WHERE n.id IN (SELECT note_id FROM tags WHERE tag = ?)"
-            notes = self._notes(where, (args.tag,), limit=args.limit)
+            notes = self._notes(where, (args.tag.root,), limit=args.limit)
         else:
             notes = self._notes("", (), limit=args.limit)
-        return [Note.model_validate(n) for n in notes]
+        return ListNotesOutput([Note.model_validate(n) for n in notes])
 
     def count_notes(self, args: CountNotesInput) -> int:
         with self._lock:
@@ -101,7 +102,7 @@ class NotesHandlers(Handlers):
 
     def delete_note(self, args: DeleteNoteInput) -> DeleteNoteOutput:
         with self._lock:
-            cursor = self._db.execute("DELETE FROM notes WHERE id = ?", (args.id,))
+            cursor = self._db.execute("DELETE FROM notes WHERE id = ?", (args.id.root,))
         return DeleteNoteOutput(deleted=cursor.rowcount > 0)
 
     def tag_tree(self, args: TagTreeInput) -> TagTreeOutput:
@@ -110,7 +111,7 @@ class NotesHandlers(Handlers):
             tags = [
                 row[0] for row in self._db.execute("SELECT DISTINCT tag FROM tags ORDER BY tag")
             ]
-        root = args.root or None
+        root = args.root.root if isinstance(args.root, Tag) else None
         tree = _tree(root or ALL_TAGS, tags, top=root is None)
         return TagTreeOutput.model_validate(tree)
 

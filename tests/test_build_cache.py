@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import snapshot
+from conftest import CORPUS, SPECS, snapshot
 
 from toolgen import load_toolset
 from toolgen.compiler.build import build, check, render_package
 from toolgen.compiler.cache import CACHE_DIR, Cache
+from toolgen.compiler.emit import models
+from toolgen.compiler.emit.modelplan import build_plan
+from toolgen.compiler.emit.models import generate_fragments, render_models, unit_keys
 from toolgen.compiler.writer import MANIFEST
 from toolgen.core.errors import SpecError
+from toolgen.core.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.core.positions import SourceFile
+
+GOLDEN_EDGE = Path(__file__).parent / "golden" / "specs" / "edge"
 
 NEW_TOOL = """
   - name: rename_tag
@@ -29,6 +40,20 @@ NEW_TOOL = """
 """
 
 
+@pytest.fixture
+def generated_tools(monkeypatch: pytest.MonkeyPatch) -> list[set[str | None]]:
+    """The tools (None: the defs) of each datamodel-code-generator run, as runs happen."""
+    runs: list[set[str | None]] = []
+    real = models.generate_fragments
+
+    def spy(plan: Any, units: Any, toolset: Any) -> Any:
+        runs.append({plan.units[index].tool for index in units})
+        return real(plan, units, toolset)
+
+    monkeypatch.setattr(models, "generate_fragments", spy)
+    return runs
+
+
 def edit_add_remove(specs: Path) -> None:
     """Edit create_note's input, remove delete_note, add rename_tag (with a nested object)."""
     notes = specs / "notes.yaml"
@@ -39,13 +64,17 @@ def edit_add_remove(specs: Path) -> None:
     tags.write_text(tags.read_text(encoding="utf-8") + NEW_TOOL, encoding="utf-8")
 
 
-def test_rebuild_after_edit_add_and_remove_matches_a_full_build(
-    project: Path, tmp_path: Path
+def test_rebuild_after_edit_add_and_remove_runs_only_changed_tools_and_matches_a_full_build(
+    project: Path, tmp_path: Path, generated_tools: list[set[str | None]]
 ) -> None:
     specs = project / "specs" / "notes"
     build([specs], project / "generated")
+    assert generated_tools == [
+        {None, "create_note", "get_note", "list_notes", "count_notes", "delete_note", "tag_tree"}
+    ]
     edit_add_remove(specs)
     build([specs], project / "generated")
+    assert generated_tools[1:] == [{"create_note", "rename_tag"}]
     incremental = snapshot(project / "generated" / "notes")
     assert b"RenameTagInputOptions" in incremental["models.py"]
     assert b"DeleteNoteInput" not in incremental["models.py"]
@@ -60,7 +89,9 @@ def test_rebuild_after_edit_add_and_remove_matches_a_full_build(
     assert check([specs], project / "generated") == ""
 
 
-def test_an_edit_that_changes_no_schema_leaves_models_unchanged(project: Path) -> None:
+def test_rebuild_with_an_unchanged_models_cache_runs_no_generator(
+    project: Path, generated_tools: list[set[str | None]]
+) -> None:
     specs = project / "specs" / "notes"
     build([specs], project / "generated")
     models_py = project / "generated" / "notes" / "models.py"
@@ -69,6 +100,7 @@ def test_an_edit_that_changes_no_schema_leaves_models_unchanged(project: Path) -
     notes.write_text(notes.read_text().replace("Count notes", "Count the notes"))
     report = build([specs], project / "generated")
     assert report.packages == ["notes"] and report.written > 0
+    assert len(generated_tools) == 1
     assert models_py.read_bytes() == before
 
 
@@ -86,7 +118,9 @@ def test_cache_lives_outside_the_packages_and_out_of_git_manifests_and_check(
     assert check([specs], project / "generated") == ""
 
 
-def test_damaged_cache_is_ignored_and_replaced(project: Path) -> None:
+def test_damaged_cache_is_ignored_and_replaced(
+    project: Path, generated_tools: list[set[str | None]]
+) -> None:
     specs = project / "specs" / "notes"
     build([specs], project / "generated")
     before = snapshot(project / "generated" / "notes")
@@ -95,6 +129,7 @@ def test_damaged_cache_is_ignored_and_replaced(project: Path) -> None:
     (project / "generated" / "notes" / MANIFEST).unlink()  # force a render
     build([specs], project / "generated")
     assert snapshot(project / "generated" / "notes") == before
+    assert len(generated_tools) == 2
     assert cache_file.read_bytes() != b"\x00not a cache"
 
 
@@ -121,6 +156,85 @@ def test_cache_keeps_only_the_entries_the_last_build_used(tmp_path: Path) -> Non
 
 
 # -- fragments from separate generator runs splice into the same module ------------------
+
+
+def toolset_of(*tools: tuple[str, dict[str, Any], dict[str, Any] | None]) -> ToolSet:
+    origin = Origin(SourceFile(Path("dummy.json"), "dummy.json", {}, {}, {}), ())
+    return ToolSet(
+        Server("dummy", "1.0.0"),
+        tuple(
+            Tool(name, None, None, Annotations(), schema, output, (), {}, origin)
+            for name, schema, output in tools
+        ),
+    )
+
+
+def corpus() -> ToolSet:
+    raw = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(CORPUS.glob("*.json"))]
+    return toolset_of(*((t["name"], t["inputSchema"], t.get("outputSchema")) for t in raw))
+
+
+def import_name_collisions() -> ToolSet:
+    """Fields named like the types they or other tools use: DCG aliases those imports."""
+    date = {"type": "string", "format": "date"}
+    return toolset_of(
+        ("a_dated", {"type": "object", "properties": {"date": date, "when": date}}, None),
+        ("b_dated", {"type": "object", "properties": {"when": date}}, None),
+        (
+            "c_typed",
+            {
+                "type": "object",
+                "properties": {
+                    "Any": {},
+                    "Literal": {"enum": ["x"]},
+                    "constr": {"type": "string", "minLength": 1},
+                },
+            },
+            None,
+        ),
+        (
+            "d_typed",
+            {
+                "type": "object",
+                "properties": {
+                    "y": {},
+                    "z": {"enum": ["q"]},
+                    "s": {"type": "string", "minLength": 2},
+                },
+            },
+            {"type": "object", "properties": {"on": date}},
+        ),
+    )
+
+
+SPEC_SETS: dict[str, Callable[[], ToolSet]] = {
+    "notes": lambda: load_toolset(SPECS / "notes"),
+    "golden edge cases": lambda: load_toolset(GOLDEN_EDGE),
+    "github corpus": corpus,
+    "import name collisions": import_name_collisions,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_SETS))
+def test_each_unit_generated_alone_splices_into_the_module_of_one_run(
+    name: str, tmp_path: Path, generated_tools: list[set[str | None]]
+) -> None:
+    toolset = SPEC_SETS[name]()
+    plan = build_plan(toolset)
+    cache = Cache(tmp_path / "cache.bin")
+    for index, key in enumerate(unit_keys(plan)):
+        cache.put(key, generate_fragments(plan, [index], toolset)[index].to_json())
+    runs = len(generated_tools)
+    spliced = render_models(toolset, source_note=name, cache=cache)
+    assert len(generated_tools) == runs  # every unit came from the cache
+    assert spliced == render_models(toolset, source_note=name)
+    assert spliced.endswith("\n") and not spliced.endswith("\n\n")
+    (tmp_path / "spliced_models.py").write_text(spliced, encoding="utf-8")
+    probe = "import spliced_models as m; print(len(m.__dict__))"
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
 
 
 def test_generated_files_get_the_mode_of_a_plain_file_write(project: Path) -> None:

@@ -45,7 +45,7 @@ def test_the_runtime_imports_neither_jinja2_nor_the_model_generator() -> None:
         "tools = toolgen.load('specs/notes')\n"
         "tools.validate_input('create_note', {'title': 'x'})\n"
         "assert 'jinja2' not in sys.modules, 'jinja2'\n"
-        "assert 'black' not in sys.modules, 'black'\n"
+        "assert not any(m.startswith('datamodel_code_generator') for m in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -51,9 +51,9 @@ async def exercise(client: Client) -> dict[str, Any]:
     await client.create_note(title="Read")
     listed = await client.list_notes(tag="shop")
     count = await client.count_notes()
-    deleted = await client.delete_note(id=created.id)
+    deleted = await client.delete_note(id=created.id.root)
     try:
-        await client.get_note(id=created.id)
+        await client.get_note(id=created.id.root)
         error = ""
     except ToolCallError as exc:
         error = exc.text

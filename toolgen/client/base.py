@@ -10,7 +10,6 @@ structured result into the Output model; a non-object output is unwrapped from
 
 from __future__ import annotations
 
-import functools
 import json
 import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -18,7 +17,7 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, RootModel
 
 from toolgen.client.drift import Drift, DriftError, DriftWarning, compare, describe
 from toolgen.client.errors import ToolCallError
@@ -186,12 +185,11 @@ class ToolClient:
         name: str,
         input_model: type[BaseModel],
         arguments: Mapping[str, Any],
-        output: Any,
+        output: type[RootModel[Any]],
     ) -> Any:
-        """A tool with a non-object output: its value, validated by the Output type alias
-        (strictly, as the models' shared config validates)."""
+        """A tool with a non-object output: the value its Output root model holds."""
         result = await self._call_result(name, input_model, arguments)
-        return _adapter(output).validate_python(self._value(name, result), strict=True)
+        return output.model_validate(self._value(name, result)).root
 
     def _value(self, name: str, result: CallToolResult) -> Any:
         """The structured value of a result, unwrapped where the revision wraps it."""
@@ -205,12 +203,6 @@ class ToolClient:
         if wraps_output(tool, revision) and isinstance(value, dict) and "result" in value:
             return value["result"]
         return value
-
-
-@functools.lru_cache(maxsize=256)
-def _adapter(output: Any) -> TypeAdapter[Any]:
-    """The validator of a generated type alias (built once per alias)."""
-    return TypeAdapter(output)
 
 
 @contextmanager

@@ -3,8 +3,8 @@
 `render_package` is pure (IR in, files out); `build` and `check` add the
 disk: a manifest of content hashes lets a rebuild with unchanged input skip
 parsing and rendering entirely, and `build` (never `check`) keeps a cache of
-parsed spec files (`toolgen.compiler.cache`), so that an edit re-parses only the
-files it changed.
+parsed spec files and per-tool model code (`toolgen.compiler.cache`), so that an edit
+re-parses only the files and regenerates only the models it changed.
 """
 
 from __future__ import annotations
@@ -39,13 +39,14 @@ Emitter = Callable[..., list[tuple[str, str]]]
 Progress = Callable[[str], None]
 
 
-def emitters() -> list[Emitter]:
-    """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`."""
+def emitters(model_cache: Cache | None = None) -> list[Emitter]:
+    """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`
+    (the models emitter reads and fills `model_cache`, which never changes its output)."""
 
     def models(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-        from toolgen.compiler.emit.models import render_models  # black: imported only to render
+        from toolgen.compiler.emit.models import render_models
 
-        return [("models.py", render_models(toolset, source_note=source_note))]
+        return [("models.py", render_models(toolset, source_note=source_note, cache=model_cache))]
 
     def server(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         from toolgen.compiler.emit.server import render_server  # jinja2: imported only to render
@@ -69,14 +70,14 @@ def emitters() -> list[Emitter]:
     ]
 
 
-def render_package(toolset: ToolSet, *, source_note: str) -> dict[str, str]:
+def render_package(
+    toolset: ToolSet, *, source_note: str, model_cache: Cache | None = None
+) -> dict[str, str]:
     """All generated files of one spec set, relative to `OUT/<package>/`."""
-    from toolgen.compiler.emit.models import format_python
-
     files: dict[str, str] = {}
-    for emit in emitters():
+    for emit in emitters(model_cache):
         for path, text in emit(toolset, source_note=source_note):
-            files[path] = format_python(text) if path.endswith(".py") else text
+            files[path] = text
     return files
 
 
@@ -119,7 +120,7 @@ def generator_fingerprint() -> str:
     files = [path for stage in stages for path in sorted((package / stage).rglob("*.py"))]
     files += sorted(p for p in template_dir().rglob("*") if p.is_file())
     digest = hashlib.sha256(
-        f"black {version('black')}\n".encode()  # formats models.py
+        f"datamodel-code-generator {version('datamodel-code-generator')}\n".encode()
     )
     for path in files:
         digest.update(path.read_bytes())
@@ -175,7 +176,7 @@ def render_all(
             progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
         if caches is not None and cache is not None:
             caches.append(cache)
-        files = render_package(toolset, source_note=note)
+        files = render_package(toolset, source_note=note, model_cache=cache)
         outputs.append(
             PackageOutput(
                 package,
@@ -249,7 +250,7 @@ def check(paths: Sequence[str | Path], out: Path, *, name: str | None = None) ->
 @contextlib.contextmanager
 def no_gc_passes() -> Iterator[None]:
     """Pause Python's cycle collector while rendering. Rendering builds millions of objects
-    that live until the end (parsed files, schemas, models) and makes few cycles, so
+    that live until the end (parsed files, schemas, DCG's models) and makes few cycles, so
     the collector's passes over them cost 10-15% of a build and free next to nothing."""
     enabled = gc.isenabled()
     gc.disable()

@@ -5,5 +5,5 @@ themselves in `toolgen.lint.registry`; `toolgen.lint.engine` runs the
 selected rules over a `ToolSet`, applies the configuration
 (`toolgen.lint.config`) and the suppressions written in specs
 (`toolgen.lint.suppress`); `toolgen.lint.formats` renders the findings.
-Nothing here imports jinja2 or black (the code generator's).
+Nothing here imports jinja2 or datamodel-code-generator.
 """

@@ -4,7 +4,7 @@
     tools.validate_input("create_note", {"title": ""})   # -> [ValidationIssue(...)]
     tools.serve(MyHandlers())                    # stdio, until stdin closes
 
-Nothing here imports jinja2 or black (the code generator's), and submodules are
+Nothing here imports jinja2 or datamodel-code-generator, and submodules are
 imported on first use, so that a server starts fast.
 """
 

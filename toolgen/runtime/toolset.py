@@ -4,7 +4,7 @@ It wraps the IR `ToolSet` (the same one the compiler uses, at `.toolset`)
 and adds what a server needs at run time: per-revision tool definitions,
 argument and result validation (validators compiled once per tool, lazily),
 defaults, and building `CallToolResult`s. It imports neither jinja2 nor
-black (the code generator's).
+datamodel-code-generator.
 """
 
 from __future__ import annotations

@@ -84,13 +84,11 @@ def _tool_context(
         while name in taken:
             name += "_"
         taken.add(name)
-        annotation = types.annotation(prop_schema, inputs=True)
         params.append(
             {
                 "name": name,
                 "json": py_literal(prop),
-                "annotation": annotation,
-                "optional_annotation": _or_unset(annotation),
+                "annotation": types.annotation(prop_schema, inputs=True),
                 "required": prop in required,
             }
         )
@@ -173,16 +171,6 @@ class TypeNames:
         if kind == "string" and "format" in schema and not inputs:
             return _ANY  # pydantic may build a datetime, a UUID, a URL...
         return _SCALARS.get(kind, _ANY)
-
-
-def _or_unset(annotation: str) -> str:
-    """`annotation | Unset`, `None` kept last (ruff's RUF036)."""
-    unset = f"{CLIENT}.Unset"
-    if annotation == "None":
-        return f"{unset} | None"
-    if annotation.endswith(" | None"):
-        return f"{annotation.removesuffix(' | None')} | {unset} | None"
-    return f"{annotation} | {unset}"
 
 
 def _union(parts: Any) -> str:

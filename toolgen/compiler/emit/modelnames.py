@@ -1,7 +1,7 @@
 """Class names for the generated models: CamelCase, scoped, never numbered by accident.
 
-Every name matches `[A-Z][A-Za-z0-9]*`, and none is a name the generated
-module imports or defines (`ToolModel`, `Absent`). See
+Every name matches `[A-Z][A-Za-z0-9]*`, which datamodel-code-generator keeps
+verbatim, and none is a name the generated module imports. See
 `toolgen.compiler.emit.modelplan` for where each kind of name is used.
 """
 
@@ -28,11 +28,9 @@ RESERVED: frozenset[str] = frozenset((
     "SerializeAsAny", "Set", "StrEnum", "StrictBool", "StrictBytes", "StrictFloat", "StrictInt",
     "StrictStr", "StringConstraints", "Struct", "SupportsIndex", "Time", "Tuple", "TypeAdapter",
     "TypeAlias", "TypeAliasType", "ULID", "UNSET", "UUID", "Union", "UnsetType",
-    "Absent", "ABSENT", "ToolModel", "Final", "GetCoreSchemaHandler", "GetJsonSchemaHandler",
-    "JsonSchemaValue", "SerializationInfo", "SerializerFunctionWrapHandler",
     "ValidationInfo", "ValidatorFunctionWrapHandler",
 ))
-"""Names the generated module may import or defines: never class names."""
+"""Names the generated module may import, or that DCG renames: never class names."""
 # fmt: on
 
 SEPARATOR_WORDS = {"_": "Underscore", ".": "Dot", "-": "Dash"}

@@ -1,9 +1,9 @@
-"""Plan the pydantic models of a spec set: every class name, and the one schema they come from.
+"""Plan the pydantic models of a spec set: every class name, and the one schema DCG reads.
 
-The models emitter reads a combined schema in which each class (or type alias)
-already has its final name: one `$defs` entry per class, with every inline
-object hoisted out into an entry of its own, so names are scoped and never
-numbered (`Method1`, `Method2`).
+datamodel-code-generator (DCG) names classes after property names and numbers
+the clashes (`Method1`, `Method2`). So DCG gets a combined schema in which each
+class already has its final name: one `$defs` entry per class, with every
+inline object hoisted out into an entry of its own.
 
 Naming (helpers in `toolgen.compiler.emit.modelnames`):
 
@@ -57,6 +57,15 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # that replaces a hoisted object.
 USE_SITE_KEYS = ("description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 
+# DCG gives the constrained items of a constrained array a class of its own, named
+# after the property alone; such items are hoisted (and so named) here instead.
+_ARRAY_CONSTRAINTS = frozenset({"minItems", "maxItems", "uniqueItems"})
+_VALUE_CONSTRAINTS = frozenset(
+    {"minLength", "maxLength", "pattern", "minimum", "maximum"}
+    | {"exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+)
+
+
 _EXTRA_KEYWORDS = frozenset({"additionalProperties", "patternProperties", "unevaluatedProperties"})
 
 
@@ -70,7 +79,7 @@ class Unit:
 
 @dataclass(frozen=True)
 class ModelPlan:
-    """The classes of one `models.py` and the combined schema they are written from."""
+    """The classes of one `models.py` and the combined schema DCG gets."""
 
     tool_classes: Mapping[str, tuple[str, str | None]]
     """Tool name → (input class, output class or None)."""
@@ -186,7 +195,8 @@ class _Planner:
             elif word == "additionalProperties" and isinstance(value, dict):
                 out[word] = self._member(value, owner + "Value", at)
             elif word == "items" and isinstance(value, dict):
-                out[word] = self._member(value, owner + "Item", at)
+                force = not _ARRAY_CONSTRAINTS.isdisjoint(schema) and _constrained_scalar(value)
+                out[word] = self._member(value, owner + "Item", at, force=force)
             elif word == "prefixItems" and isinstance(value, list):
                 out[word] = [
                     self._member(s, f"{owner}Item{i + 1}", f"{at}/{i}") for i, s in enumerate(value)
@@ -211,9 +221,9 @@ class _Planner:
             for i, sub in enumerate(branches)
         ]
 
-    def _member(self, schema: Any, name: str, key: str) -> Any:
+    def _member(self, schema: Any, name: str, key: str, *, force: bool = False) -> Any:
         """`schema` where it is used: hoisted into a class `name` when it is an object."""
-        if not isinstance(schema, dict) or not _hoistable(schema):
+        if not isinstance(schema, dict) or not (force or _hoistable(schema)):
             return self._body(schema, name, key)
         owner = self.names.claim([name], key)
         self.unit.append(owner)
@@ -235,7 +245,7 @@ def _hoistable(schema: Any) -> bool:
     if not isinstance(schema, dict) or "$ref" in schema:
         return False
     if "allOf" in schema:
-        return True  # an allOf of objects is a subclass (or a merged class): named here
+        return True  # DCG makes a class of every allOf: it is named here.
     kind = schema.get("type")
     if isinstance(kind, list):
         if sorted(kind) != ["null", "object"]:
@@ -250,7 +260,7 @@ def _hoistable(schema: Any) -> bool:
 
 def _open(schema: Any) -> Any:
     """An object class body that says nothing on extra properties allows them (JSON Schema's
-    default): the emitter writes `extra="allow"` for it."""
+    default), which DCG only writes as `extra="allow"` when told so explicitly."""
     if not isinstance(schema, dict) or "$ref" in schema or "allOf" in schema:
         return schema
     if schema.get("type") != "object" and "properties" not in schema:
@@ -258,6 +268,10 @@ def _open(schema: Any) -> Any:
     if _EXTRA_KEYWORDS.isdisjoint(schema):
         return {**schema, "additionalProperties": True}
     return schema
+
+
+def _constrained_scalar(schema: Mapping[str, Any]) -> bool:
+    return "$ref" not in schema and not _VALUE_CONSTRAINTS.isdisjoint(schema)
 
 
 def _all_defs(toolset: ToolSet) -> dict[str, Any]:
