@@ -187,3 +187,20 @@ def test_a_server_without_the_spec_tools_is_reported_as_drift_and_warned() -> No
         (tool.name, "missing") for tool in Client.toolset()
     }
     assert out["warnings"] == [DriftWarning]
+
+
+def test_the_example_client_script_runs_its_tour() -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "examples/notes_client.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "no drift" in proc.stdout
+    assert "2 notes in all" in proc.stdout
+    assert "get_note failed as expected: There is no note" in proc.stdout
