@@ -37,6 +37,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "toolgen.cli.serve",
         "Serve a spec set over MCP (stdio or Streamable HTTP) with handlers or mocks.",
     ),
+    "call": (
+        "toolgen.cli.call",
+        "Call one tool of a live server from the shell (destructive tools only when allowed).",
+    ),
     "import": (
         "toolgen.cli.importing",
         "Import an existing server's tools (files or a live server) as a spec set.",

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, RootModel
 
+from toolgen.client.connect import list_all_tools, open_session
 from toolgen.client.drift import Drift, DriftError, DriftWarning, compare, describe
 from toolgen.client.errors import ToolCallError
 from toolgen.client.unset import UNSET
@@ -92,16 +93,10 @@ class ToolClient:
         process's). `mode`: `"auto"` (the stateless revision if the server offers it,
         else the `initialize` handshake), `"legacy"`, or a revision such as `"2026-07-28"`.
         """
-        from mcp import Client, StdioServerParameters
-
         if not argv:
             raise ValueError("argv must name the server command")
-        server = StdioServerParameters(
-            command=argv[0], args=list(argv[1:]), env=None if env is None else dict(env), cwd=cwd
-        )
-        with _one_error():
-            async with Client(server, mode=mode) as sdk:
-                yield await cls(sdk.session, drift=drift).__aenter__()
+        async with open_session(command=argv, env=env, cwd=cwd, mode=mode) as session:
+            yield await cls(session, drift=drift).__aenter__()
 
     @classmethod
     @asynccontextmanager
@@ -115,33 +110,12 @@ class ToolClient:
     ) -> AsyncIterator[Self]:
         """Connect to a Streamable HTTP endpoint (the SDK's `streamable_http_client`);
         `headers` go with every request (e.g. `{"Authorization": "Bearer ..."}`)."""
-        import httpx2
-        from mcp import Client
-        from mcp.client.streamable_http import streamable_http_client
-
-        timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP traffic
-        with _one_error():
-            async with httpx2.AsyncClient(headers=dict(headers or {}), timeout=timeout) as http:
-                transport = streamable_http_client(url, http_client=http)
-                async with Client(transport, mode=mode) as sdk:
-                    yield await cls(sdk.session, drift=drift).__aenter__()
+        async with open_session(url=url, headers=headers, mode=mode) as session:
+            yield await cls(session, drift=drift).__aenter__()
 
     async def check_drift(self) -> list[Drift]:
         """Compare the server's `tools/list` with the spec now; act as `drift_policy` says."""
-        listed: list[dict[str, Any]] = []
-        cursor: str | None = None
-        while True:
-            from mcp_types import PaginatedRequestParams
-
-            params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
-            page = await self.session.list_tools(params=params)
-            listed += [
-                tool.model_dump(by_alias=True, mode="json", exclude_none=True)
-                for tool in page.tools
-            ]
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        listed = await list_all_tools(self.session)
         self.drift = compare(self.toolset().definitions(self._revision()), listed)
         if self.drift and self.drift_policy == "error":
             raise DriftError(self.drift)
@@ -203,21 +177,6 @@ class ToolClient:
         if wraps_output(tool, revision) and isinstance(value, dict) and "result" in value:
             return value["result"]
         return value
-
-
-@contextmanager
-def _one_error() -> Iterator[None]:
-    """Raise the one error an SDK task group wrapped (a `DriftError` at connect, a
-    `ToolCallError` from the caller's block) as itself, not as an `ExceptionGroup`."""
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        leaf: BaseException = group
-        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
-            leaf = leaf.exceptions[0]
-        if isinstance(leaf, BaseExceptionGroup):
-            raise
-        raise leaf from None
 
 
 def _text(result: CallToolResult) -> str:
