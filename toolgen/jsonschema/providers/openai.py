@@ -31,6 +31,7 @@ from toolgen.jsonschema.providers.schemaops import (
     pointer,
     resolve,
     schema_size,
+    tuple_as_list,
     types_of,
     with_notes,
 )
@@ -310,16 +311,7 @@ class _Strict:
         items = schema.get("items")
         prefix = schema.get("prefixItems")
         if isinstance(prefix, list) and prefix:
-            converted = [
-                self.convert(p, pointer(path, "prefixItems", i)) for i, p in enumerate(prefix)
-            ]
-            out["items"] = converted[0] if len(converted) == 1 else {"anyOf": converted}
-            notes.append(
-                "items in this order: " + ", ".join(str(c.get("type", "value")) for c in converted)
-            )
-            self.losses.add(
-                pointer(path, "prefixItems"), "prefixItems", "described", "a tuple became a list"
-            )
+            out["items"] = tuple_as_list(prefix, path, self.convert, notes, self.losses)
         elif isinstance(items, dict):
             out["items"] = self.convert(items, pointer(path, "items"))
         else:

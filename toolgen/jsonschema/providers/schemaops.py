@@ -9,7 +9,7 @@ dicts; the input is never changed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolgen.jsonschema.providers.model import Losses
@@ -230,3 +230,20 @@ def schema_size(schema: Any) -> tuple[int, int, int]:
             elif value is not None:
                 stack.append((value, here))
     return props, deepest, enums
+
+
+def tuple_as_list(
+    prefix: list[Any],
+    path: str,
+    convert: Callable[[Any, str], dict[str, Any]],
+    notes: list[str],
+    losses: Losses,
+) -> dict[str, Any]:
+    """The `items` schema of a tuple (`prefixItems`) that a provider only knows as a list:
+    one converted member, or `anyOf` of them, with the order moved into the description."""
+    converted = [convert(p, pointer(path, "prefixItems", i)) for i, p in enumerate(prefix)]
+    notes.append(
+        "items in this order: " + ", ".join(str(c.get("type", "value")) for c in converted)
+    )
+    losses.add(pointer(path, "prefixItems"), "prefixItems", "described", "a tuple became a list")
+    return converted[0] if len(converted) == 1 else {"anyOf": converted}
