@@ -138,7 +138,9 @@ def test_hung_sync_calls_do_not_starve_new_ones_and_are_told_they_were_cancelled
     def quick() -> str:
         return "done"
 
-    engine = Engine(tools, {"hang": hang, "quick": quick}, timeout=2.0)
+    engine = Engine(
+        tools, {"hang": hang, "quick": quick}, timeout=5.0
+    )  # long enough that every hung job has started, even on a loaded machine
 
     async def scenario() -> list[tuple[list[Any], int, Any]]:
         connection = Connection()
