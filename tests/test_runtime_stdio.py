@@ -93,6 +93,14 @@ def test_request_without_jsonrpc_version_is_an_invalid_request(legacy: FrameClie
     assert (reply["id"], error_code(reply)) == (7, -32600)
 
 
+def test_a_null_method_is_an_invalid_request_even_beside_an_error_member(
+    legacy: FrameClient,
+) -> None:
+    legacy.send({"jsonrpc": "2.0", "id": 0, "method": None, "error": None})
+    reply = legacy.recv()
+    assert (reply["id"], error_code(reply)) == (0, -32600)
+
+
 def test_unknown_method_gets_method_not_found(legacy: FrameClient) -> None:
     assert error_code(legacy.request(1, "resources/list")) == -32601
 

@@ -216,13 +216,13 @@ class Engine:
             return None  # notifications (and stray responses) never get a response
         request_id = message["id"]
         if not jsonrpc.is_request_id(request_id):
-            if method is None and ("result" in message or "error" in message):
+            if _is_response(message):
                 return None  # a response from the client; we never send requests
             return jsonrpc.error(
                 None, jsonrpc.INVALID_REQUEST, "The request id must be a string or an integer"
             )
         if type(method) is not str or message.get("jsonrpc") != "2.0":
-            if method is None and ("result" in message or "error" in message):
+            if _is_response(message):
                 return None
             return jsonrpc.error(
                 request_id,
@@ -467,3 +467,11 @@ def _input_round(
     if "inputResponses" in params:
         answers.update(check_responses(params["inputResponses"]))
     return InputRound(answers)
+
+
+def _is_response(message: dict[str, Any]) -> bool:
+    """A reply from the client: no ``method`` member, a ``result`` or an ``error``.
+
+    A message that names a method (even ``null``) is a request, and a malformed one gets an error.
+    """
+    return "method" not in message and ("result" in message or "error" in message)
