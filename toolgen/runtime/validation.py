@@ -91,12 +91,35 @@ class SchemaValidator:
                 ValidationIssue(
                     path=tuple(error.instance_path),
                     keyword=_keyword(error.schema_path),
-                    message=_shorten(error.message),
+                    message=_shorten(_message(error, value)),
                 )
                 for error in validator.iter_errors(value)
             ]
         except ValueError:  # the validator's recursion limit: a value nested hundreds deep
             return [ValidationIssue((), "", "the value is nested too deeply to be checked")]
+
+
+def _message(error: Any, value: Any) -> str:
+    """The validator's message, but naming the unexpected properties where it does not.
+
+    For `additionalProperties: false` beside no `properties`, jsonschema-rs reports a false
+    schema and quotes a property's value ("False schema does not allow 1"): a reader needs
+    the property's name.
+    """
+    import jsonschema_rs
+
+    false_schema = isinstance(error.kind, jsonschema_rs.ValidationErrorKind.FalseSchema)
+    path = list(error.schema_path)
+    if not false_schema or not path or path[-1] != "additionalProperties":
+        return str(error.message)
+    target = value
+    for step in error.instance_path:
+        target = target[step]
+    if not isinstance(target, dict) or not target:
+        return str(error.message)
+    names = ", ".join(repr(name) for name in target)
+    verb = "was" if len(target) == 1 else "were"
+    return f"Additional properties are not allowed ({names} {verb} unexpected)"
 
 
 def _keyword(schema_path: Any) -> str:
