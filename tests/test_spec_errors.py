@@ -71,3 +71,30 @@ def test_a_required_name_is_fine_when_the_object_is_open_or_has_pattern_properti
         "    input: {type: object, not: {type: object, required: [x], additionalProperties: false}}\n"
     )
     assert len(load_toolset(write_specs({"main.yaml": tools})).tools) == 3
+
+
+YAML_MESSAGES = [
+    ("tools:\n  - name: a\n\tdescription: d\n", "indented with a tab: YAML indents with spaces"),
+    ('tools:\n  - name: "a\n    description: d\n', "unclosed quote: this string never ends"),
+    (
+        'tools:\n  - name: "a\n    description: d\n  - name: "b"\n    description: "e"\n',
+        "(is the quote at line 4, column 11 closed?)",
+    ),
+    (
+        "tools:\n  - name: a\n    input:\n      type: object\n    required: [x]\n",
+        "`required` is a JSON Schema keyword: indent it under `input` or `output`",
+    ),
+    (
+        "tools:\n  - name: a\n    input: {type: object}\n    input: {type: object}\n",
+        "if it belongs inside the block above it, indent it further",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "hint"), YAML_MESSAGES)
+def test_common_yaml_mistakes_are_named_in_the_message(
+    text: str, hint: str, write_specs: Callable[..., Path]
+) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_toolset(write_specs({"main.yaml": text}))
+    assert hint in str(caught.value)

@@ -112,7 +112,8 @@ def read_source_cached(path: Path, cache: Cache) -> SourceFile:
         data, positions, key_positions = found
         return SourceFile(path, display, data, positions, key_positions)
     source = parse_source(text, path, display)
-    cache.put(key, (source.data, source.positions, source.key_positions))
+    if not source.problems:  # a file with problems fails the build: nothing worth keeping
+        cache.put(key, (source.data, source.positions, source.key_positions))
     return source
 
 

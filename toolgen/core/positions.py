@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgen.core.errors import Location
+from toolgen.core.errors import Diagnostic, Location
 
 JsonPath = tuple[str | int, ...]
 Position = tuple[int, int]  # 1-based line, column
@@ -26,6 +26,9 @@ class SourceFile:
     data: Any
     positions: dict[JsonPath, Position] = field(repr=False)
     key_positions: dict[JsonPath, Position] = field(repr=False)
+    problems: tuple[Diagnostic, ...] = ()
+    """What the reader could step over (a duplicate key is dropped): reported with the
+    file's other problems, so one run shows them all."""
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Location:
         """The position of the value at `path` (or of its key), else of its nearest ancestor."""

@@ -35,7 +35,7 @@ def parse_all(texts: dict[str, Path]) -> dict[str, SourceFile]:
     if pid == 0:  # the child: parse, send, leave without running any cleanup of the parent's
         os.close(read_end)
         try:
-            parsed = {t: _plain(s) for t, s in _parse(theirs, texts).items()}
+            parsed = {t: _plain(s) for t, s in _parse(theirs, texts).items() if not s.problems}
             with os.fdopen(write_end, "wb") as out:
                 out.write(marshal.dumps(parsed))
         finally:

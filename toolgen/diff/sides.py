@@ -59,7 +59,7 @@ class SharedReader:
         shown = self.display.get(path, shown)
         known = self._parsed.get(text)
         if known is not None:
-            return SourceFile(path, shown, known.data, known.positions, known.key_positions)
+            return replace(known, path=path, display=shown)
         source = parse_source(text, path, shown)
         self._parsed[text] = source
         return source

@@ -21,6 +21,7 @@ import yaml
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import JsonPath, Position, SourceFile, display_path
 from toolgen.frontend import limits
+from toolgen.frontend.yamlerrors import syntax_error
 
 _BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PLAIN = "!plain"  # our marker tag for untagged plain scalars
@@ -84,14 +85,7 @@ def parse_source(text: str, path: Path, display: str | None = None) -> SourceFil
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = (
-            Location(display, mark.line + 1, mark.column + 1) if mark else Location(display, 1, 1)
-        )
-        what = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise SpecError(
-            [Diagnostic(ErrorCode.YAML_SYNTAX, f"invalid YAML: {what}", where)]
-        ) from None
+        raise SpecError([syntax_error(exc, text, display)]) from None
     except yaml.YAMLError as exc:
         located = limits.reader_error(exc, text, display)
         raise SpecError(
@@ -108,7 +102,9 @@ def parse_source(text: str, path: Path, display: str | None = None) -> SourceFil
     data = builder.build(node, ()) if node is not None else None
     if builder.errors:
         raise SpecError(builder.errors)
-    return SourceFile(path, display, data, builder.positions, builder.key_positions)
+    return SourceFile(
+        path, display, data, builder.positions, builder.key_positions, tuple(builder.skipped)
+    )
 
 
 class _Builder:
@@ -119,6 +115,7 @@ class _Builder:
         self.positions: dict[JsonPath, Position] = {}
         self.key_positions: dict[JsonPath, Position] = {}
         self.errors: list[Diagnostic] = []
+        self.skipped: list[Diagnostic] = []  # keys left out: the rest of the file still reads
         self._active: set[int] = set()
         self._count = 0
 
@@ -176,12 +173,7 @@ class _Builder:
                 continue
             child = (*path, key)
             if key in result:
-                first = self.key_positions[child]
-                self._error(
-                    ErrorCode.DUPLICATE_KEY,
-                    f"duplicate key {key!r} (first defined at line {first[0]}); keys must be unique",
-                    key_node,
-                )
+                self.skipped.append(self._duplicate(key, key_node, self.key_positions[child]))
                 continue
             self.key_positions[child] = (
                 key_node.start_mark.line + 1,
@@ -189,6 +181,19 @@ class _Builder:
             )
             result[key] = self.build(value_node, child)
         return result
+
+    def _duplicate(self, key: str, node: yaml.Node, first: Position) -> Diagnostic:
+        mark = node.start_mark
+        hint = (
+            "; if it belongs inside the block above it, indent it further"
+            if mark.column + 1 == first[1]
+            else ""
+        )
+        return Diagnostic(
+            ErrorCode.DUPLICATE_KEY,
+            f"duplicate key {key!r} (first defined at line {first[0]}); keys must be unique{hint}",
+            Location(self.display, mark.line + 1, mark.column + 1),
+        )
 
     def _scalar(self, node: yaml.Node) -> Any:
         value: str = node.value

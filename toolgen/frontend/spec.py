@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
+from toolgen.core.errors import Diagnostic, ErrorCode, SpecError, raise_if_any
 from toolgen.core.ir import HINTS
 from toolgen.core.positions import JsonPath, SourceFile
 from toolgen.jsonschema.check import compile_validator, metaschema_errors
@@ -132,47 +132,38 @@ def _allowed_keys() -> dict[str, tuple[str, ...]]:
 
 
 def parse_spec_file(source: SourceFile) -> SpecFile:
-    """Validate one parsed file as a spec file, or raise `SpecError` with every problem."""
+    """Validate one parsed file as a spec file, or raise `SpecError` with every problem.
+
+    What the reader stepped over, the structure and the schemas are checked together, so
+    one run reports them all; only what needs a well-formed file (hint conflicts) waits.
+    """
+    data = source.data
+    top = _top_problem(source)
+    if top is not None:
+        raise SpecError([*source.problems, top])
+    structure = _structure_problems(data, source)
+    problems = [*source.problems, *structure, *_schema_problems(data, source)]
+    if structure:
+        raise SpecError(problems)
+    model = _model(data)
+    raise_if_any([*problems, *_hint_conflicts(model, source)])
+    return SpecFile(model, source)
+
+
+def _top_problem(source: SourceFile) -> Diagnostic | None:
+    """What makes the file no spec file at all: not a mapping, or no `toolgen: 1`."""
     data = source.data
     if not isinstance(data, dict):
-        raise SpecError(
-            [
-                Diagnostic(
-                    ErrorCode.WRONG_TYPE,
-                    "a spec file must be a mapping with `toolgen: 1` at the top",
-                    source.locate(()),
-                )
-            ]
-        )
-    version = data.get("toolgen")
+        message = "a spec file must be a mapping with `toolgen: 1` at the top"
+        return Diagnostic(ErrorCode.WRONG_TYPE, message, source.locate(()))
     if "toolgen" not in data:
-        raise SpecError(
-            [
-                Diagnostic(
-                    ErrorCode.VERSION,
-                    "missing `toolgen: 1`: every spec file must start with the format version",
-                    source.locate(()),
-                )
-            ]
-        )
+        message = "missing `toolgen: 1`: every spec file must start with the format version"
+        return Diagnostic(ErrorCode.VERSION, message, source.locate(()))
+    version = data["toolgen"]
     if type(version) is not int or version != FORMAT_VERSION:
-        raise SpecError(
-            [
-                Diagnostic(
-                    ErrorCode.VERSION,
-                    f"unsupported format version {version!r}; expected `toolgen: 1`",
-                    source.locate(("toolgen",)),
-                )
-            ]
-        )
-    structure = _structure_problems(data, source)
-    if structure:
-        raise SpecError(structure)
-    model = _model(data)
-    problems = [*_hint_conflicts(model, source), *_schema_problems(data, source)]
-    if problems:
-        raise SpecError(problems)
-    return SpecFile(model, source)
+        message = f"unsupported format version {version!r}; expected `toolgen: 1`"
+        return Diagnostic(ErrorCode.VERSION, message, source.locate(("toolgen",)))
+    return None
 
 
 # -- structure ------------------------------------------------------------------------
@@ -280,7 +271,34 @@ def _unknown_key_message(path: JsonPath) -> str:
         f"unknown key {key!r}; expected one of: {', '.join(allowed)} (or an `x-` extension key)"
     )
     close = difflib.get_close_matches(key, allowed, n=1)
-    return f"{message}; did you mean {close[0]!r}?" if close else message
+    if close:
+        return f"{message}; did you mean {close[0]!r}?"
+    if _block(path) == "tools" and key in _SCHEMA_KEYWORDS:
+        return f"{message}; `{key}` is a JSON Schema keyword: indent it under `input` or `output`"
+    return message
+
+
+_SCHEMA_KEYWORDS = frozenset(
+    [
+        "type",
+        "properties",
+        "required",
+        "items",
+        "additionalProperties",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "$defs",
+        "minimum",
+        "maximum",
+        "pattern",
+        "format",
+        "default",
+    ]
+)
 
 
 # -- the model ------------------------------------------------------------------------
@@ -345,13 +363,16 @@ def _hint_conflicts(model: SpecFileModel, source: SourceFile) -> list[Diagnostic
 
 def _schema_problems(data: dict[str, Any], source: SourceFile) -> list[Diagnostic]:
     """Check every schema in the file against the 2020-12 metaschema."""
-    places: list[JsonPath] = [("defs", name) for name in data.get("defs") or {}]
-    for index, tool in enumerate(data.get("tools") or ()):
-        places += [
-            ("tools", index, key)
-            for key in ("input", "output")
-            if key in tool and tool[key] is not None
-        ]
+    defs = data.get("defs")
+    places: list[JsonPath] = [("defs", name) for name in defs] if isinstance(defs, dict) else []
+    tools = data.get("tools")
+    for index, tool in enumerate(tools if isinstance(tools, list) else ()):
+        if isinstance(tool, dict):
+            places += [
+                ("tools", index, key)
+                for key in ("input", "output")
+                if key in tool and tool[key] is not None
+            ]
     out = []
     for place in places:
         schema = _get(data, place)

@@ -53,12 +53,12 @@ class Entry:
 def load_baseline(path: Path) -> list[Entry]:
     """The entries of a baseline file; `SpecError` (with positions) when it cannot be used."""
     source = read_source(path)
-    problems: list[Diagnostic] = []
+    problems: list[Diagnostic] = list(source.problems)
     data = source.data
     entries_data = data.get("expected-failures") if isinstance(data, dict) else None
     if not isinstance(entries_data, list):
         raise SpecError(
-            [_problem(source, (), "expected a mapping with an `expected-failures` list")]
+            [*problems, _problem(source, (), "expected a mapping with an `expected-failures` list")]
         )
     entries = []
     for index, item in enumerate(entries_data):
