@@ -20,6 +20,7 @@ import gc
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import IO, Any, Final
 
 try:
@@ -37,7 +38,7 @@ from toolgen.runtime.context import (
 )
 from toolgen.runtime.engine import Engine, log
 from toolgen.runtime.handlers import unknown_handlers
-from toolgen.runtime.pipes import MAX_MESSAGE, LineReader, open_reader, open_writer
+from toolgen.runtime.pipes import MAX_MESSAGE, LineReader, Writer, open_reader, open_writer
 from toolgen.runtime.serving import log_to_stderr
 from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -56,13 +57,52 @@ async def run_stdio(
     shutdown_grace: float = SHUTDOWN_GRACE,
 ) -> None:
     """Serve `engine` on a pair of binary streams until `stdin` reaches end of file."""
-    loop = asyncio.get_running_loop()
-    connection = Connection()
-    eof = asyncio.Event()
+    await _StdioSession(engine, shutdown_grace).run(stdin, stdout)
 
-    write, close_writer, writer = await open_writer(loop, stdout, eof.set)
 
-    def send(message: Any, wait: bool = True) -> bool:
+class _StdioSession:
+    """One client on a pair of streams: reads lines, starts calls, writes every reply.
+
+    Reading pauses while `MAX_CALLS_IN_FLIGHT` calls run, and while the writer is
+    paused (the client is not reading): bounded memory however fast a client writes.
+    """
+
+    def __init__(self, engine: Engine, shutdown_grace: float) -> None:
+        self.engine = engine
+        self.shutdown_grace = shutdown_grace
+        self.loop = asyncio.get_running_loop()
+        self.connection = Connection()
+        self.eof = asyncio.Event()
+        # Calls not finished (a call claimed by its worker leaves `connection.inflight` first).
+        self.calls: set[asyncio.Task[Any]] = set()
+        self.direct = DirectReply(self.connection, self._send_from_worker)
+        self.lines = LineReader(
+            self._on_line,
+            self.eof.set,
+            self._oversize,
+            hold=lambda: len(self.calls) >= MAX_CALLS_IN_FLIGHT,
+        )
+        self.reader: asyncio.ReadTransport | None = None
+        self.writer: Writer | None = None
+        self._write: Callable[[bytes, bool], bool] = _not_open
+
+    async def run(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+        """Serve until end of file, then give running calls a grace period and cancel them."""
+        self._write, close_writer, self.writer = await open_writer(self.loop, stdout, self.eof.set)
+        self.reader = await open_reader(self.loop, stdin, self.lines)
+        if self.writer is not None:
+            self.writer.reader = self.reader
+        await self.eof.wait()
+        running = list(self.calls)
+        if running:
+            await asyncio.wait(running, timeout=self.shutdown_grace)
+        self.connection.cancel_all()
+        await close_writer()
+
+    # -- writing ------------------------------------------------------------------------
+
+    def send(self, message: Any, wait: bool = True) -> bool:
+        """Write one message; one that cannot be serialized becomes an internal error."""
         try:
             data = jsonrpc.dumps(message)
         except Exception:
@@ -71,19 +111,92 @@ async def run_stdio(
             data = jsonrpc.dumps(
                 jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
             )
-        return write(data + b"\n", wait)
+        return self._write(data + b"\n", wait)
 
-    def call_done(task: asyncio.Task[Any]) -> None:
-        calls.discard(task)
-        if len(calls) <= MAX_CALLS_IN_FLIGHT // 2:
-            lines.resume()
-            if (
-                reader is not None
-                and not reader.is_reading()
-                and not reader.is_closing()
-                and (writer is None or not writer.paused)
-            ):
-                reader.resume_reading()
+    def _send_from_worker(self, response: dict[str, Any], wait: bool) -> bool:
+        # Only while no other call is in flight: then the loop would wake up just to send
+        # this. Under load it is awake anyway, and sends many responses per wake-up.
+        return not self.connection.inflight and self.send(response, wait)
+
+    def _oversize(self) -> None:
+        message = f"Message too large: the limit is {MAX_MESSAGE} bytes per line"
+        self.send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, message))
+
+    # -- reading ------------------------------------------------------------------------
+
+    def _on_line(self, line: bytes) -> None:
+        line = line.strip()
+        if not line:
+            return
+        try:
+            message = jsonrpc.loads(line)
+        except jsonrpc.JSONDecodeError:
+            self.send(jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error: not valid JSON"))
+            return
+        if self.engine.takes_batch(message, self.connection):
+            self._start_batch(message)
+            return
+        try:
+            reply = self.engine.dispatch(message, self.connection)
+        except Exception:
+            log.exception("internal error while handling a message")
+            request_id = message.get("id") if isinstance(message, dict) else None
+            if jsonrpc.is_request_id(request_id):
+                self.send(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"))
+            return
+        if isinstance(reply, PendingCall):
+            self._start_call(reply, message.get("params"))
+        elif reply is not None:
+            self.send(reply)
+
+    # -- calls --------------------------------------------------------------------------
+
+    def _start_call(self, call: PendingCall, params: Any) -> None:
+        """Run a call as a task whose handler may send progress and log notifications."""
+        task: asyncio.Task[dict[str, Any] | None] | None = None
+        inflight = self.connection.inflight
+
+        def notify(notification: dict[str, Any]) -> None:  # from any thread
+            # nothing more once a call has ended (answered or cancelled)
+            if task is not None and inflight.get(call.request_id) is task:
+                self.send(notification)
+
+        token = DIRECT_REPLY.set(self.direct)
+        try:
+            with use_call_context(self._context(params, notify)):
+                task = self.loop.create_task(call.coroutine)  # the task keeps this context
+        finally:
+            DIRECT_REPLY.reset(token)
+        self.connection.track(call.request_id, task)
+        self._track(task)
+        if len(self.calls) >= MAX_CALLS_IN_FLIGHT and self.reader and self.reader.is_reading():
+            self.reader.pause_reading()  # a client that pipelines thousands of calls waits here
+
+    def _start_batch(self, messages: list[Any]) -> None:
+        """A 2025-03-26 batch: its calls run concurrently, one array answers them all."""
+
+        def notify(notification: dict[str, Any]) -> None:
+            self.send(notification)
+
+        def context_for(params: Any) -> CallContext:
+            return self._context(params, notify)
+
+        self._track(
+            self.loop.create_task(self.engine.handle_batch(messages, self.connection, context_for))
+        )
+
+    def _context(self, params: Any, notify: Callable[[dict[str, Any]], None]) -> CallContext:
+        legacy_level = self.connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
+        return for_request(params, notify, legacy_log_level=legacy_level)
+
+    def _track(self, task: asyncio.Task[Any]) -> None:
+        self.calls.add(task)
+        task.add_done_callback(self._call_done)
+
+    def _call_done(self, task: asyncio.Task[Any]) -> None:
+        self.calls.discard(task)
+        if len(self.calls) <= MAX_CALLS_IN_FLIGHT // 2:
+            self._resume_reading()
         if task.cancelled():
             return
         exc = task.exception()
@@ -92,94 +205,22 @@ async def run_stdio(
             return
         reply = task.result()
         if reply is not None:
-            send(reply)
+            self.send(reply)
 
-    def on_line(line: bytes) -> None:
-        line = line.strip()
-        if not line:
-            return
-        try:
-            message = jsonrpc.loads(line)
-        except jsonrpc.JSONDecodeError:
-            send(jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error: not valid JSON"))
-            return
-        if engine.takes_batch(message, connection):
-            start_batch(message)
-            return
-        try:
-            reply = engine.dispatch(message, connection)
-        except Exception:
-            log.exception("internal error while handling a message")
-            request_id = message.get("id") if isinstance(message, dict) else None
-            if jsonrpc.is_request_id(request_id):
-                send(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"))
-            return
-        if reply is None:
-            return
-        if isinstance(reply, PendingCall):
-            start_call(reply, message.get("params"))
-        else:
-            send(reply)
+    def _resume_reading(self) -> None:
+        self.lines.resume()
+        reader, writer = self.reader, self.writer
+        if (
+            reader is not None
+            and not reader.is_reading()
+            and not reader.is_closing()
+            and (writer is None or not writer.paused)
+        ):
+            reader.resume_reading()
 
-    def start_call(call: PendingCall, params: Any) -> None:
-        """Run a call as a task whose handler may send progress and log notifications."""
-        task: asyncio.Task[dict[str, Any] | None] | None = None
 
-        def notify(notification: dict[str, Any]) -> None:  # from any thread
-            # nothing more once a call has ended (answered or cancelled)
-            if task is not None and connection.inflight.get(call.request_id) is task:
-                send(notification)
-
-        legacy_level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
-        token = DIRECT_REPLY.set(direct)
-        try:
-            with use_call_context(for_request(params, notify, legacy_log_level=legacy_level)):
-                task = loop.create_task(call.coroutine)  # the task keeps a copy of this context
-        finally:
-            DIRECT_REPLY.reset(token)
-        connection.track(call.request_id, task)
-        calls.add(task)
-        task.add_done_callback(call_done)
-        if len(calls) >= MAX_CALLS_IN_FLIGHT and reader is not None and reader.is_reading():
-            reader.pause_reading()  # a client that pipelines thousands of calls waits here
-
-    def start_batch(messages: list[Any]) -> None:
-        """A 2025-03-26 batch: its calls run concurrently, one array answers them all."""
-        legacy_level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
-
-        def notify(notification: dict[str, Any]) -> None:
-            send(notification)
-
-        def context_for(params: Any) -> CallContext:
-            return for_request(params, notify, legacy_log_level=legacy_level)
-
-        task = loop.create_task(engine.handle_batch(messages, connection, context_for))
-        calls.add(task)
-        task.add_done_callback(call_done)
-
-    def oversize() -> None:
-        message = f"Message too large: the limit is {MAX_MESSAGE} bytes per line"
-        send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, message))
-
-    def send_from_worker(response: dict[str, Any], wait: bool) -> bool:
-        # Only while no other call is in flight: then the loop would wake up just to send
-        # this. Under load it is awake anyway, and sends many responses per wake-up.
-        return not connection.inflight and send(response, wait)
-
-    direct = DirectReply(connection, send_from_worker)
-    # Calls not finished (a call claimed by its worker leaves `connection.inflight` first).
-    calls: set[asyncio.Task[Any]] = set()
-    reader: asyncio.ReadTransport | None = None
-    lines = LineReader(on_line, eof.set, oversize, hold=lambda: len(calls) >= MAX_CALLS_IN_FLIGHT)
-    reader = await open_reader(loop, stdin, lines)
-    if writer is not None:
-        writer.reader = reader
-    await eof.wait()
-    running = list(calls)
-    if running:
-        await asyncio.wait(running, timeout=shutdown_grace)
-    connection.cancel_all()
-    await close_writer()
+def _not_open(data: bytes, wait: bool) -> bool:
+    raise RuntimeError("the stdio session is not running")
 
 
 def serve_stdio(
