@@ -62,6 +62,17 @@ class Annotations:
     reasons: Mapping[str, str] = field(default_factory=dict)
     """Extension: why each hint has its value, by spec spelling (`readOnly`, ...); not MCP."""
 
+    @classmethod
+    def from_mcp(cls, raw: Mapping[str, Any]) -> Annotations:
+        """The hints of an MCP `ToolAnnotations` object (the inverse of `to_mcp`)."""
+        return cls(
+            read_only=raw.get("readOnlyHint"),
+            destructive=raw.get("destructiveHint"),
+            idempotent=raw.get("idempotentHint"),
+            open_world=raw.get("openWorldHint"),
+            title=raw.get("title"),
+        )
+
     def to_mcp(self) -> dict[str, Any]:
         """The MCP `ToolAnnotations` object with only the declared fields."""
         out: dict[str, Any] = {}

@@ -22,7 +22,7 @@ from typing import Any
 
 from toolgen.core import naming
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
-from toolgen.core.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.core.ir import HINTS, Annotations, Origin, Server, Tool, ToolSet
 from toolgen.core.positions import JsonPath, SourceFile, display_path
 from toolgen.core.protocol import WRAP_KEY, WRAPPED_META_KEY
 from toolgen.frontend.jsonsource import read_json
@@ -31,7 +31,6 @@ from toolgen.jsonschema.walk import walk_schemas
 
 JSON_SUFFIX = ".json"
 _SPEC_SUFFIXES = (".yaml", ".yml")
-_HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,18 +221,11 @@ class _Reader:
         output_schema, output_origin = self._output(raw, origin)
         if input_schema is None or not ok:
             return None
-        annotations = raw.get("annotations") or {}
         return Tool(
             name=name,
             title=raw.get("title"),
             description=raw.get("description"),
-            annotations=Annotations(
-                read_only=annotations.get("readOnlyHint"),
-                destructive=annotations.get("destructiveHint"),
-                idempotent=annotations.get("idempotentHint"),
-                open_world=annotations.get("openWorldHint"),
-                title=annotations.get("title"),
-            ),
+            annotations=Annotations.from_mcp(raw.get("annotations") or {}),
             input_schema=input_schema,
             output_schema=output_schema,
             examples=(),
@@ -264,7 +256,7 @@ class _Reader:
             )
             return False
         ok = True
-        for key in _HINT_KEYS:
+        for _, key in HINTS:
             if key in annotations and not isinstance(annotations[key], bool):
                 self.error(
                     ErrorCode.WRONG_TYPE,

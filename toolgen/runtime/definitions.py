@@ -32,16 +32,6 @@ def _origin(path: Path, where: tuple[str | int, ...]) -> Origin:
     return Origin(source, where)
 
 
-def _annotations(raw: Mapping[str, Any]) -> Annotations:
-    return Annotations(
-        read_only=raw.get("readOnlyHint"),
-        destructive=raw.get("destructiveHint"),
-        idempotent=raw.get("idempotentHint"),
-        open_world=raw.get("openWorldHint"),
-        title=raw.get("title"),
-    )
-
-
 def toolset_from_definitions(
     server: Mapping[str, Any],
     definitions: Sequence[Mapping[str, Any]],
@@ -59,7 +49,7 @@ def toolset_from_definitions(
             name=d["name"],
             title=d.get("title"),
             description=d.get("description"),
-            annotations=_annotations(d.get("annotations", {})),
+            annotations=Annotations.from_mcp(d.get("annotations", {})),
             input_schema=d["inputSchema"],
             output_schema=d.get("outputSchema"),
             examples=(),
