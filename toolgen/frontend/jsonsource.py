@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import replace
-from json import decoder
+from json import JSONDecodeError, decoder
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from toolgen.core.positions import JsonPath, Position, SourceFile, display_path
 from toolgen.frontend import limits
 from toolgen.frontend.source import read_text
 
-scanstring: Callable[[str, int, bool], tuple[str, int]] = decoder.scanstring  # type: ignore[attr-defined]
+scanstring: Callable[[str, int, bool], tuple[str, int]] = decoder.scanstring  # type: ignore[attr-defined]  # typeshed omits it
 """The stdlib's JSON string scanner (C): decodes escapes, surrogate pairs included."""
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -31,19 +30,25 @@ _LITERALS = {"true": True, "false": False, "null": None}
 _LITERAL_START = {"t": "true", "f": "false", "n": "null"}
 
 
-class _Invalid(Exception):
-    def __init__(self, message: str, offset: int) -> None:
-        super().__init__(message)
+class _Problem(Exception):
+    """A problem at character `offset`: its code and message (`parse_json` locates it)."""
+
+    def __init__(self, message: str, offset: int, code: ErrorCode = ErrorCode.YAML_SYNTAX) -> None:
+        super().__init__(f"invalid JSON: {message}" if code is ErrorCode.YAML_SYNTAX else message)
+        self.code = code
         self.offset = offset
 
+    @classmethod
+    def of(cls, diagnostic: Diagnostic, offset: int) -> _Problem:
+        """A documented limit passed at `offset` (see `toolgen.frontend.limits`)."""
+        return cls(diagnostic.message, offset, ErrorCode(diagnostic.code))
 
-class _Limit(Exception):
-    """A documented limit was passed at `offset` (the diagnostic's location is filled in)."""
 
-    def __init__(self, diagnostic: Diagnostic, offset: int) -> None:
-        super().__init__(diagnostic.message)
-        self.diagnostic = diagnostic
-        self.offset = offset
+def _skip(text: str, i: int) -> int:
+    """The offset of the first non-whitespace character at or after `i`."""
+    match = _WS.match(text, i)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
 
 
 def read_json(path: Path) -> SourceFile:
@@ -57,27 +62,14 @@ def parse_json(text: str, path: Path, display: str | None = None) -> SourceFile:
     display = display if display is not None else display_path(path)
     parser = _Parser(text)
     try:
-        start = _WS.match(text, 0).end()  # type: ignore[union-attr]
-        data, end = parser.value(start, ())
-        end = _WS.match(text, end).end()  # type: ignore[union-attr]
+        data, end = parser.value(_skip(text, 0), ())
+        end = _skip(text, end)
         if end != len(text):
-            raise _Invalid("extra data after the JSON value", end)
-    except _Invalid as exc:
-        code = ErrorCode.DUPLICATE_KEY if exc.args[0].startswith("duplicate") else None
+            raise _Problem("extra data after the JSON value", end)
+    except _Problem as exc:
         line, column = parser.position(min(exc.offset, len(text)))
-        raise SpecError(
-            [
-                Diagnostic(
-                    code or ErrorCode.YAML_SYNTAX,
-                    exc.args[0] if code else f"invalid JSON: {exc.args[0]}",
-                    Location(display, line, column),
-                )
-            ]
-        ) from None
-    except _Limit as exc:
-        line, column = parser.position(exc.offset)
-        where = Location(display, line, column)
-        raise SpecError([replace(exc.diagnostic, location=where)]) from None
+        diagnostic = Diagnostic(exc.code, str(exc), Location(display, line, column))
+        raise SpecError([diagnostic]) from None
     return SourceFile(path, display, data, parser.positions, parser.key_positions)
 
 
@@ -101,7 +93,7 @@ class _Parser:
         if char == '"':
             return self.string(i)
         if char in "{[" and len(path) >= limits.MAX_DEPTH:
-            raise _Limit(limits.too_deep(Location("", 0, 0)), i)
+            raise _Problem.of(limits.too_deep(Location("", 0, 0)), i)
         if char == "{":
             return self.object(i, path)
         if char == "[":
@@ -111,69 +103,67 @@ class _Parser:
             return _LITERALS[literal], i + len(literal)
         match = _NUMBER.match(text, i)
         if match is None or not match.group():
-            raise _Invalid("expected a value" if char else "unexpected end of input", i)
+            raise _Problem("expected a value" if char else "unexpected end of input", i)
         number = match.group()
         value: Any = float(number) if match.group(1) or match.group(2) else None
         if value is None:
             value = limits.parse_int(number, 10)
             if value is None:
-                raise _Limit(limits.int_too_long(Location("", 0, 0)), i)
+                raise _Problem.of(limits.int_too_long(Location("", 0, 0)), i)
         if value in (float("inf"), float("-inf")):
-            raise _Invalid(f"{number} is not representable", i)
+            raise _Problem(f"{number} is not representable", i)
         return value, match.end()
 
     def string(self, i: int) -> tuple[str, int]:
         try:
             return scanstring(self.text, i + 1, True)
-        except ValueError as exc:
-            raise _Invalid(str(exc).split(":", 1)[0], getattr(exc, "pos", i)) from None
+        except JSONDecodeError as exc:
+            raise _Problem(exc.msg, exc.pos) from None
 
     def object(self, i: int, path: JsonPath) -> tuple[dict[str, Any], int]:
         text = self.text
         result: dict[str, Any] = {}
-        i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+        i = _skip(text, i + 1)
         if text[i : i + 1] == "}":
             return result, i + 1
         while True:
             if text[i : i + 1] != '"':
-                raise _Invalid("expected a key in double quotes", i)
+                raise _Problem("expected a key in double quotes", i)
             key, after = self.string(i)
             child = (*path, key)
             if key in result:
                 first = self.key_positions[child]
-                raise _Invalid(
-                    f"duplicate key {key!r} (first defined at line {first[0]}); keys must be unique",
-                    i,
-                )
+                message = f"duplicate key {key!r} (first defined at line {first[0]})"
+                raise _Problem(f"{message}; keys must be unique", i, ErrorCode.DUPLICATE_KEY)
             self.key_positions[child] = self.position(i)
-            i = _WS.match(text, after).end()  # type: ignore[union-attr]
+            i = _skip(text, after)
             if text[i : i + 1] != ":":
-                raise _Invalid("expected ':' after a key", i)
-            i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+                raise _Problem("expected ':' after a key", i)
+            i = _skip(text, i + 1)
             result[key], i = self.value(i, child)
-            i = _WS.match(text, i).end()  # type: ignore[union-attr]
+            i = _skip(text, i)
             char = text[i : i + 1]
             if char == ",":
-                i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+                i = _skip(text, i + 1)
             elif char == "}":
                 return result, i + 1
             else:
-                raise _Invalid("expected ',' or '}'", i)
+                raise _Problem("expected ',' or '}'", i)
 
     def array(self, i: int, path: JsonPath) -> tuple[list[Any], int]:
         text = self.text
         result: list[Any] = []
-        i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+        i = _skip(text, i + 1)
         if text[i : i + 1] == "]":
             return result, i + 1
         while True:
             item, i = self.value(i, (*path, len(result)))
             result.append(item)
-            i = _WS.match(text, i).end()  # type: ignore[union-attr]
+            i = _skip(text, i)
             char = text[i : i + 1]
             if char == ",":
-                i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+                i = _skip(text, i + 1)
             elif char == "]":
                 return result, i + 1
             else:
-                raise _Invalid("expected ',' or ']'", i)
+                raise _Problem("expected ',' or ']'", i)
