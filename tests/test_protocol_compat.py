@@ -18,7 +18,7 @@ import jsonschema
 import orjson
 import pytest
 from http_support import http_server
-from runtime_support.frames import DEMO_HANDLERS, DEMO_SPEC, FrameClient, modern_meta
+from runtime_support.frames import DEMO_HANDLERS, DEMO_SPEC, Frames, InProcessClient, modern_meta
 from runtime_support.handlers import Handlers
 
 import toolgen
@@ -46,20 +46,20 @@ def assert_valid(revision: str, definition: str, value: Any) -> None:
 
 
 @pytest.fixture
-def stdio() -> Iterator[FrameClient]:
-    client = FrameClient(str(DEMO_SPEC), "--handlers", DEMO_HANDLERS)
+def stdio() -> Iterator[Frames]:
+    client = InProcessClient(DEMO_SPEC, DEMO_HANDLERS)
     yield client
     client.close()
 
 
-def test_a_2024_11_05_session_is_negotiated_over_stdio(stdio: FrameClient) -> None:
+def test_a_2024_11_05_session_is_negotiated_over_stdio(stdio: Frames) -> None:
     result = stdio.initialize("2024-11-05")["result"]
     assert result["protocolVersion"] == "2024-11-05"
     assert_valid("2024-11-05", "InitializeResult", result)
     assert "title" not in result["serverInfo"]
 
 
-def test_2024_11_05_tools_have_no_annotations_titles_or_output_schemas(stdio: FrameClient) -> None:
+def test_2024_11_05_tools_have_no_annotations_titles_or_output_schemas(stdio: Frames) -> None:
     stdio.initialize("2024-11-05")
     result = stdio.request(1, "tools/list")["result"]
     assert_valid("2024-11-05", "ListToolsResult", result)
@@ -67,7 +67,7 @@ def test_2024_11_05_tools_have_no_annotations_titles_or_output_schemas(stdio: Fr
         assert set(tool) <= {"name", "description", "inputSchema"}, tool["name"]
 
 
-def test_2024_11_05_results_carry_text_only(stdio: FrameClient) -> None:
+def test_2024_11_05_results_carry_text_only(stdio: Frames) -> None:
     stdio.initialize("2024-11-05")
     result = stdio.request(1, "tools/call", {"name": "echo", "arguments": {"text": "a"}})["result"]
     assert_valid("2024-11-05", "CallToolResult", result)
@@ -76,7 +76,7 @@ def test_2024_11_05_results_carry_text_only(stdio: FrameClient) -> None:
     assert orjson.loads(result["content"][0]["text"])["text"] == "a"
 
 
-def test_a_2025_03_26_session_answers_a_batch_with_one_array(stdio: FrameClient) -> None:
+def test_a_2025_03_26_session_answers_a_batch_with_one_array(stdio: Frames) -> None:
     stdio.initialize("2025-03-26")
     stdio.send(
         [
@@ -95,13 +95,13 @@ def test_a_2025_03_26_session_answers_a_batch_with_one_array(stdio: FrameClient)
     assert by_id[8]["error"]["code"] == -32601
 
 
-def test_a_batch_of_notifications_gets_no_answer(stdio: FrameClient) -> None:
+def test_a_batch_of_notifications_gets_no_answer(stdio: Frames) -> None:
     stdio.initialize("2025-03-26")
     stdio.send([{"jsonrpc": "2.0", "method": "notifications/initialized"}])
     assert stdio.request(2, "ping")["id"] == 2  # the next line answers the ping
 
 
-def test_initialize_inside_a_batch_is_refused(stdio: FrameClient) -> None:
+def test_initialize_inside_a_batch_is_refused(stdio: Frames) -> None:
     stdio.initialize("2025-03-26")
     stdio.send([{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}])
     (reply,) = stdio.recv()
@@ -111,7 +111,7 @@ def test_initialize_inside_a_batch_is_refused(stdio: FrameClient) -> None:
 
 @pytest.mark.parametrize("version", [None, "2024-11-05", "2025-06-18", "2025-11-25"])
 def test_batches_are_refused_outside_2025_03_26_sessions(
-    stdio: FrameClient, version: str | None
+    stdio: Frames, version: str | None
 ) -> None:
     if version is not None:
         stdio.initialize(version)
@@ -126,7 +126,7 @@ def test_batches_are_refused_outside_2025_03_26_sessions(
 )
 @pytest.mark.parametrize("modern", [False, True])
 def test_numeric_ids_are_echoed_exactly_over_stdio(
-    stdio: FrameClient, raw_id: bytes, modern: bool
+    stdio: Frames, raw_id: bytes, modern: bool
 ) -> None:
     if modern:
         params = orjson.dumps({"name": "count", "_meta": modern_meta()})
@@ -145,14 +145,14 @@ def test_numeric_ids_are_echoed_exactly_over_stdio(
     assert orjson.loads(line)["result"]["isError"] is False
 
 
-def test_a_fractional_id_is_still_refused(stdio: FrameClient) -> None:
+def test_a_fractional_id_is_still_refused(stdio: Frames) -> None:
     stdio.send_raw(b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}\n')
     reply = stdio.recv()
     assert reply["error"]["code"] == -32600
     assert reply["id"] is None
 
 
-def test_a_big_id_can_be_cancelled(stdio: FrameClient) -> None:
+def test_a_big_id_can_be_cancelled(stdio: Frames) -> None:
     stdio.initialize()
     big = str(BIG_ID).encode()
     call = b'{"jsonrpc": "2.0", "id": ' + big + b', "method": "tools/call", "params": '

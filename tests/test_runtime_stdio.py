@@ -1,7 +1,9 @@
 """Raw-frame tests of `toolgen serve` over stdio: every error rule, both eras, concurrency.
 
-Each test writes JSON-RPC lines to a real server process and reads its stdout
-lines back, so what is asserted is exactly what a client sees on the wire.
+Each test writes JSON-RPC lines to a real server and reads its output lines back,
+so what is asserted is exactly what a client sees on the wire. Most servers run the
+transport on a thread of the test process (`InProcessClient`); what only a process
+shows (stderr, exit code, stray prints kept off stdout) uses `toolgen serve` itself.
 """
 
 from __future__ import annotations
@@ -16,37 +18,52 @@ from typing import Any
 
 import pytest
 from conftest import SPECS
-from runtime_support.frames import DEMO_HANDLERS, DEMO_SPEC, MODERN, FrameClient, modern_meta
+from runtime_support.frames import (
+    DEMO_HANDLERS,
+    DEMO_SPEC,
+    MODERN,
+    FrameClient,
+    Frames,
+    InProcessClient,
+    modern_meta,
+)
 
 SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 
 
 @pytest.fixture(scope="module")
-def legacy() -> Iterator[FrameClient]:
+def legacy() -> Iterator[Frames]:
     """One server, initialized at 2025-11-25, shared by the tests that do not change its state."""
-    client = FrameClient(str(DEMO_SPEC), "--handlers", DEMO_HANDLERS, "--timeout", "1.5")
+    client = InProcessClient(DEMO_SPEC, DEMO_HANDLERS, timeout=1.5)
     client.initialize()
     yield client
     client.close()
 
 
 @pytest.fixture
-def fresh() -> Iterator[FrameClient]:
+def fresh() -> Iterator[Frames]:
+    """A new server on a thread of this process (the same transport, without the start-up)."""
+    client = InProcessClient(DEMO_SPEC, DEMO_HANDLERS, timeout=1.5)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def process() -> Iterator[FrameClient]:
+    """A new `toolgen serve` process, for what only a process shows: stderr, exit code."""
     client = FrameClient(str(DEMO_SPEC), "--handlers", DEMO_HANDLERS, "--timeout", "1.5")
     yield client
     client.close()
 
 
-def call(
-    client: FrameClient, request_id: Any, name: str, arguments: Any = None, **params: Any
-) -> Any:
+def call(client: Frames, request_id: Any, name: str, arguments: Any = None, **params: Any) -> Any:
     body: dict[str, Any] = {"name": name, **params}
     if arguments is not None:
         body["arguments"] = arguments
     return client.request(request_id, "tools/call", body)
 
 
-def modern_call(client: FrameClient, request_id: Any, name: str, arguments: Any = None) -> Any:
+def modern_call(client: Frames, request_id: Any, name: str, arguments: Any = None) -> Any:
     return call(client, request_id, name, arguments, _meta=modern_meta())
 
 
@@ -78,7 +95,7 @@ def text_of(result: dict[str, Any]) -> str:
     ],
 )
 def test_unreadable_messages_get_an_error_with_null_id(
-    legacy: FrameClient, line: bytes, code: int
+    legacy: Frames, line: bytes, code: int
 ) -> None:
     legacy.send_raw(line + b"\n")
     reply = legacy.recv()
@@ -87,35 +104,35 @@ def test_unreadable_messages_get_an_error_with_null_id(
     assert reply["jsonrpc"] == "2.0"
 
 
-def test_request_without_jsonrpc_version_is_an_invalid_request(legacy: FrameClient) -> None:
+def test_request_without_jsonrpc_version_is_an_invalid_request(legacy: Frames) -> None:
     legacy.send({"id": 7, "method": "ping"})
     reply = legacy.recv()
     assert (reply["id"], error_code(reply)) == (7, -32600)
 
 
 def test_a_null_method_is_an_invalid_request_even_beside_an_error_member(
-    legacy: FrameClient,
+    legacy: Frames,
 ) -> None:
     legacy.send({"jsonrpc": "2.0", "id": 0, "method": None, "error": None})
     reply = legacy.recv()
     assert (reply["id"], error_code(reply)) == (0, -32600)
 
 
-def test_unknown_method_gets_method_not_found(legacy: FrameClient) -> None:
+def test_unknown_method_gets_method_not_found(legacy: Frames) -> None:
     assert error_code(legacy.request(1, "resources/list")) == -32601
 
 
-def test_unknown_method_gets_method_not_found_in_the_modern_era(legacy: FrameClient) -> None:
+def test_unknown_method_gets_method_not_found_in_the_modern_era(legacy: Frames) -> None:
     reply = legacy.request(1, "prompts/list", {"_meta": modern_meta()})
     assert error_code(reply) == -32601
 
 
-def test_params_that_are_not_an_object_are_invalid_params(legacy: FrameClient) -> None:
+def test_params_that_are_not_an_object_are_invalid_params(legacy: Frames) -> None:
     assert error_code(legacy.request(1, "tools/list", [1, 2])) == -32602
 
 
 @pytest.mark.parametrize("request_id", ["abc", "", "0042", 0, -5, 2**53 + 1])
-def test_string_and_integer_ids_are_echoed_exactly(legacy: FrameClient, request_id: Any) -> None:
+def test_string_and_integer_ids_are_echoed_exactly(legacy: Frames, request_id: Any) -> None:
     legacy.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
     line = legacy.recv_line()
     reply = json.loads(line)
@@ -123,7 +140,7 @@ def test_string_and_integer_ids_are_echoed_exactly(legacy: FrameClient, request_
     assert type(reply["id"]) is type(request_id)
 
 
-def test_notifications_never_get_a_response(legacy: FrameClient) -> None:
+def test_notifications_never_get_a_response(legacy: Frames) -> None:
     legacy.notify("notifications/initialized")
     legacy.notify("notifications/unknown", {"x": 1})
     legacy.notify("tools/call", {"name": "echo", "arguments": {"text": "x"}})
@@ -132,10 +149,13 @@ def test_notifications_never_get_a_response(legacy: FrameClient) -> None:
     assert legacy.request("after", "ping") == {"jsonrpc": "2.0", "id": "after", "result": {}}
 
 
-def test_stdout_carries_only_protocol_even_when_a_handler_prints(legacy: FrameClient) -> None:
-    result = call(legacy, 1, "echo", {"text": "hi"})["result"]
+def test_stdout_carries_only_protocol_even_when_a_handler_prints(process: FrameClient) -> None:
+    process.initialize()
+    result = call(process, 1, "echo", {"text": "hi"})["result"]
     assert result["structuredContent"] == {"text": "hi", "times": 1}
-    assert legacy.request(2, "ping")["result"] == {}
+    assert process.request(2, "ping")["result"] == {}
+    process.close()
+    assert b"stray print from a handler" in process.stderr
 
 
 # -- legacy era -------------------------------------------------------------------------
@@ -157,35 +177,35 @@ def test_initialize_answers_the_clients_version_when_supported(version: str) -> 
 
 @pytest.mark.parametrize("version", ["2024-10-07", "2026-07-28", "2099-01-01"])
 def test_initialize_answers_the_latest_handshake_version_otherwise(
-    fresh: FrameClient, version: str
+    fresh: Frames, version: str
 ) -> None:
     assert fresh.initialize(version)["result"]["protocolVersion"] == "2025-11-25"
 
 
-def test_initialize_without_protocol_version_is_invalid_params(fresh: FrameClient) -> None:
+def test_initialize_without_protocol_version_is_invalid_params(fresh: Frames) -> None:
     assert error_code(fresh.request(1, "initialize", {"capabilities": {}})) == -32602
 
 
 @pytest.mark.parametrize("method", ["tools/list", "tools/call"])
-def test_requests_before_initialize_get_an_error(fresh: FrameClient, method: str) -> None:
+def test_requests_before_initialize_get_an_error(fresh: Frames, method: str) -> None:
     reply = fresh.request(1, method, {"name": "echo", "arguments": {"text": "x"}})
     assert error_code(reply) == -32600
 
 
-def test_ping_is_answered_before_and_after_initialize(fresh: FrameClient) -> None:
+def test_ping_is_answered_before_and_after_initialize(fresh: Frames) -> None:
     assert fresh.request(1, "ping")["result"] == {}
     fresh.initialize()
     assert fresh.request(2, "ping", {})["result"] == {}
 
 
-def test_legacy_results_carry_no_result_type(legacy: FrameClient) -> None:
+def test_legacy_results_carry_no_result_type(legacy: Frames) -> None:
     listing = legacy.request(1, "tools/list")["result"]
     assert "resultType" not in listing
     assert "ttlMs" not in listing
     assert "resultType" not in call(legacy, 2, "count")["result"]
 
 
-def test_legacy_non_object_output_is_wrapped_and_declared(legacy: FrameClient) -> None:
+def test_legacy_non_object_output_is_wrapped_and_declared(legacy: Frames) -> None:
     tools = {t["name"]: t for t in legacy.request(1, "tools/list")["result"]["tools"]}
     assert tools["count"]["outputSchema"]["properties"]["result"]["type"] == "integer"
     assert tools["count"]["_meta"] == {"dev.toolgen/wrappedOutput": "result"}
@@ -197,7 +217,7 @@ def test_legacy_non_object_output_is_wrapped_and_declared(legacy: FrameClient) -
 # -- modern era -------------------------------------------------------------------------
 
 
-def test_server_discover_describes_the_server(fresh: FrameClient) -> None:
+def test_server_discover_describes_the_server(fresh: Frames) -> None:
     result = fresh.request("d", "server/discover", {"_meta": modern_meta()})["result"]
     assert result["resultType"] == "complete"
     assert result["supportedVersions"] == SUPPORTED
@@ -210,7 +230,7 @@ def test_server_discover_describes_the_server(fresh: FrameClient) -> None:
 
 @pytest.mark.parametrize("method", ["server/discover", "tools/list", "tools/call"])
 def test_unsupported_protocol_version_gets_32022_with_supported_versions(
-    fresh: FrameClient, method: str
+    fresh: Frames, method: str
 ) -> None:
     params = {"name": "echo", "arguments": {"text": "x"}, "_meta": modern_meta("2099-01-01")}
     reply = fresh.request(5, method, params)
@@ -219,16 +239,16 @@ def test_unsupported_protocol_version_gets_32022_with_supported_versions(
     assert reply["error"]["data"] == {"supported": SUPPORTED, "requested": "2099-01-01"}
 
 
-def test_protocol_version_that_is_not_a_string_is_invalid_params(fresh: FrameClient) -> None:
+def test_protocol_version_that_is_not_a_string_is_invalid_params(fresh: Frames) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": 20260728}
     assert error_code(fresh.request(1, "tools/list", {"_meta": meta})) == -32602
 
 
-def test_server_discover_without_protocol_version_is_invalid_params(fresh: FrameClient) -> None:
+def test_server_discover_without_protocol_version_is_invalid_params(fresh: Frames) -> None:
     assert error_code(fresh.request(1, "server/discover", {})) == -32602
 
 
-def test_modern_requests_need_no_handshake_and_carry_cache_hints(fresh: FrameClient) -> None:
+def test_modern_requests_need_no_handshake_and_carry_cache_hints(fresh: Frames) -> None:
     result = fresh.request(1, "tools/list", {"_meta": modern_meta()})["result"]
     assert result["resultType"] == "complete"
     assert result["ttlMs"] >= 0
@@ -237,7 +257,7 @@ def test_modern_requests_need_no_handshake_and_carry_cache_hints(fresh: FrameCli
     assert "nextCursor" not in result
 
 
-def test_modern_non_object_output_is_sent_as_is(fresh: FrameClient) -> None:
+def test_modern_non_object_output_is_sent_as_is(fresh: Frames) -> None:
     tools = {
         t["name"]: t
         for t in fresh.request(1, "tools/list", {"_meta": modern_meta()})["result"]["tools"]
@@ -249,11 +269,11 @@ def test_modern_non_object_output_is_sent_as_is(fresh: FrameClient) -> None:
     assert result["resultType"] == "complete"
 
 
-def test_ping_is_not_part_of_the_modern_era(fresh: FrameClient) -> None:
+def test_ping_is_not_part_of_the_modern_era(fresh: Frames) -> None:
     assert error_code(fresh.request(1, "ping", {"_meta": modern_meta()})) == -32601
 
 
-def test_both_eras_can_share_one_connection(fresh: FrameClient) -> None:
+def test_both_eras_can_share_one_connection(fresh: Frames) -> None:
     assert modern_call(fresh, 1, "count")["result"]["structuredContent"] == 3
     fresh.initialize("2025-06-18")
     assert call(fresh, 2, "count")["result"]["structuredContent"] == {"result": 3}
@@ -264,7 +284,7 @@ def test_both_eras_can_share_one_connection(fresh: FrameClient) -> None:
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-def test_unknown_tool_gets_invalid_params_error(legacy: FrameClient, era: str) -> None:
+def test_unknown_tool_gets_invalid_params_error(legacy: Frames, era: str) -> None:
     caller = call if era == "legacy" else modern_call
     assert error_code(caller(legacy, 1, "no_such_tool", {})) == -32602
 
@@ -273,7 +293,7 @@ def test_unknown_tool_gets_invalid_params_error(legacy: FrameClient, era: str) -
     "params",
     [{}, {"name": 5}, {"name": "echo", "arguments": [1]}, {"name": "echo", "arguments": "x"}],
 )
-def test_malformed_call_params_are_invalid_params(legacy: FrameClient, params: Any) -> None:
+def test_malformed_call_params_are_invalid_params(legacy: Frames, params: Any) -> None:
     assert error_code(legacy.request(1, "tools/call", params)) == -32602
 
 
@@ -289,7 +309,7 @@ def test_malformed_call_params_are_invalid_params(legacy: FrameClient, params: A
 )
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_arguments_that_fail_the_input_schema_get_an_error_result_naming_the_field(
-    legacy: FrameClient, era: str, arguments: dict[str, Any], named: str
+    legacy: Frames, era: str, arguments: dict[str, Any], named: str
 ) -> None:
     caller = call if era == "legacy" else modern_call
     result = caller(legacy, 1, "echo", arguments)["result"]
@@ -298,12 +318,12 @@ def test_arguments_that_fail_the_input_schema_get_an_error_result_naming_the_fie
     assert named in text_of(result)
 
 
-def test_defaults_are_applied_before_the_handler_runs(legacy: FrameClient) -> None:
+def test_defaults_are_applied_before_the_handler_runs(legacy: Frames) -> None:
     result = call(legacy, 1, "echo", {"text": "ab"})["result"]
     assert result["structuredContent"] == {"text": "ab", "times": 1}
 
 
-def test_result_has_structured_content_and_the_same_json_as_text(legacy: FrameClient) -> None:
+def test_result_has_structured_content_and_the_same_json_as_text(legacy: Frames) -> None:
     result = call(legacy, 1, "echo", {"text": "ab", "times": 2})["result"]
     assert result["isError"] is False
     assert result["structuredContent"] == {"text": "abab", "times": 2}
@@ -313,22 +333,22 @@ def test_result_has_structured_content_and_the_same_json_as_text(legacy: FrameCl
 
 
 def test_a_raising_handler_gets_a_safe_error_result_and_details_go_to_stderr(
-    fresh: FrameClient,
+    process: FrameClient,
 ) -> None:
-    legacy_result = call(fresh, 1, "boom")
-    fresh.initialize()
-    results = [call(fresh, 2, "boom")["result"], modern_call(fresh, 3, "boom")["result"]]
-    fresh.close()
+    legacy_result = call(process, 1, "boom")
+    process.initialize()
+    results = [call(process, 2, "boom")["result"], modern_call(process, 3, "boom")["result"]]
+    process.close()
     assert error_code(legacy_result) == -32600  # before initialize
     for result in results:
         assert result["isError"] is True
         assert "secret internal detail" not in text_of(result)
         assert "Traceback" not in text_of(result)
-    assert fresh.stderr.count(b"RuntimeError: secret internal detail") == 2
-    assert b"Traceback" in fresh.stderr
+    assert process.stderr.count(b"RuntimeError: secret internal detail") == 2
+    assert b"Traceback" in process.stderr
 
 
-def test_tool_error_message_reaches_the_client(legacy: FrameClient) -> None:
+def test_tool_error_message_reaches_the_client(legacy: Frames) -> None:
     result = call(legacy, 1, "refuse")["result"]
     assert result["isError"] is True
     assert text_of(result) == "Nothing to refuse today"
@@ -336,7 +356,7 @@ def test_tool_error_message_reaches_the_client(legacy: FrameClient) -> None:
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_a_result_that_violates_the_output_schema_is_never_sent_as_success(
-    legacy: FrameClient, era: str
+    legacy: Frames, era: str
 ) -> None:
     caller = call if era == "legacy" else modern_call
     result = caller(legacy, 1, "bad_output")["result"]
@@ -345,23 +365,23 @@ def test_a_result_that_violates_the_output_schema_is_never_sent_as_success(
     assert "many" not in text_of(result)
 
 
-def test_tool_without_output_schema_answers_text_only(legacy: FrameClient) -> None:
+def test_tool_without_output_schema_answers_text_only(legacy: Frames) -> None:
     result = call(legacy, 1, "hello")["result"]
     assert result == {"content": [{"type": "text", "text": "Hello!"}], "isError": False}
 
 
-def test_handlers_can_take_and_return_pydantic_models(legacy: FrameClient) -> None:
+def test_handlers_can_take_and_return_pydantic_models(legacy: Frames) -> None:
     result = call(legacy, 1, "typed", {"first-name": "Ada"})["result"]
     assert result["structuredContent"] == {"greeting": "Hi Ada"}
 
 
-def test_tool_without_handler_answers_an_error_result(legacy: FrameClient) -> None:
+def test_tool_without_handler_answers_an_error_result(legacy: Frames) -> None:
     result = call(legacy, 1, "unimplemented")["result"]
     assert result["isError"] is True
 
 
 @pytest.mark.parametrize("tool", ["slow", "slow_sync"])
-def test_a_call_over_the_timeout_answers_an_error_result(legacy: FrameClient, tool: str) -> None:
+def test_a_call_over_the_timeout_answers_an_error_result(legacy: Frames, tool: str) -> None:
     result = call(legacy, 1, tool, {"seconds": 60})["result"]
     assert result["isError"] is True
     assert "1.5 seconds" in text_of(result)
@@ -370,7 +390,7 @@ def test_a_call_over_the_timeout_answers_an_error_result(legacy: FrameClient, to
 # -- concurrency and cancellation -------------------------------------------------------
 
 
-def test_calls_run_concurrently_and_answer_by_id(fresh: FrameClient) -> None:
+def test_calls_run_concurrently_and_answer_by_id(fresh: Frames) -> None:
     fresh.initialize()
     fresh.send(_call_frame(1, "slow", {"seconds": 600}))
     fresh.send(_call_frame(2, "slow_sync", {"seconds": 600}))
@@ -382,9 +402,7 @@ def test_calls_run_concurrently_and_answer_by_id(fresh: FrameClient) -> None:
 
 
 @pytest.mark.parametrize("tool", ["slow", "slow_sync"])
-def test_a_cancelled_call_gets_no_response_and_others_continue(
-    fresh: FrameClient, tool: str
-) -> None:
+def test_a_cancelled_call_gets_no_response_and_others_continue(fresh: Frames, tool: str) -> None:
     fresh.initialize()
     fresh.send(_call_frame("slow-1", tool, {"seconds": 0.5}))  # would be answered first
     assert fresh.request("started", "ping")["id"] == "started"  # slow-1 is running now
@@ -395,7 +413,7 @@ def test_a_cancelled_call_gets_no_response_and_others_continue(
     assert fresh.close() == []
 
 
-def test_a_cancelled_modern_call_gets_no_response(fresh: FrameClient) -> None:
+def test_a_cancelled_modern_call_gets_no_response(fresh: Frames) -> None:
     frame = _call_frame(9, "slow", {"seconds": 60})
     frame["params"]["_meta"] = modern_meta()
     fresh.send(frame)
@@ -404,7 +422,7 @@ def test_a_cancelled_modern_call_gets_no_response(fresh: FrameClient) -> None:
     assert fresh.close() == []
 
 
-def test_an_id_in_flight_cannot_be_reused(fresh: FrameClient) -> None:
+def test_an_id_in_flight_cannot_be_reused(fresh: Frames) -> None:
     fresh.initialize()
     fresh.send(_call_frame(1, "slow", {"seconds": 600}))
     reply = call(fresh, 1, "echo", {"text": "x"})
@@ -413,12 +431,12 @@ def test_an_id_in_flight_cannot_be_reused(fresh: FrameClient) -> None:
     assert call(fresh, 1, "echo", {"text": "x"})["result"]["structuredContent"]["text"] == "x"
 
 
-def test_server_exits_promptly_when_stdin_closes(fresh: FrameClient) -> None:
-    fresh.initialize()
-    fresh.send(_call_frame(1, "slow", {"seconds": 600}))
-    fresh.send(_call_frame(2, "slow_sync", {"seconds": 600}))
-    fresh.close()  # waits for exit (bounded); a server that hangs fails here
-    assert fresh.process.returncode == 0
+def test_server_exits_promptly_when_stdin_closes(process: FrameClient) -> None:
+    process.initialize()
+    process.send(_call_frame(1, "slow", {"seconds": 600}))
+    process.send(_call_frame(2, "slow_sync", {"seconds": 600}))
+    process.close()  # waits for exit (bounded); a server that hangs fails here
+    assert process.process.returncode == 0
 
 
 def test_calls_still_running_at_eof_answer_within_the_grace_period() -> None:
@@ -461,7 +479,7 @@ def test_tools_list_pages_with_opaque_cursors() -> None:
     assert error_code(bad) == -32602
 
 
-def _first_cursor(client: FrameClient) -> str:
+def _first_cursor(client: Frames) -> str:
     cursor = client.request("c", "tools/list")["result"]["nextCursor"]
     assert isinstance(cursor, str)
     return cursor
@@ -490,7 +508,7 @@ def _read_until_response(client: FrameClient, request_id: Any) -> tuple[list[Any
 
 @pytest.mark.parametrize("tool", ["report", "report_sync"])
 def test_handlers_send_progress_and_log_notifications_before_the_result(
-    legacy: FrameClient, tool: str
+    legacy: Frames, tool: str
 ) -> None:
     legacy.send(
         {
@@ -516,7 +534,7 @@ def test_handlers_send_progress_and_log_notifications_before_the_result(
     ]
 
 
-def test_modern_calls_get_log_messages_only_when_they_ask_for_a_level(legacy: FrameClient) -> None:
+def test_modern_calls_get_log_messages_only_when_they_ask_for_a_level(legacy: Frames) -> None:
     quiet = modern_meta()
     quiet["progressToken"] = 5
     loud = {**modern_meta(), "io.modelcontextprotocol/logLevel": "debug"}
@@ -545,7 +563,7 @@ def test_modern_calls_get_log_messages_only_when_they_ask_for_a_level(legacy: Fr
 # -- framing of long and oversize lines ---------------------------------------------------
 
 
-def test_a_message_of_several_megabytes_is_read_whole(legacy: FrameClient) -> None:
+def test_a_message_of_several_megabytes_is_read_whole(legacy: Frames) -> None:
     text = "x" * 3_000_000
     result = call(legacy, "big", "echo", {"text": text})["result"]
     assert result["structuredContent"]["text"] == text
