@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -109,7 +109,3 @@ class Report:
             else:
                 counts[result.status] += 1
         return counts
-
-
-def first_failures(results: Sequence[Result]) -> list[Result]:
-    return [r for r in results if r.status == FAILED]

@@ -60,7 +60,6 @@ class Session:
         self.timeout = timeout
         self.modern = is_modern(revision)
         self.http_headers: dict[str, str] = {}
-        self.initialize_reply: Any = None
         self._ids = itertools.count(1)
 
     # -- opening -----------------------------------------------------------------------
@@ -78,7 +77,6 @@ class Session:
                 "clientInfo": CLIENT_INFO,
             },
         )
-        self.initialize_reply = reply.reply
         result = reply.reply.get("result") if isinstance(reply.reply, dict) else None
         if isinstance(result, dict):
             session_id = reply.headers.get("mcp-session-id")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _OTHER = re.compile(r"[^A-Za-z0-9_-]")
@@ -82,8 +82,3 @@ def map_names(names: Iterable[str], rule: NameRule) -> dict[str, str]:
         mapped[name] = candidate
         taken.add(candidate)
     return mapped
-
-
-def reverse(mapping: Mapping[str, str]) -> dict[str, str]:
-    """Provider name -> MCP name."""
-    return {provider: mcp for mcp, provider in mapping.items()}
