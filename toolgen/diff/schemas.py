@@ -85,6 +85,21 @@ class Comparison:
 
     # -- nodes -----------------------------------------------------------------
 
+    def _descend(
+        self,
+        old: Any,
+        new: Any,
+        old_origin: Origin | None,
+        new_origin: Origin | None,
+        path: JsonPath,
+        steps: tuple[str | int, ...],
+        new_steps: tuple[str | int, ...] | None = None,
+    ) -> None:
+        """Compare the subschemas `steps` below both sides (`new_steps` on the new side when
+        they differ, as for matched `anyOf` branches); deltas are placed at the new path."""
+        after = steps if new_steps is None else new_steps
+        self.node(old, _child(old_origin, *steps), new, _child(new_origin, *after), (*path, *after))
+
     def node(
         self,
         old: Any,
@@ -210,14 +225,9 @@ class Comparison:
         props_b = _mapping(new.get("properties"))
         req_a, req_b = _names(old.get("required")), _names(new.get("required"))
         for name in _union(props_a, props_b):
-            here = (*path, "properties", name)
             if name in props_a and name in props_b:
-                self.node(
-                    props_a[name],
-                    _child(old_origin, "properties", name),
-                    props_b[name],
-                    _child(new_origin, "properties", name),
-                    here,
+                self._descend(
+                    props_a[name], props_b[name], old_origin, new_origin, path, ("properties", name)
                 )
             elif name in props_a:
                 self._property_removed(name, new, name in req_a, old_origin, path)
@@ -328,12 +338,13 @@ class Comparison:
                     (keyword,) if keyword in new else (),
                 )
             elif a is not False:
-                self.node(
+                self._descend(
                     old.get(keyword, True),
-                    _child(old_origin, keyword),
                     new.get(keyword, True),
-                    _child(new_origin, keyword),
-                    here,
+                    old_origin,
+                    new_origin,
+                    path,
+                    (keyword,),
                 )
 
     def _keyed(
@@ -349,13 +360,7 @@ class Comparison:
         for key in _union(a, b):
             here = (*path, keyword, key)
             if key in a and key in b:
-                self.node(
-                    a[key],
-                    _child(old_origin, keyword, key),
-                    b[key],
-                    _child(new_origin, keyword, key),
-                    here,
-                )
+                self._descend(a[key], b[key], old_origin, new_origin, path, (keyword, key))
             elif keyword == "dependentSchemas":
                 if key in b:
                     self.add(
@@ -463,21 +468,16 @@ class Comparison:
         elif b is None and a is not None:
             self.add(Kind.RELAXED, NO, YES, path, "`contains` removed", new_origin)
         elif a is not None:
-            self.node(
-                a,
-                _child(old_origin, "contains"),
-                b,
-                _child(new_origin, "contains"),
-                (*path, "contains"),
-            )
+            self._descend(a, b, old_origin, new_origin, path, ("contains",))
         for keyword in _POSITIVE:
             if keyword in old or keyword in new:
-                self.node(
+                self._descend(
                     old.get(keyword, True),
-                    _child(old_origin, keyword),
                     new.get(keyword, True),
-                    _child(new_origin, keyword),
-                    (*path, keyword),
+                    old_origin,
+                    new_origin,
+                    path,
+                    (keyword,),
                 )
 
     # -- composition -----------------------------------------------------------
@@ -494,12 +494,13 @@ class Comparison:
             self._branches(keyword, old, old_origin, new, new_origin, path)
         for keyword in ("then", "else"):
             if keyword in old or keyword in new:
-                self.node(
+                self._descend(
                     old.get(keyword, True),
-                    _child(old_origin, keyword),
                     new.get(keyword, True),
-                    _child(new_origin, keyword),
-                    (*path, keyword),
+                    old_origin,
+                    new_origin,
+                    path,
+                    (keyword,),
                 )
         for keyword in ("not", "if"):
             if keyword in old or keyword in new:
@@ -517,12 +518,8 @@ class Comparison:
                             (keyword,) if keyword in new else (),
                         )
                     else:
-                        self.node(
-                            old[keyword],
-                            _child(old_origin, keyword),
-                            new[keyword],
-                            _child(new_origin, keyword),
-                            (*path, keyword),
+                        self._descend(
+                            old[keyword], new[keyword], old_origin, new_origin, path, (keyword,)
                         )
                 finally:
                     self._uncertain -= 1
@@ -547,21 +544,11 @@ class Comparison:
         self._uncertain += uncertain
         try:
             for i, j in pairs:
-                self.node(
-                    a[i],
-                    _child(old_origin, keyword, i),
-                    b[j],
-                    _child(new_origin, keyword, j),
-                    (*path, keyword, j),
-                )
+                self._descend(a[i], b[j], old_origin, new_origin, path, (keyword, i), (keyword, j))
             if len(gone) == len(added):
                 for i, j in zip(gone, added, strict=True):
-                    self.node(
-                        a[i],
-                        _child(old_origin, keyword, i),
-                        b[j],
-                        _child(new_origin, keyword, j),
-                        (*path, keyword, j),
+                    self._descend(
+                        a[i], b[j], old_origin, new_origin, path, (keyword, i), (keyword, j)
                     )
                 return
             for j in added:  # allOf: one more conjunct; anyOf/oneOf: one more alternative
