@@ -155,3 +155,38 @@ def test_the_example_sdk_server_serves_the_notes_tools_beside_its_own() -> None:
     assert out["count"] == {"result": 1}
     assert out["readme"].startswith("# Notes")
     assert "tag='shop'" in out["prompt"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_handlers_progress_and_log_messages_reach_the_sdk_client_before_its_result(
+    kind: str, era: str
+) -> None:
+    events: list[tuple[str, Any]] = []
+
+    async def on_log(params: Any) -> None:
+        events.append(("log", params.data))
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        events.append(("progress", (progress, total, message)))
+
+    async def scenario(session: ClientSession, era: str) -> dict[str, Any]:
+        for tool in ("report", "report_sync"):  # async on the loop; sync on a worker thread
+            result = await session.call_tool(tool, {}, progress_callback=on_progress)
+            events.append(("result", _dump(result)["structuredContent"]))
+        return {}
+
+    run_sdk_scenario(
+        era,
+        [str(SERVER_SCRIPT), kind],
+        scenario,
+        cwd=ROOT,
+        logging_callback=on_log,
+        log_level="info",
+    )
+    one_call = [
+        ("progress", (1.0, 2.0, "half way")),
+        ("log", "working"),
+        ("result", {"done": True}),
+    ]
+    assert events == one_call + one_call

@@ -30,14 +30,19 @@ def run_sdk_scenario(
     args: list[str],
     scenario: Callable[[ClientSession, str], Awaitable[dict[str, Any]]],
     cwd: Path,
+    **session_options: Any,
 ) -> dict[str, Any]:
     """Start `python ARGS` as a stdio server, connect the official SDK client in `era`
-    ("legacy": initialize handshake; else the stateless revision) and run `scenario`."""
+    ("legacy": initialize handshake; else the stateless revision) and run `scenario`.
+    `session_options` go to `ClientSession` (callbacks, `log_level`)."""
 
     async def main() -> dict[str, Any]:
         server = StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd))
         with anyio.fail_after(60):  # a guard against a hang, not a timing assertion
-            async with stdio_client(server) as (read, write), ClientSession(read, write) as s:
+            async with (
+                stdio_client(server) as (read, write),
+                ClientSession(read, write, **session_options) as s,
+            ):
                 if era == "legacy":
                     await s.initialize()
                 else:

@@ -34,6 +34,7 @@ from toolgen.runtime.handlers import bind_handlers, unknown_handlers
 from toolgen.runtime.results import error_result
 from toolgen.runtime.toolset import RuntimeToolSet
 from toolgen.runtime.validation import invalid_arguments
+from toolgen.sdk.context import sdk_call_context
 from toolgen.sdk.servers import lowlevel_server
 
 log = logging.getLogger("toolgen.sdk")
@@ -120,7 +121,10 @@ class SpecTools:
         issues = self.tools.validate_input(name, arguments)
         if issues:
             return _complete(error_result(invalid_arguments(name, issues)), version)
-        return _complete(await self.runner.run(name, arguments, version), version)
+        with sdk_call_context(ctx, params) as notifier:
+            result = await self.runner.run(name, arguments, version)
+        await notifier.flush()  # the call's notifications go before its result
+        return _complete(result, version)
 
     def input_schema(self, name: str) -> Any:
         """A tool's input schema for the SDK's `Mcp-Param-*` header checks (2026-07-28 HTTP)."""
