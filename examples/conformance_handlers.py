@@ -21,7 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from toolgen.runtime.context import current_call
-from toolgen.runtime.results import Content, ToolError
+from toolgen.runtime.handlers import starts_task
+from toolgen.runtime.results import Content, ProtocolError, ToolError
 
 STEP_SECONDS = 0.05
 """The pause between the notifications of the logging and progress tools."""
@@ -314,6 +315,67 @@ def test_missing_capability() -> str:
     return "the client declared sampling"
 
 
+# -- 2026-07-28: the tasks extension (io.modelcontextprotocol/tasks) --------------------
+
+CONFIRM_SCHEMA = {
+    "type": "object",
+    "properties": {"confirm": {"type": "boolean"}},
+    "required": ["confirm"],
+}
+
+
+def greet(arguments: dict[str, Any]) -> str:
+    return f"Hello, {arguments['name']}!"
+
+
+async def slow_compute(arguments: dict[str, Any]) -> str:
+    """Cancelling the task cancels this sleep: the task ends `cancelled`."""
+    await asyncio.sleep(arguments["seconds"])
+    return f"Computed {arguments.get('label', 'result')} after {arguments['seconds']:g} s"
+
+
+async def failing_job() -> None:
+    await asyncio.sleep(1)
+    raise ToolError("failing_job failed on purpose (a tool error: the task still completes)")
+
+
+async def protocol_error_job() -> None:
+    raise ProtocolError("protocol_error_job broke on purpose (an internal error)", code=-32603)
+
+
+def _accepted(answer: Any) -> dict[str, Any]:
+    accepted = isinstance(answer, dict) and answer.get("action") == "accept"
+    content = answer.get("content") if accepted else None
+    return content if isinstance(content, dict) else {}
+
+
+async def confirm_delete(arguments: dict[str, Any]) -> str:
+    question = f"Delete {arguments['filename']}?"
+    answer = _accepted(await current_call().elicit(question, CONFIRM_SCHEMA, key="confirm"))
+    decision = "confirmed" if answer.get("confirm") else "declined"
+    return f"Deletion of {arguments['filename']} {decision} (nothing was deleted)"
+
+
+async def multi_input() -> str:
+    call = current_call()
+    name, confirmed = await asyncio.gather(
+        call.elicit("What is your name?", NAME_SCHEMA, key="name"),
+        call.elicit("Proceed?", CONFIRM_SCHEMA, key="confirm"),
+    )
+    who = _accepted(name).get("name", "?")
+    return f"{who} answered; proceed: {bool(_accepted(confirmed).get('confirm'))}"
+
+
+@starts_task
+async def test_tool_with_task() -> str:
+    """Asks before its task starts (InputRequiredResult), then runs as the task."""
+    call = current_call()
+    answer = await call.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+    call.start_task()
+    await asyncio.sleep(0.2)
+    return f"Hello, {_accepted(answer).get('name', 'stranger')}!"
+
+
 HANDLERS: dict[str, Callable[..., Any]] = {
     "test_simple_text": test_simple_text,
     "test_image_content": test_image_content,
@@ -340,5 +402,12 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "test_input_required_result_capabilities": test_input_required_result_capabilities,
     "test_streaming_elicitation": test_streaming_elicitation,
     "test_missing_capability": test_missing_capability,
+    "greet": greet,
+    "slow_compute": slow_compute,
+    "failing_job": failing_job,
+    "protocol_error_job": protocol_error_job,
+    "confirm_delete": confirm_delete,
+    "multi_input": multi_input,
+    "test_tool_with_task": test_tool_with_task,
 }
 """Tool name → handler, for `toolgen serve --handlers examples.conformance_handlers:HANDLERS`."""

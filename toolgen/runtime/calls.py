@@ -21,11 +21,12 @@ from typing import Any
 from toolgen.core.protocol import is_modern
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.connection import DIRECT_REPLY, PendingCall, Response
-from toolgen.runtime.context import CallContext, own_call_context
+from toolgen.runtime.context import CallContext, install_call_context, own_call_context
 from toolgen.runtime.handlers import MAX_STUCK_WORKERS, BoundHandler, DaemonThreadPool, Job
 from toolgen.runtime.inputs import InputRound, StateSigner, arguments_digest, enter_round
 from toolgen.runtime.jsonrpc import RequestId
-from toolgen.runtime.results import ToolError, error_result
+from toolgen.runtime.results import ProtocolError, ToolError, error_result
+from toolgen.runtime.tasks import Task, TaskSlot, TaskStore, enter_slot
 from toolgen.runtime.toolset import ResultSchemaError, RuntimeToolSet
 
 log = logging.getLogger("toolgen.runtime")
@@ -97,22 +98,36 @@ class CallRunner:
         return result
 
     async def _run_in_thread(
-        self, handler: BoundHandler, name: str, arguments: dict[str, Any], version: str
+        self,
+        handler: BoundHandler,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+        *,
+        bounded: bool = True,
     ) -> dict[str, Any]:
-        """A sync handler's result, computed on a worker thread (with the call's context)."""
+        """A sync handler's result, computed on a worker thread (with the call's context).
+
+        `bounded` False (a task): no timeout, and a `ProtocolError` propagates."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[dict[str, Any]] = loop.create_future()
         own = own_call_context()
         context = contextvars.copy_context()
 
         def work() -> None:
-            result = context.run(self._call_inline, handler, name, arguments, version)
+            result, error = None, None
+            try:
+                result = context.run(
+                    self._call_inline, handler, name, arguments, version, not bounded
+                )
+            except ProtocolError as exc:
+                error = exc
             with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
-                loop.call_soon_threadsafe(_settle, done, result, None)
+                loop.call_soon_threadsafe(_settle, done, result, error)
 
         job = self._workers().run(work)
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(self.timeout if bounded else None):
                 return await asyncio.shield(done)
         except TimeoutError:
             self._give_up(job, own, name)
@@ -209,21 +224,34 @@ class CallRunner:
         version: str,
     ) -> Response:
         """A sync handler's whole call, right here: the response to send."""
-        return self.result(
-            request_id, self._call_inline(handler, name, arguments, version), version
-        )
+        try:
+            result = self._call_inline(handler, name, arguments, version, True)
+        except ProtocolError as exc:
+            return _error_response(request_id, exc)
+        return self.result(request_id, result, version)
 
     def _timeout_message(self, name: str) -> str:
         unit = "second" if self.timeout == 1 else "seconds"
         return f"Tool {name!r} did not finish within {self.timeout:g} {unit}"
 
     def _call_inline(
-        self, handler: BoundHandler, name: str, arguments: dict[str, Any], version: str
+        self,
+        handler: BoundHandler,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+        protocol_errors: bool = False,
     ) -> dict[str, Any]:
-        """Run a sync handler right here (no task, no thread): the fast path."""
+        """Run a sync handler right here (no task, no thread): the fast path.
+
+        `protocol_errors`: let a `ProtocolError` through (else it is an `isError` result)."""
         try:
             value = handler.func(*self._handler_args(handler, name, arguments))
             return self.tools.call_result(name, value, version)
+        except ProtocolError as exc:
+            if protocol_errors:
+                raise
+            return self._failure(name, exc)
         except BaseException as exc:  # KeyboardInterrupt, SystemExit too: the server goes on
             return self._failure(name, exc)
 
@@ -232,6 +260,8 @@ class CallRunner:
     ) -> Response:
         try:
             result = await self._run_handler(name, arguments, version)
+        except ProtocolError as exc:
+            return _error_response(request_id, exc)
         except BaseException as exc:
             if _really_cancelled(exc):
                 raise
@@ -257,9 +287,9 @@ class CallRunner:
             asked = isinstance(exc, asyncio.CancelledError) and inputs.interrupted
             if asked and task.cancelling() == 1:  # cancelled by the question alone
                 task.uncancel()
-                state = {"call": arguments_digest(name, arguments), "answers": inputs.used}
-                reply = inputs.result(self.signer.seal(state), self._meta)
-                return jsonrpc.response(request_id, reply)
+                return self._input_required(request_id, name, arguments, inputs)
+            if isinstance(exc, ProtocolError):
+                return _error_response(request_id, exc)
             if _really_cancelled(exc):
                 raise
             result = self._failure(name, exc)
@@ -267,9 +297,145 @@ class CallRunner:
             watcher.cancel()
         return self.result(request_id, result, version)
 
+    def _input_required(
+        self, request_id: RequestId, name: str, arguments: dict[str, Any], inputs: InputRound
+    ) -> Response:
+        """The `InputRequiredResult` of an attempt that asked (with its sealed state)."""
+        state = {"call": arguments_digest(name, arguments), "answers": inputs.used}
+        return jsonrpc.response(request_id, inputs.result(self.signer.seal(state), self._meta))
+
+    # -- tasks (see toolgen.runtime.tasks) ----------------------------------------------
+
+    def start_task(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+        inputs: InputRound,
+        store: TaskStore,
+        capabilities: Any,
+    ) -> Response | PendingCall:
+        """A call that may run as a task: its `CreateTaskResult`, started at once, or (a
+        handler marked `@starts_task`) the `PendingCall` that runs it until it starts its
+        task, asks for input (`InputRequiredResult`) or returns (a plain result)."""
+        handler = self.handlers.get(name)
+        context = CallContext(
+            client_capabilities=capabilities if type(capabilities) is dict else {}
+        )
+        if handler is not None and handler.is_async and handler.starts_task:
+            slot = TaskSlot(store.create)
+            waiting = self._call_then_task(
+                request_id, name, arguments, version, inputs, slot, context
+            )
+            return PendingCall(request_id, waiting)
+        task = store.create()
+        if task is None:  # too many live tasks: this call runs without one
+            return self.start(request_id, name, arguments, version, inputs)
+        task.runner = self._spawn(name, arguments, version, TaskSlot(store.create, task), context)
+        return self.task_created(request_id, task)
+
+    def task_created(self, request_id: RequestId, task: Task) -> Response:
+        """The `CreateTaskResult` response: the task's handle, `resultType: "task"`."""
+        return jsonrpc.response(
+            request_id, {"resultType": "task", **task.handle(), "_meta": self._meta}
+        )
+
+    def _spawn(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+        slot: TaskSlot,
+        context: CallContext,
+        inputs: InputRound | None = None,
+    ) -> asyncio.Task[dict[str, Any] | None]:
+        """Run the handler in its own asyncio task, detached from the request that
+        started it (no direct reply, no notifications: a task sends none)."""
+        own = contextvars.copy_context()
+
+        def prepare() -> None:
+            DIRECT_REPLY.set(None)
+            install_call_context(context)
+            enter_slot(slot)
+            if inputs is not None:
+                enter_round(inputs)
+
+        own.run(prepare)
+        body = self._task_body(name, arguments, version, slot)
+        return asyncio.get_running_loop().create_task(body, context=own)
+
+    async def _task_body(
+        self, name: str, arguments: dict[str, Any], version: str, slot: TaskSlot
+    ) -> dict[str, Any] | None:
+        """The handler's run; once the call is a task, its outcome settles the task
+        (before that, the caller gets it: see `_call_then_task`)."""
+        try:
+            result: dict[str, Any] = await self._run_unbounded(name, arguments, version)
+        except BaseException as exc:
+            task = slot.task
+            if task is None:
+                raise
+            if _really_cancelled(exc):
+                task.cancel()
+                raise
+            if isinstance(exc, ProtocolError):
+                task.fail(exc.code, exc.message, exc.data)
+            else:
+                task.complete(self._failure(name, exc))
+            return None
+        if slot.task is not None:
+            slot.task.complete(result)
+        return result
+
+    async def _run_unbounded(self, name: str, arguments: dict[str, Any], version: str) -> Any:
+        """A call's result without the per-call timeout (a task runs as long as it needs)."""
+        handler = self.handlers.get(name)
+        if handler is not None and not handler.is_async:
+            if handler.inline or self.inline_sync:
+                return self._call_inline(handler, name, arguments, version, True)
+            return await self._run_in_thread(handler, name, arguments, version, bounded=False)
+        return await self._run_handler(name, arguments, version, bounded=False)
+
+    async def _call_then_task(
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+        inputs: InputRound,
+        slot: TaskSlot,
+        context: CallContext,
+    ) -> Response:
+        """Run a `@starts_task` handler until the first of: it starts its task (answer
+        `CreateTaskResult`, it goes on as the task), it asks for input the request does
+        not carry (`InputRequiredResult`), or it ends (its result, no task)."""
+        runner = self._spawn(name, arguments, version, slot, context, inputs)
+        watcher = asyncio.ensure_future(inputs.interrupt_when_asked(runner))
+        try:
+            await asyncio.wait((runner, slot.started), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            runner.cancel()
+            raise
+        finally:
+            watcher.cancel()
+        if slot.task is not None:
+            slot.task.runner = runner
+            return self.task_created(request_id, slot.task)
+        if runner.cancelled():
+            if inputs.interrupted:
+                return self._input_required(request_id, name, arguments, inputs)
+            raise asyncio.CancelledError
+        exc = runner.exception()
+        if isinstance(exc, ProtocolError):
+            return _error_response(request_id, exc)
+        result = self._failure(name, exc) if exc is not None else runner.result()
+        assert result is not None
+        return self.result(request_id, result, version)
+
     def _failure(self, name: str, exc: BaseException) -> dict[str, Any]:
         """The `isError` result for a call that raised; internals only go to the log."""
-        if isinstance(exc, ToolError):
+        if isinstance(exc, ToolError | ProtocolError):  # (where no JSON-RPC error can go)
             return error_result(str(exc) or f"Tool {name!r} failed")
         if isinstance(exc, ResultSchemaError):
             log.error("%s", exc)
@@ -291,12 +457,14 @@ class CallRunner:
         except ValueError as exc:  # the Input model is stricter than the schema
             raise ToolError(f"Invalid arguments for tool {name!r}: {_short(exc)}") from exc
 
-    async def _run_handler(self, name: str, arguments: dict[str, Any], version: str) -> Any:
+    async def _run_handler(
+        self, name: str, arguments: dict[str, Any], version: str, *, bounded: bool = True
+    ) -> Any:
         handler = self.handlers.get(name)
         if handler is None:
             raise ToolError(f"Tool {name!r} is not implemented by this server")
         args = self._handler_args(handler, name, arguments)
-        if self.timeout is None:
+        if self.timeout is None or not bounded:
             value = await self._invoke(handler, args)
         else:
             try:
@@ -321,6 +489,11 @@ class CallRunner:
             result["resultType"] = "complete"
             result["_meta"] = self._meta
         return jsonrpc.response(request_id, result)
+
+
+def _error_response(request_id: RequestId, exc: ProtocolError) -> Response:
+    """The JSON-RPC error a handler's `ProtocolError` answers."""
+    return jsonrpc.error(request_id, exc.code, exc.message, exc.data)
 
 
 def _really_cancelled(exc: BaseException) -> bool:

@@ -38,6 +38,7 @@ from typing import Any, Final
 
 from toolgen.runtime.inputs import INPUT_METHODS, current_round
 from toolgen.runtime.results import ToolError
+from toolgen.runtime.tasks import current_slot, current_task
 
 LOG_LEVELS: Final = (
     "debug",
@@ -154,10 +155,15 @@ class CallContext:
 
         In the stateless 2026-07-28 era the request goes out in an
         `InputRequiredResult` under `key` (default: `elicitation-1`, ...) and the
-        handler runs again with the answer (see `toolgen.runtime.inputs`).
+        handler runs again with the answer (see `toolgen.runtime.inputs`); in a
+        call running as a task, in the task's `inputRequests` until the client's
+        `tasks/update` answers it (see `toolgen.runtime.tasks`).
         Raises ToolError when requests to the client are not possible here, or
         when the client answers with an error.
         """
+        task = current_task()
+        if task is not None and method in INPUT_METHODS:
+            return await task.ask(method, params, key)
         inputs = current_round()
         if inputs is not None and method in INPUT_METHODS:
             return await inputs.ask(method, params, key)
@@ -194,6 +200,16 @@ class CallContext:
         self._require("roots")
         return await self.request("roots/list", {}, key=key)
 
+    def start_task(self) -> bool:
+        """From here on, run this call as a task (`io.modelcontextprotocol/tasks`): its
+        request is answered with the task's handle while the handler goes on. For a
+        handler marked `@starts_task`, whose questions before this point are asked with
+        `InputRequiredResult` (multi round-trip) and after it through the task. Returns
+        whether the call is a task now (False: the client cannot take one, the tool
+        declares no task support, or the call is not in the 2026-07-28 era)."""
+        slot = current_slot()
+        return slot is not None and slot.start()
+
     def _require(self, capability: str) -> None:
         if not self.supports(capability):
             raise ToolError(f"This tool needs the client's {capability} capability")
@@ -218,6 +234,11 @@ def own_call_context() -> CallContext:
         found = CallContext()
         _current.set(found)
     return found
+
+
+def install_call_context(context: CallContext) -> None:
+    """Make `context` the current call's for the rest of this task (or `Context.run`)."""
+    _current.set(context)
 
 
 @contextmanager

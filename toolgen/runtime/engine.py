@@ -78,6 +78,14 @@ from toolgen.runtime.jsonrpc import RequestId
 from toolgen.runtime.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
 from toolgen.runtime.needs import missing
 from toolgen.runtime.results import error_result
+from toolgen.runtime.tasks import (
+    TASK_SUPPORT,
+    TASKS_EXTENSION,
+    Task,
+    TaskStore,
+    declares_tasks,
+    required_capability,
+)
 from toolgen.runtime.toolset import RuntimeToolSet
 from toolgen.runtime.validation import invalid_arguments
 
@@ -115,6 +123,9 @@ class Engine:
         )
         self.listing = ToolListing(tools, page_size, self._modern_meta)
         self.needs = tools.client_needs
+        self.task_support: dict[str, str] = _task_support(tools)
+        """Tools whose calls may run as tasks: name → `optional` or `required`."""
+        self.task_store = TaskStore()
         self._discover: dict[str, Any] = {}
         self._requests = {
             "ping": self._ping,
@@ -126,6 +137,14 @@ class Engine:
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
         }
+        if self.task_support:
+            self._modern_requests.update(
+                {
+                    "tasks/get": self._tasks_get,
+                    "tasks/update": self._tasks_update,
+                    "tasks/cancel": self._tasks_cancel,
+                }
+            )
 
     @property
     def missing_handlers(self) -> list[str]:
@@ -376,7 +395,7 @@ class Engine:
             result = {
                 "resultType": "complete",
                 "supportedVersions": list(ADVERTISED_VERSIONS),
-                "capabilities": {"tools": {"listChanged": False}},
+                "capabilities": self._modern_capabilities(),
                 "ttlMs": TOOLS_TTL_MS,
                 "cacheScope": TOOLS_CACHE_SCOPE,
                 "_meta": {SERVER_INFO_META: self.server_info(version)},
@@ -385,6 +404,12 @@ class Engine:
                 result["instructions"] = self.tools.server.instructions
             self._discover[version] = result
         return jsonrpc.response(request_id, result)
+
+    def _modern_capabilities(self) -> dict[str, Any]:
+        capabilities: dict[str, Any] = {"tools": {"listChanged": False}}
+        if self.task_support:
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+        return capabilities
 
     def _tools_list(
         self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
@@ -416,13 +441,19 @@ class Engine:
                 request_id, jsonrpc.INVALID_PARAMS, "tools/call arguments must be an object"
             )
         needed = self.needs.get(name)
-        if needed and is_modern(version):
-            lacking = missing(needed, _declared_capabilities(params))
+        declared = _declared_capabilities(params)
+        support = self.task_support.get(name) if is_modern(version) else None
+        as_task = support is not None and declares_tasks(declared)
+        if is_modern(version) and (needed or (support == "required" and not as_task)):
+            lacking = missing(needed or (), declared)
+            if support == "required" and not as_task:
+                lacking["extensions"] = {TASKS_EXTENSION: {}}
             if lacking:
+                names = [TASKS_EXTENSION if key == "extensions" else key for key in lacking]
                 return jsonrpc.error(
                     request_id,
                     jsonrpc.MISSING_CLIENT_CAPABILITY,
-                    f"Tool {name!r} needs the client capabilities: {', '.join(lacking)}",
+                    f"Tool {name!r} needs the client capabilities: {', '.join(names)}",
                     {"requiredCapabilities": lacking},
                 )
         issues = self.tools.validate_input(name, arguments)
@@ -440,7 +471,82 @@ class Engine:
             inputs = _input_round(name, arguments, params, self.calls.signer)
         except InvalidInput as exc:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, str(exc))
+        if as_task:
+            return self.calls.start_task(
+                request_id, name, arguments, version, inputs, self.task_store, declared
+            )
         return self.calls.start(request_id, name, arguments, version, inputs)
+
+    # -- tasks (io.modelcontextprotocol/tasks, see toolgen.runtime.tasks) --------------
+
+    def _task_of(
+        self, request_id: RequestId, method: str, params: dict[str, Any], version: str
+    ) -> Task | Response:
+        """The task a `tasks/*` request names, or the error response that refuses it."""
+        if not is_modern(version):
+            return self._unknown_method(request_id, method)
+        if not declares_tasks(_declared_capabilities(params)):
+            return jsonrpc.error(
+                request_id,
+                jsonrpc.MISSING_CLIENT_CAPABILITY,
+                f"{method} needs the client capability {TASKS_EXTENSION}",
+                required_capability(),
+            )
+        task_id = params.get("taskId")
+        if type(task_id) is not str:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, f"{method} needs a taskId")
+        task = self.task_store.get(task_id)
+        if task is None:
+            return jsonrpc.error(
+                request_id,
+                jsonrpc.INVALID_PARAMS,
+                "Task not found: unknown, or expired (tasks are kept ttlMs after creation)",
+            )
+        return task
+
+    def _tasks_get(
+        self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
+    ) -> Response:
+        task = self._task_of(request_id, "tasks/get", params, version)
+        if not isinstance(task, Task):
+            return task
+        result = {"resultType": "complete", **task.detailed(), "_meta": self._modern_meta}
+        return jsonrpc.response(request_id, result)
+
+    def _tasks_update(
+        self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
+    ) -> Response:
+        task = self._task_of(request_id, "tasks/update", params, version)
+        if not isinstance(task, Task):
+            return task
+        try:
+            task.answer(params.get("inputResponses"))
+        except InvalidInput as exc:
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, str(exc))
+        return self._acknowledged(request_id)
+
+    def _tasks_cancel(
+        self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
+    ) -> Response:
+        task = self._task_of(request_id, "tasks/cancel", params, version)
+        if not isinstance(task, Task):
+            return task
+        task.cancel()
+        return self._acknowledged(request_id)
+
+    def _acknowledged(self, request_id: RequestId) -> Response:
+        """The empty acknowledgement of `tasks/update` and `tasks/cancel`."""
+        return jsonrpc.response(request_id, {"resultType": "complete", "_meta": self._modern_meta})
+
+
+def _task_support(tools: RuntimeToolSet) -> dict[str, str]:
+    """Each tool's `execution.taskSupport` that lets its calls run as tasks."""
+    found: dict[str, str] = {}
+    for tool in tools.tools:
+        support = (tool.execution or {}).get("taskSupport")
+        if support in TASK_SUPPORT:
+            found[tool.name] = support
+    return found
 
 
 def _declared_capabilities(params: dict[str, Any]) -> Any:

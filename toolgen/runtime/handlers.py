@@ -39,6 +39,8 @@ class BoundHandler:
     """A pydantic model class to parse the arguments into (None: pass the dict)."""
     inline: bool = False
     """A sync handler marked with `@inline`: run on the event loop, no worker thread."""
+    starts_task: bool = False
+    """An async handler marked with `@starts_task`: it starts its task itself."""
 
     def call_args(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
         """The positional arguments for `func`: (), (dict,) or (model,)."""
@@ -64,26 +66,43 @@ def inline(func: F) -> F:
     return func
 
 
+STARTS_TASK_MARK = "__toolgen_starts_task__"
+
+
+def starts_task(func: F) -> F:
+    """Mark an async handler of a task-supporting tool as starting its task itself.
+
+    Its call runs as an ordinary request until the handler calls
+    `current_call().start_task()`: questions asked before that (`call.elicit(...)`)
+    go to the client as `InputRequiredResult` (the handler runs again with the
+    answers), then the client gets the task's handle and the rest runs as the task.
+    Without the mark, a call that runs as a task is one from its start.
+    """
+    setattr(func, STARTS_TASK_MARK, True)
+    return func
+
+
 def bind(func: Callable[..., Any]) -> BoundHandler:
     """Inspect `func` once: async or not, whether it takes arguments, and as which type."""
     is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
         getattr(func, "__call__", None)  # noqa: B004 - callable objects with an async __call__
     )
     marked = not is_async and bool(getattr(func, INLINE_MARK, False))
+    own_task = is_async and bool(getattr(func, STARTS_TASK_MARK, False))
     try:
         parameters = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):  # builtins without a signature: assume one argument
-        return BoundHandler(func, is_async, True, inline=marked)
+        return BoundHandler(func, is_async, True, inline=marked, starts_task=own_task)
     positional = [
         p
         for p in parameters
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     ]
     if not positional:
-        return BoundHandler(func, is_async, False, inline=marked)
+        return BoundHandler(func, is_async, False, inline=marked, starts_task=own_task)
     first = positional[0]
     model = None if first.kind is first.VAR_POSITIONAL else _input_model(func, first.name)
-    return BoundHandler(func, is_async, True, model, inline=marked)
+    return BoundHandler(func, is_async, True, model, inline=marked, starts_task=own_task)
 
 
 def _input_model(func: Callable[..., Any], parameter: str) -> Any:

@@ -28,6 +28,22 @@ class ToolError(Exception):
     """
 
 
+class ProtocolError(Exception):
+    """Raise in a handler to answer the call with a JSON-RPC error instead of a result.
+
+    For faults outside the tool's own domain (a backend the server depends on is gone,
+    an internal invariant broke): the call gets `error` `{code, message, data?}`, and a
+    call running as a task ends `failed` with it. A tool's own errors, which the model
+    should see and act on, are `ToolError` (`isError`).
+    """
+
+    def __init__(self, message: str, *, code: int = -32603, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
 class Content:
     """Return `Content(block, ...)` from the handler of a tool without output schema to
     send MCP content blocks as they are: images, audio, embedded resources, several blocks.

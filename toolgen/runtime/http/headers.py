@@ -26,7 +26,14 @@ PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
 METHOD_HEADER: Final = "mcp-method"
 NAME_HEADER: Final = "mcp-name"
 PARAM_HEADER_PREFIX: Final = "mcp-param-"
-NAME_SOURCES: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_SOURCES: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",  # the tasks extension: routes a task's requests to its server
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 """Methods that require `Mcp-Name`, and the `params` field it mirrors."""
 X_MCP_HEADER: Final = "x-mcp-header"
 _SENTINEL_START: Final = "=?base64?"
