@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from toolgen.runtime.connection import Connection as Connection
     from toolgen.runtime.connection import PendingCall as PendingCall
     from toolgen.runtime.engine import Engine as Engine
+    from toolgen.runtime.results import ProtocolError as ProtocolError
     from toolgen.runtime.results import ToolError as ToolError
     from toolgen.runtime.stdio import serve_stdio as serve_stdio
     from toolgen.runtime.toolset import ResultSchemaError as ResultSchemaError
@@ -29,6 +30,7 @@ _EXPORTS = {
     "Engine": "toolgen.runtime.engine",
     "PendingCall": "toolgen.runtime.connection",
     "handler_name": "toolgen.runtime.handlers",
+    "ProtocolError": "toolgen.runtime.results",
     "ToolError": "toolgen.runtime.results",
     "serve_stdio": "toolgen.runtime.stdio",
     "ResultSchemaError": "toolgen.runtime.toolset",

@@ -299,7 +299,7 @@ class Engine:
             return self._set_log_level(request_id, params, connection)
         handler = self._requests.get(method)
         if handler is None:
-            if method in self._modern_requests:
+            if method in self._modern_requests and not method.startswith("tasks/"):
                 return jsonrpc.error(
                     request_id,
                     jsonrpc.INVALID_PARAMS,
