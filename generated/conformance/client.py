@@ -195,3 +195,58 @@ class Client(_client.ToolClient):
         """Declares that it needs the client's sampling capability: a request whose _meta does not declare it is refused with -32021 before the tool runs."""
         arguments: dict[str, object] = {}
         return await self._call_result('test_missing_capability', _models.TestMissingCapabilityInput, arguments)
+
+    async def greet(
+        self,
+        *,
+        name: str,
+    ) -> _mcp_types.CallToolResult:
+        'Return "Hello, {name}!" at once; never runs as a task.'
+        arguments: dict[str, object] = {
+            'name': name,
+        }
+        return await self._call_result('greet', _models.GreetInput, arguments)
+
+    async def slow_compute(
+        self,
+        *,
+        seconds: float,
+        label: str | _client.Unset = _client.UNSET,
+    ) -> _mcp_types.CallToolResult:
+        """Wait `seconds` seconds, then return a text naming `label`. Runs as a task for a client that declares the tasks extension; cancelling the task stops it."""
+        arguments: dict[str, object] = {
+            'seconds': seconds,
+            'label': label,
+        }
+        return await self._call_result('slow_compute', _models.SlowComputeInput, arguments)
+
+    async def failing_job(self) -> _mcp_types.CallToolResult:
+        """After about a second, fail with a tool error (isError). Only runs as a task: a client without the tasks extension gets -32021."""
+        arguments: dict[str, object] = {}
+        return await self._call_result('failing_job', _models.FailingJobInput, arguments)
+
+    async def protocol_error_job(self) -> _mcp_types.CallToolResult:
+        """Fail with a JSON-RPC internal error (-32603) instead of a result, so that its task ends failed."""
+        arguments: dict[str, object] = {}
+        return await self._call_result('protocol_error_job', _models.ProtocolErrorJobInput, arguments)
+
+    async def confirm_delete(
+        self,
+        *,
+        filename: str,
+    ) -> _mcp_types.CallToolResult:
+        """As a task, ask the user to confirm deleting `filename` (elicitation in the task's inputRequests), then report the decision. Deletes nothing."""
+        arguments: dict[str, object] = {
+            'filename': filename,
+        }
+        return await self._call_result('confirm_delete', _models.ConfirmDeleteInput, arguments)
+
+    async def multi_input(self) -> _mcp_types.CallToolResult:
+        """As a task, ask two questions in parallel (name, confirmation), then report both answers."""
+        arguments: dict[str, object] = {}
+        return await self._call_result('multi_input', _models.MultiInputInput, arguments)
+
+    async def test_tool_with_task(self) -> _mcp_types.CallToolResult:
+        """Ask for the user's name through InputRequiredResult (key user_name), then become a task whose result greets them."""
+        arguments: dict[str, object] = {}
+        return await self._call_result('test_tool_with_task', _models.TestToolWithTaskInput, arguments)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictStr, constr
+from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictStr, confloat, constr
 
 
 class Address(BaseModel):
@@ -176,6 +176,52 @@ class TestStreamingElicitationInput(BaseModel):
 
 
 class TestMissingCapabilityInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class GreetInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: StrictStr = Field(..., description="Who to greet.")
+
+
+class SlowComputeInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    seconds: confloat(ge=0.0, le=600.0, strict=True) = Field(..., description="How long to wait.")
+    label: StrictStr | MISSING = Field(MISSING, description="A label echoed in the result.")
+
+
+class FailingJobInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class ProtocolErrorJobInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class ConfirmDeleteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    filename: StrictStr = Field(..., description="The file the question names.")
+
+
+class MultiInputInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestToolWithTaskInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )

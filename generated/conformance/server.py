@@ -30,7 +30,13 @@ from toolgen.runtime import RuntimeToolSet, ToolError
 from toolgen.runtime.definitions import load_definitions
 
 from .models import (
+    ConfirmDeleteInput,
+    FailingJobInput,
+    GreetInput,
     JsonSchema202012ToolInput,
+    MultiInputInput,
+    ProtocolErrorJobInput,
+    SlowComputeInput,
     TestAudioContentInput,
     TestElicitationInput,
     TestElicitationSep1034DefaultsInput,
@@ -55,6 +61,7 @@ from .models import (
     TestStreamingElicitationInput,
     TestToolWithLoggingInput,
     TestToolWithProgressInput,
+    TestToolWithTaskInput,
 )
 
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
@@ -178,6 +185,34 @@ class Handlers(abc.ABC):
     @abc.abstractmethod
     def test_missing_capability(self, args: TestMissingCapabilityInput) -> Returns[str]:
         """Declares that it needs the client's sampling capability: a request whose _meta does not declare it is refused with -32021 before the tool runs."""
+
+    @abc.abstractmethod
+    def greet(self, args: GreetInput) -> Returns[str]:
+        'Return "Hello, {name}!" at once; never runs as a task.'
+
+    @abc.abstractmethod
+    def slow_compute(self, args: SlowComputeInput) -> Returns[str]:
+        """Wait `seconds` seconds, then return a text naming `label`. Runs as a task for a client that declares the tasks extension; cancelling the task stops it."""
+
+    @abc.abstractmethod
+    def failing_job(self, args: FailingJobInput) -> Returns[str]:
+        """After about a second, fail with a tool error (isError). Only runs as a task: a client without the tasks extension gets -32021."""
+
+    @abc.abstractmethod
+    def protocol_error_job(self, args: ProtocolErrorJobInput) -> Returns[str]:
+        """Fail with a JSON-RPC internal error (-32603) instead of a result, so that its task ends failed."""
+
+    @abc.abstractmethod
+    def confirm_delete(self, args: ConfirmDeleteInput) -> Returns[str]:
+        """As a task, ask the user to confirm deleting `filename` (elicitation in the task's inputRequests), then report the decision. Deletes nothing."""
+
+    @abc.abstractmethod
+    def multi_input(self, args: MultiInputInput) -> Returns[str]:
+        """As a task, ask two questions in parallel (name, confirmation), then report both answers."""
+
+    @abc.abstractmethod
+    def test_tool_with_task(self, args: TestToolWithTaskInput) -> Returns[str]:
+        """Ask for the user's name through InputRequiredResult (key user_name), then become a task whose result greets them."""
 
 
 def load() -> RuntimeToolSet:
