@@ -8,6 +8,7 @@ Errors are asserted by code (and HTTP status), never by message text.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -394,6 +395,7 @@ def test_the_sdk_client_answers_concurrent_questions_over_stdio() -> None:
             "examples.conformance_handlers:HANDLERS",
         ],
         cwd=str(ROOT),
+        env=dict(os.environ),  # the SDK passes a minimal environment: keep coverage's
     )
     result = sdk_call(server, "test_input_required_result_multiple_inputs", "2026-07-28")
     assert not result.is_error

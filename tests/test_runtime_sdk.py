@@ -7,6 +7,7 @@ call here is checked by an implementation nobody on this project wrote.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -30,7 +31,10 @@ ERAS = ["legacy", "modern"]
 async def connect(era: str, *args: str) -> AsyncIterator[ClientSession]:
     """A session to `toolgen serve ARGS`, opened with the era's handshake."""
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolgen", "serve", *args], cwd=str(ROOT)
+        command=sys.executable,
+        args=["-m", "toolgen", "serve", *args],
+        cwd=str(ROOT),
+        env=dict(os.environ),  # the SDK passes a minimal environment: keep coverage's
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         if era == "legacy":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -506,6 +507,7 @@ def sdk_call(tool: str, arguments: dict[str, Any]) -> Any:
             "examples.conformance_handlers:HANDLERS",
         ],
         cwd=str(ROOT),
+        env=dict(os.environ),  # the SDK passes a minimal environment: keep coverage's
     )
 
     async def main() -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -37,7 +38,12 @@ def run_sdk_scenario(
     `session_options` go to `ClientSession` (callbacks, `log_level`)."""
 
     async def main() -> dict[str, Any]:
-        server = StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd))
+        server = StdioServerParameters(
+            command=sys.executable,
+            args=args,
+            cwd=str(cwd),
+            env=dict(os.environ),  # the SDK passes a minimal environment: keep coverage's
+        )
         with anyio.fail_after(60):  # a guard against a hang, not a timing assertion
             async with (
                 stdio_client(server) as (read, write),
