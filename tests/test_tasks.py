@@ -11,8 +11,8 @@ are bounded by a guard, never timing assertions.
 from __future__ import annotations
 
 import asyncio
-import re
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
