@@ -26,13 +26,13 @@ from toolgen.client import ToolCallError  # noqa: E402
 async def tour(notes: Client) -> None:
     milk = await notes.create_note(title="Buy milk", tags=["shop"])
     await notes.create_note(title="Call Ada", body="About the garden.", tags=["home"])
-    print(f"created {milk.id.root}: {milk.title!r}")
+    print(f"created {milk.id}: {milk.title!r}")
     for note in await notes.list_notes(tag="shop"):
         print(f"  [shop] {note.title}")
     print(f"{await notes.count_notes()} notes in all")
-    print(f"deleted: {(await notes.delete_note(id=milk.id.root)).deleted}")
+    print(f"deleted: {(await notes.delete_note(id=milk.id)).deleted}")
     try:
-        await notes.get_note(id=milk.id.root)
+        await notes.get_note(id=milk.id)
     except ToolCallError as error:
         print(f"get_note failed as expected: {error.text}")
 

@@ -33,7 +33,6 @@ from notes.models import (
     ListNotesInput,
     ListNotesOutput,
     Note,
-    Tag,
     TagTreeInput,
     TagTreeOutput,
 )
@@ -69,7 +68,7 @@ class NotesHandlers(Handlers):
     def create_note(self, args: CreateNoteInput) -> CreateNoteOutput:
         note_id = f"n_{secrets.token_hex(4)}"
         body = args.body if isinstance(args.body, str) else None
-        tags = sorted({tag.root for tag in args.tags})
+        tags = sorted(set(args.tags))
         with self._lock:
             self._db.execute("BEGIN")
             self._db.execute(
@@ -82,18 +81,18 @@ class NotesHandlers(Handlers):
         return CreateNoteOutput.model_validate(_note(note_id, args.title, body, tags))
 
     def get_note(self, args: GetNoteInput) -> GetNoteOutput:
-        found = self._notes("WHERE n.id = ?", (args.id.root,), limit=1)
+        found = self._notes("WHERE n.id = ?", (args.id,), limit=1)
         if not found:
-            raise ToolError(f"There is no note {args.id.root}; list_notes shows the notes.")
+            raise ToolError(f"There is no note {args.id}; list_notes shows the notes.")
         return GetNoteOutput.model_validate(found[0])
 
     def list_notes(self, args: ListNotesInput) -> ListNotesOutput:
-        if isinstance(args.tag, Tag):
+        if args.tag:  # ABSENT is falsy
             where = "WHERE n.id IN (SELECT note_id FROM tags WHERE tag = ?)"
-            notes = self._notes(where, (args.tag.root,), limit=args.limit)
+            notes = self._notes(where, (args.tag,), limit=args.limit)
         else:
             notes = self._notes("", (), limit=args.limit)
-        return ListNotesOutput([Note.model_validate(n) for n in notes])
+        return [Note.model_validate(n) for n in notes]
 
     def count_notes(self, args: CountNotesInput) -> int:
         with self._lock:
@@ -102,7 +101,7 @@ class NotesHandlers(Handlers):
 
     def delete_note(self, args: DeleteNoteInput) -> DeleteNoteOutput:
         with self._lock:
-            cursor = self._db.execute("DELETE FROM notes WHERE id = ?", (args.id.root,))
+            cursor = self._db.execute("DELETE FROM notes WHERE id = ?", (args.id,))
         return DeleteNoteOutput(deleted=cursor.rowcount > 0)
 
     def tag_tree(self, args: TagTreeInput) -> TagTreeOutput:
@@ -111,7 +110,7 @@ class NotesHandlers(Handlers):
             tags = [
                 row[0] for row in self._db.execute("SELECT DISTINCT tag FROM tags ORDER BY tag")
             ]
-        root = args.root.root if isinstance(args.root, Tag) else None
+        root = args.root or None
         tree = _tree(root or ALL_TAGS, tags, top=root is None)
         return TagTreeOutput.model_validate(tree)
 

@@ -75,12 +75,12 @@ class ShopHandlers(Handlers):
         lines = []
         total = 0.0
         for line in args.lines:
-            product = self._products.get(line.sku.root)
+            product = self._products.get(line.sku)
             if product is None:
-                raise ToolError(f"Unknown product {line.sku.root}; search_products finds SKUs.")
+                raise ToolError(f"Unknown product {line.sku}; search_products finds SKUs.")
             if not product["in_stock"]:
-                raise ToolError(f"{product['name']} ({line.sku.root}) is sold out.")
-            lines.append({"sku": line.sku.root, "quantity": line.quantity})
+                raise ToolError(f"{product['name']} ({line.sku}) is sold out.")
+            lines.append({"sku": line.sku, "quantity": line.quantity})
             total += product["price"] * line.quantity
         payment = args.payment
         if payment.method == "voucher" and not isinstance(payment.voucher_code, str):

@@ -26,10 +26,10 @@ async def main() -> None:
         created: CreateNoteOutput = await notes.create_note(title="Milk", tags=["shop"])
         found: list[Note] = await notes.list_notes(tag="shop", limit=5)
         count: int = await notes.count_notes()
-        deleted: bool = (await notes.delete_note(id=created.id.root)).deleted
+        deleted: bool = (await notes.delete_note(id=created.id)).deleted
         print(created.title, len(found), count, deleted)
         try:
-            await notes.get_note(id=created.id.root)
+            await notes.get_note(id=created.id)
         except ToolCallError as exc:
             print(exc.text)
 """

@@ -9,13 +9,14 @@ import re
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 from conftest import CORPUS, SPECS
-from pydantic import BaseModel, RootModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from toolgen import load_toolset
 from toolgen.compiler.emit.modelplan import build_plan
@@ -89,8 +90,28 @@ def import_module(code: str, directory: Path, name: str) -> ModuleType:
     return module
 
 
+PRELUDE_NAMES = ("Absent", "ToolModel")
+
+
 def class_names(code: str) -> list[str]:
-    return [node.name for node in ast.parse(code).body if isinstance(node, ast.ClassDef)]
+    """The classes of a models module, without the prelude's."""
+    return [
+        node.name
+        for node in ast.parse(code).body
+        if isinstance(node, ast.ClassDef) and node.name not in PRELUDE_NAMES
+    ]
+
+
+def alias_names(code: str) -> list[str]:
+    """The type aliases (`X = TypeAliasType("X", ...)`) of a models module."""
+    return [
+        node.targets[0].id
+        for node in ast.parse(code).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func) == "TypeAliasType"
+    ]
 
 
 def toolset_of(*tools: tuple[str, dict[str, Any], dict[str, Any] | None]) -> ToolSet:
@@ -135,13 +156,12 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> tuple[ToolSet, ModuleType]
     return toolset, module
 
 
-def model(module: ModuleType, toolset: ToolSet, tool: str, part: str) -> type[BaseModel]:
+def model(module: ModuleType, toolset: ToolSet, tool: str, part: str) -> TypeAdapter[Any]:
+    """The validator of a tool's input or output: its class, or its type alias."""
     input_class, output_class = model_class_names(toolset)[tool]
     name = input_class if part == "input" else output_class
     assert name is not None
-    cls = getattr(module, name)
-    assert isinstance(cls, type) and issubclass(cls, BaseModel)
-    return cls
+    return TypeAdapter(getattr(module, name))
 
 
 # -- the notes example ----------------------------------------------------------
@@ -163,7 +183,7 @@ def test_generated_module_defines_input_and_output_classes_for_every_tool(
     for input_class, output_class in names.values():
         assert issubclass(getattr(notes_models, input_class), BaseModel)
         assert output_class is not None
-        assert issubclass(getattr(notes_models, output_class), BaseModel)
+        assert hasattr(notes_models, output_class)
 
 
 NOTES_EXAMPLES = [
@@ -179,14 +199,16 @@ def test_models_accept_every_example_of_the_notes_specs(
 ) -> None:
     example = notes.tool(tool).examples[index]
     if example.has_input:
-        model(notes_models, notes, tool, "input").model_validate(example.input)
+        model(notes_models, notes, tool, "input").validate_python(example.input)
     if example.has_output:
-        output = model(notes_models, notes, tool, "output").model_validate(example.output)
-        assert output.model_dump(mode="json") == example.output
+        adapter = model(notes_models, notes, tool, "output")
+        output = adapter.validate_python(example.output)
+        assert adapter.dump_python(output, mode="json") == example.output
 
 
-def test_defs_become_one_class_each_under_their_own_names(notes: ToolSet) -> None:
-    names = class_names(render_models(notes, source_note="specs/notes"))
+def test_defs_become_one_class_or_alias_each_under_their_own_names(notes: ToolSet) -> None:
+    code = render_models(notes, source_note="specs/notes")
+    names = class_names(code) + alias_names(code)
     for def_name in ("Note", "NoteId", "Tag", "TagTree"):
         assert names.count(def_name) == 1
     assert len(names) == len(set(names))
@@ -197,11 +219,20 @@ def test_output_that_is_a_def_subclasses_the_def_class(notes_models: ModuleType)
     assert issubclass(notes_models.TagTreeOutput, notes_models.TagTree)
 
 
-def test_non_object_outputs_are_root_models(notes_models: ModuleType) -> None:
-    assert issubclass(notes_models.ListNotesOutput, RootModel)
-    assert notes_models.CountNotesOutput.model_validate(3).root == 3
+def test_non_object_outputs_and_scalar_defs_are_type_aliases_of_plain_values(
+    notes: ToolSet, notes_models: ModuleType
+) -> None:
+    code = render_models(notes, source_note="specs/notes")
+    assert {"ListNotesOutput", "CountNotesOutput", "NoteId", "Tag"} <= set(alias_names(code))
+    assert "RootModel" not in code
+    count = TypeAdapter(notes_models.CountNotesOutput)
+    assert count.validate_python(3) == 3
     with pytest.raises(ValidationError):
-        notes_models.CountNotesOutput.model_validate(-1)
+        count.validate_python(-1)
+    note = notes_models.GetNoteInput(id="n_0000abcd")
+    assert {note.id: 1} == {"n_0000abcd": 1}  # ids are plain hashable str
+    with pytest.raises(ValidationError):
+        notes_models.GetNoteInput(id="not an id")
 
 
 def test_recursive_def_validates_at_every_depth(notes_models: ModuleType) -> None:
@@ -285,7 +316,7 @@ def test_models_reject_values_that_break_a_constraint(
 ) -> None:
     toolset, module = shop
     with pytest.raises(ValidationError):
-        model(module, toolset, tool, part).model_validate(value)
+        model(module, toolset, tool, part).validate_python(value)
 
 
 ACCEPTED = [
@@ -309,8 +340,10 @@ def test_models_accept_values_their_schema_accepts_and_dump_them_unchanged(
     shop: tuple[ToolSet, ModuleType], tool: str, part: str, value: Any
 ) -> None:
     toolset, module = shop
-    parsed = model(module, toolset, tool, part).model_validate(value)
-    assert parsed.model_dump(mode="json") == value
+    adapter = model(module, toolset, tool, part)
+    parsed = adapter.validate_python(value)
+    assert adapter.dump_python(parsed, mode="json") == value
+    assert adapter.validate_json(adapter.dump_json(parsed)) == parsed
 
 
 def test_same_property_names_in_different_tools_get_classes_scoped_by_tool(
@@ -404,7 +437,8 @@ def test_github_corpus_gives_one_input_class_per_tool_and_no_numbered_names(
     assert len(toolset.tools) == len(set(inputs)) == 117
     assert set(inputs) <= set(names)
     assert len(names) == len(set(names))
-    assert set(names) == set(build_plan(toolset).class_names)  # DCG invented no class
+    planned = set(build_plan(toolset).class_names)
+    assert set(names) | set(alias_names(code)) == planned  # DCG invented no name
     assert [name for name in names if re.search(r"\d$", name)] == []
     module = import_module(code, tmp_path, "corpus_models_under_test")
     actions = module.ActionsListInput
@@ -470,3 +504,75 @@ def test_spec_set_without_tools_gives_an_importable_module(tmp_path: Path) -> No
     code = render_models(toolset_of(), source_note="empty")
     assert code.startswith("# Generated by toolgen from empty.")
     import_module(code, tmp_path, "empty_models_under_test")
+
+
+# -- what a person expects of hand-written models ------------------------------------
+
+
+def test_an_absent_property_is_falsy_and_left_out_of_dumps_while_null_is_kept(
+    shop: tuple[ToolSet, ModuleType],
+) -> None:
+    toolset, module = shop
+    cls = getattr(module, model_class_names(toolset)["place_order"][0])
+    absent = cls.model_validate(VALID_ORDER)
+    assert absent.note is module.ABSENT and not absent.note
+    assert "note" not in absent.model_dump() and "note" not in absent.model_dump(mode="json")
+    assert '"note"' not in absent.model_dump_json()
+    null = cls.model_validate({**VALID_ORDER, "note": None})
+    assert null.note is None and null.model_dump(mode="json")["note"] is None
+    text = cls.model_validate({**VALID_ORDER, "coupon": module.ABSENT.value})
+    assert text.coupon == "ABSENT" and text.coupon is not module.ABSENT  # no JSON value is absent
+
+
+def test_a_json_name_that_is_not_a_python_name_is_built_by_python_name_and_dumped_by_json_name(
+    tmp_path: Path,
+) -> None:
+    schema = {"type": "object", "properties": {"class": {"type": "string"}, "x-y": {}}}
+    module = import_module(
+        render_models(toolset_of(("t", schema, None)), source_note="t"), tmp_path, "alias_models"
+    )
+    built = module.TInput(class_="a")
+    assert built.model_dump() == {"class": "a"}
+    assert module.TInput.model_validate({"class": "a"}) == built
+
+
+FORMATS = {
+    "uri": "https://Example.COM",
+    "uuid": "not-checked",
+    "date-time": "2026-11-22T10:00:00+01:00",
+    "date": "22 Nov",
+    "email": "no at sign",
+    "made-up-format": "anything",
+}
+
+
+def test_formats_are_not_enforced_and_values_dump_back_unchanged(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {name: {"type": "string", "format": name} for name in FORMATS},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an unknown format used to leak DCG's UserWarning
+        code = render_models(toolset_of(("t", schema, None)), source_note="t")
+    module = import_module(code, tmp_path, "format_models")
+    parsed = module.TInput.model_validate(FORMATS)
+    assert parsed.model_dump(mode="json") == FORMATS
+    assert all(type(getattr(parsed, name.replace("-", "_"))) is str for name in FORMATS)
+
+
+def test_generated_models_are_ruff_format_and_ruff_check_clean(tmp_path: Path) -> None:
+    for name in ("notes", "shop", "conformance"):
+        toolset = load_toolset(SPECS / name)
+        code = render_models(toolset, source_note=name)
+        (tmp_path / f"{name}_models.py").write_text(code, encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    config = ["--config", str(root / "pyproject.toml")]
+    for command in (["format", "--check", "--diff"], ["check", "--no-cache"]):
+        run = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, *config, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr

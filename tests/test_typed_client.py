@@ -51,9 +51,9 @@ async def exercise(client: Client) -> dict[str, Any]:
     await client.create_note(title="Read")
     listed = await client.list_notes(tag="shop")
     count = await client.count_notes()
-    deleted = await client.delete_note(id=created.id.root)
+    deleted = await client.delete_note(id=created.id)
     try:
-        await client.get_note(id=created.id.root)
+        await client.get_note(id=created.id)
         error = ""
     except ToolCallError as exc:
         error = exc.text

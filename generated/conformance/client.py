@@ -20,6 +20,7 @@ import typing as _typing
 from pathlib import Path
 
 import mcp_types as _mcp_types
+
 from toolgen import client as _client
 
 from . import models as _models
@@ -30,7 +31,7 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the conformance tools."""
 
-    SERVER = {
+    SERVER: _typing.ClassVar[dict[str, str]] = {
         'name': 'conformance',
         'version': '1.0.0',
         'title': 'MCP conformance fixtures',

@@ -29,7 +29,7 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the notes tools."""
 
-    SERVER = {
+    SERVER: _typing.ClassVar[dict[str, str]] = {
         'name': 'notes',
         'version': '1.0.0',
         'title': 'Notes',

@@ -29,7 +29,7 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the shop-orders tools."""
 
-    SERVER = {
+    SERVER: _typing.ClassVar[dict[str, str]] = {
         'name': 'shop-orders',
         'version': '2.1.0',
         'title': 'Shop orders',
@@ -61,7 +61,7 @@ class Client(_client.ToolClient):
         *,
         lines: list[_models.PlaceOrderInputLinesItem],
         ship_to: _models.Address,
-        note: str | None | _client.Unset = _client.UNSET,
+        note: str | _client.Unset | None = _client.UNSET,
         payment: _models.PlaceOrderInputPayment,
     ) -> _models.PlaceOrderOutput:
         """Place an order for one or more products and return it."""

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar
 
-from pydantic import BaseModel, RootModel
+from pydantic import BaseModel, TypeAdapter
 
 from toolgen.client.connect import list_all_tools, open_session
 from toolgen.client.drift import Drift, DriftError, DriftWarning, compare, describe
@@ -38,6 +38,14 @@ DriftPolicy = Literal["error", "warn", "ignore"]
 M = TypeVar("M", bound=BaseModel)
 
 _TOOLSETS: dict[type[ToolClient], RuntimeToolSet] = {}
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _adapter(alias: Any) -> TypeAdapter[Any]:
+    """The validator of a generated type alias (built once per alias)."""
+    if alias not in _ADAPTERS:
+        _ADAPTERS[alias] = TypeAdapter(alias)
+    return _ADAPTERS[alias]
 
 
 class ToolClient:
@@ -159,11 +167,11 @@ class ToolClient:
         name: str,
         input_model: type[BaseModel],
         arguments: Mapping[str, Any],
-        output: type[RootModel[Any]],
+        output: Any,
     ) -> Any:
-        """A tool with a non-object output: the value its Output root model holds."""
+        """A tool with a non-object output: the value, validated by its Output type alias."""
         result = await self._call_result(name, input_model, arguments)
-        return output.model_validate(self._value(name, result)).root
+        return _adapter(output).validate_python(self._value(name, result))
 
     def _value(self, name: str, result: CallToolResult) -> Any:
         """The structured value of a result, unwrapped where the revision wraps it."""

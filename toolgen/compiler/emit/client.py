@@ -11,7 +11,7 @@ same classes as `models.py`. Inputs are typed for callers: a reference to a
 scalar def is its scalar type (`tag: str`, validated by the Input model at run
 time), a reference to an object class is that model. Returned values are typed as
 pydantic builds them (a def's class where the model holds one). What a type cannot
-say precisely (formats, `allOf`, tuples) is `Any`, never a wrong type. Every
+say precisely (`allOf`, tuples) is `Any`, never a wrong type. Every
 spec string reaches the template as a Python literal (`py`) or a checked
 identifier; names from the spec never become code.
 """
@@ -84,11 +84,13 @@ def _tool_context(
         while name in taken:
             name += "_"
         taken.add(name)
+        annotation = types.annotation(prop_schema, inputs=True)
         params.append(
             {
                 "name": name,
                 "json": py_literal(prop),
-                "annotation": types.annotation(prop_schema, inputs=True),
+                "annotation": annotation,
+                "optional_annotation": _or_unset(annotation),
                 "required": prop in required,
             }
         )
@@ -168,9 +170,17 @@ class TypeNames:
             values = schema.get("additionalProperties")
             value = self.annotation(values, inputs=inputs, seen=seen) if values else _ANY
             return f"dict[str, {value}]"
-        if kind == "string" and "format" in schema and not inputs:
-            return _ANY  # pydantic may build a datetime, a UUID, a URL...
         return _SCALARS.get(kind, _ANY)
+
+
+def _or_unset(annotation: str) -> str:
+    """`annotation | Unset`, `None` kept last (ruff's RUF036)."""
+    unset = f"{CLIENT}.Unset"
+    if annotation == "None":
+        return f"{unset} | None"
+    if annotation.endswith(" | None"):
+        return f"{annotation.removesuffix(' | None')} | {unset} | None"
+    return f"{annotation} | {unset}"
 
 
 def _union(parts: Any) -> str:

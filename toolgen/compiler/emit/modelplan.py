@@ -22,6 +22,9 @@ Naming (helpers in `toolgen.compiler.emit.modelnames`):
   `Item`, map values `Value`, union branches by `modelnames.branch_labels`.
   A name still taken gets an 8-digit hash of its schema path: no counters.
 
+Formats are left out of the plan: the runtime does not enforce them, so neither
+do the models (a `date-time` is a `str`, a `uri` is not rewritten on dump).
+
 A tool part that is exactly an object def (`output: {$ref: "#/defs/Note"}`,
 which the resolver inlines) becomes a subclass of the def's class.
 
@@ -65,6 +68,9 @@ _VALUE_CONSTRAINTS = frozenset(
     | {"exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 )
 
+
+_SCALAR_TYPES = ("string", "integer", "number", "boolean")
+_SCALAR_KEYWORDS = _VALUE_CONSTRAINTS | {"type", "format", "title", "description", "examples"}
 
 _EXTRA_KEYWORDS = frozenset({"additionalProperties", "patternProperties", "unevaluatedProperties"})
 
@@ -150,7 +156,7 @@ class _Planner:
         self.unit = list(self.def_classes.values())
         for name, schema in self.rewritten_defs.items():
             owner = self.def_classes[name]
-            self.classes[owner] = _open(self._body(schema, owner, f"def:{name}"))
+            self.classes[owner] = _open(self._body(schema, owner, f"def:{name}", root=True))
         if self.unit:
             units.insert(0, Unit(None, tuple(self.unit)))
         schema = {"$schema": SCHEMA_DIALECT, "$defs": self.classes}
@@ -172,14 +178,16 @@ class _Planner:
             if _hoistable(def_schema) and body == def_schema:
                 self.classes[owner] = {"allOf": [{"$ref": DEFS + self.def_classes[name]}]}
                 return
-        self.classes[owner] = _open(self._body(body, owner, key))
+        self.classes[owner] = _open(self._body(body, owner, key, root=True))
 
     # -- hoisting -------------------------------------------------------------
 
-    def _body(self, schema: Any, owner: str, key: str) -> Any:
-        """A copy of `schema`, the body of class `owner`, with its inline objects hoisted."""
+    def _body(self, schema: Any, owner: str, key: str, *, root: bool = False) -> Any:
+        """A copy of `schema`, the body of class `owner`, with its inline objects hoisted
+        (`root`: `schema` is all of `owner`, which is a type alias when not an object)."""
         if not isinstance(schema, dict):
             return schema
+        schema = _nullable_scalar(schema)
         out: dict[str, Any] = {}
         for word, value in schema.items():
             at = f"{key}/{word}"
@@ -195,7 +203,9 @@ class _Planner:
             elif word == "additionalProperties" and isinstance(value, dict):
                 out[word] = self._member(value, owner + "Value", at)
             elif word == "items" and isinstance(value, dict):
-                force = not _ARRAY_CONSTRAINTS.isdisjoint(schema) and _constrained_scalar(value)
+                force = (root or not _ARRAY_CONSTRAINTS.isdisjoint(schema)) and _constrained_scalar(
+                    value
+                )
                 out[word] = self._member(value, owner + "Item", at, force=force)
             elif word == "prefixItems" and isinstance(value, list):
                 out[word] = [
@@ -206,6 +216,8 @@ class _Planner:
             elif word == "allOf" and isinstance(value, list):
                 # The parts of an allOf describe the owner itself: their members are its members.
                 out[word] = [self._body(s, owner, f"{at}/{i}") for i, s in enumerate(value)]
+            elif word == "format" and isinstance(value, str):
+                continue  # not enforced, as by the runtime: a `uri` stays the str it came as
             else:
                 out[word] = value
         return out
@@ -217,7 +229,12 @@ class _Planner:
         if len(objects) > 1:
             labels = dict(zip(objects, branch_labels([branches[i] for i in objects]), strict=True))
         return [
-            self._member(sub, owner + labels.get(i, ""), f"{key}/{i}")
+            self._member(
+                sub,
+                owner + labels.get(i, ""),
+                f"{key}/{i}",
+                force=isinstance(sub, dict) and _constrained_scalar(sub),
+            )
             for i, sub in enumerate(branches)
         ]
 
@@ -267,6 +284,30 @@ def _open(schema: Any) -> Any:
         return schema
     if _EXTRA_KEYWORDS.isdisjoint(schema):
         return {**schema, "additionalProperties": True}
+    return schema
+
+
+def _nullable_scalar(schema: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [S, {type: null}]` (or oneOf) as `S` with `null` added to its type, when `S` is
+    a plain scalar schema (the same values; DCG then writes `Annotated[str | None, Field(...)]`
+    rather than an alias for `S`)."""
+    for word in ("anyOf", "oneOf"):
+        branches = schema.get(word)
+        if not (isinstance(branches, list) and len(branches) == 2):
+            continue
+        nulls = [b for b in branches if b == {"type": "null"}]
+        other = [b for b in branches if b != {"type": "null"}]
+        if len(nulls) != 1 or len(other) != 1 or not isinstance(other[0], dict):
+            continue
+        branch = other[0]
+        rest = {k: v for k, v in schema.items() if k != word}
+        if (
+            branch.get("type") in _SCALAR_TYPES
+            and _SCALAR_KEYWORDS.issuperset(branch)
+            and rest.keys().isdisjoint(branch)
+            and rest.keys().isdisjoint(("type", "enum", "const"))
+        ):
+            return {**rest, **branch, "type": [branch["type"], "null"]}
     return schema
 
 

@@ -1,19 +1,24 @@
 """Emit `models.py`: typed pydantic v2 models for every tool input and output.
 
 One datamodel-code-generator (DCG) run per spec set, over the combined schema
-that `modelplan` builds (every class pre-named, inline objects hoisted), with
-the builtin formatter (no black/isort) and no timestamp, so the same spec set
-gives byte-identical text. Class names: see `toolgen.compiler.emit.modelplan`; other
-code gets them from `model_class_names`, never by re-deriving them.
+that `modelplan` builds (every class pre-named, inline objects hoisted), with no
+timestamp, so the same spec set gives byte-identical text. Class names: see
+`toolgen.compiler.emit.modelplan`; other code gets them from
+`model_class_names`, never by re-deriving them.
 
-What the options buy: enums become `Literal`s (no enum classes to name);
-`MISSING` marks an optional property left out, so a property that is not
-nullable rejects `null` and `model_dump()` leaves absent properties out;
-`strict_types` keeps JSON types apart (`"5"` is not an integer). Constraints
-are written as `constr(...)`-style types: with `Annotated`, DCG would wrap every
-constrained member of a union in a class of its own. DCG writes every spec
-string (descriptions, titles, patterns, defaults, property names) as an
-escaped Python literal; the header note is made printable and single-line.
+What the options buy: fields are `Annotated[T, Field(...)]` with the
+constraints in `Field` and defaults by `=` (`use_annotated`,
+`field_constraints`); a def or output that is not an object is a type alias
+(`NoteId = TypeAliasType("NoteId", Annotated[str, Field(pattern=...)])`), so
+ids are plain hashable `str`s; enums become `Literal`s; every class derives
+from the prelude's `ToolModel` (one shared config); `strict_types` keeps JSON
+types apart (`"5"` is not an integer). DCG's `MISSING` for a property left out
+becomes the prelude's falsy `ABSENT` (see `modelshape`, `modelprelude`): a
+property that is not nullable rejects `null`, and dumps leave absent properties
+out. Formats are not enforced (the plan drops them): a `uri` is the `str` it
+came as. DCG writes every spec string (descriptions, titles, patterns,
+defaults, property names) as an escaped Python literal; the header note is
+made printable and single-line.
 
 Incremental: each unit of the plan (all defs; each tool) is keyed by a hash of
 its schemas, the schemas of the defs it refers to and the generator's
@@ -35,6 +40,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolgen.compiler.emit import modelprelude
 from toolgen.compiler.emit.common import python_header
 from toolgen.compiler.emit.modelplan import (
     DEFS,
@@ -43,6 +49,7 @@ from toolgen.compiler.emit.modelplan import (
     build_plan,
     model_class_names,
 )
+from toolgen.compiler.emit.modelshape import reshape
 from toolgen.compiler.emit.modelsplice import Fragment, ModelGenerationError, splice, split
 from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.core.ir import ToolSet
@@ -56,9 +63,7 @@ __all__ = ["ModelGenerationError", "dcg_options", "model_class_names", "render_m
 MODULE_DOC = "Pydantic models of the tool inputs and outputs (datamodel-code-generator)."
 
 
-# Constraints are written as `constr(...)`-style calls, which type checkers reject as
-# annotations (`Annotated` would make DCG wrap constrained union members in classes).
-MYPY_NOTE = '# mypy: disable-error-code="valid-type,misc"\n'
+PRELUDE = Fragment((modelprelude.PRELUDE,), (), modelprelude.IMPORTS)
 
 
 def dcg_options() -> dict[str, Any]:
@@ -70,15 +75,19 @@ def dcg_options() -> dict[str, Any]:
         TargetPydanticVersion,
     )
     from datamodel_code_generator.enums import DataModelType, StrictTypes
-    from datamodel_code_generator.format import Formatter
 
     return {
         "input_file_type": InputFileType.JsonSchema,
         "output_model_type": DataModelType.PydanticV2BaseModel,
         "target_python_version": PythonVersion.PY_311,
         "target_pydantic_version": TargetPydanticVersion.V2_14,
-        "formatters": [Formatter.BUILTIN],
+        "formatters": [],  # `modelshape` formats, after its changes
         "disable_timestamp": True,
+        "use_annotated": True,
+        "field_constraints": True,
+        "use_type_alias": True,
+        "base_class": f"{modelprelude.BASE_MODULE}.{modelprelude.BASE_CLASS}",
+        "use_single_line_docstring": True,
         "skip_root_model": True,
         "enum_field_as_literal": LiteralType.All,
         "use_missing_sentinel": True,
@@ -96,7 +105,7 @@ def dcg_options() -> dict[str, Any]:
 def render_models(toolset: ToolSet, *, source_note: str, cache: Cache | None = None) -> str:
     """The text of `models.py` for `toolset` (deterministic, with or without `cache`)."""
     plan = build_plan(toolset)
-    header = python_header(source_note) + MYPY_NOTE + f'"""{MODULE_DOC}"""'
+    header = python_header(source_note) + f'"""{MODULE_DOC}"""'
     if not plan.class_names:  # no tools: DCG refuses an empty schema
         return header + "\n"
     keys = unit_keys(plan)
@@ -108,7 +117,7 @@ def render_models(toolset: ToolSet, *, source_note: str, cache: Cache | None = N
         for index in missing:
             if cache is not None:
                 cache.put(keys[index], made[index].to_json())
-    return splice(header, [fragments[index] for index in range(len(keys))])
+    return splice(header, [fragments[index] for index in range(len(keys))], PRELUDE)
 
 
 def _cached(cache: Cache, keys: Sequence[str]) -> dict[int, Fragment]:
@@ -177,13 +186,13 @@ def _salt() -> list[str]:
     from importlib.metadata import version
 
     from toolgen.compiler.cache import code_salt
-    from toolgen.compiler.emit import modelsplice
+    from toolgen.compiler.emit import modelshape, modelsplice
 
     return [
         "models",
         version("datamodel-code-generator"),
         sys.version.split()[0],
-        code_salt(__file__, modelsplice.__file__),
+        code_salt(__file__, modelsplice.__file__, modelshape.__file__, modelprelude.__file__),
     ]
 
 
@@ -216,11 +225,11 @@ def generate_fragments(
     if not isinstance(code, str):  # pragma: no cover - one module in, one module out
         raise ModelGenerationError("datamodel-code-generator returned several modules")
     unit_of = {name: index for index, unit in enumerate(plan.units) for name in unit.classes}
-    fragments, defined = split(code, unit_of)
+    fragments, defined = split(reshape(code), unit_of)
     absent = [name for name in own if name not in defined]
     if absent:
         raise ModelGenerationError(f"generated models lack classes {absent}")
-    made = {index: fragments.get(index, Fragment((), (), ())) for index in units}
+    made = {index: _own_imports(fragments.get(index, Fragment((), (), ()))) for index in units}
     # DCG aliases an import for the whole module when some field is named like it
     # (`date: date` gives `from datetime import date as date_aliased`): the units using
     # an aliased import are made again alone, so that no unit's text depends on another's.
@@ -228,3 +237,9 @@ def generate_fragments(
         for index in [i for i in units if any(imp.alias for imp in made[i].imports)]:
             made.update(generate_fragments(plan, [index], toolset))
     return made
+
+
+def _own_imports(fragment: Fragment) -> Fragment:
+    """`fragment` without the import of the base class (the prelude defines it)."""
+    imports = tuple(i for i in fragment.imports if i.module != modelprelude.BASE_MODULE)
+    return Fragment(fragment.blocks, fragment.rebuilds, imports)

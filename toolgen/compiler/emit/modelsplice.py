@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 K = TypeVar("K", bound=Hashable)
 
 FUTURE = "from __future__ import annotations"
-LINE_LENGTH = 88  # DCG's builtin formatter wraps long imports at black's default
+LINE_LENGTH = 100  # as the formatter of `modelshape` (ruff's setting for generated code)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
@@ -73,11 +73,12 @@ class Fragment:
 
 def split(code: str, unit_of: Mapping[str, K]) -> tuple[dict[K, Fragment], set[str]]:
     """The fragment of every unit with statements in `code` (`unit_of`: class name → unit),
-    and the names `code` defines."""
+    and the names `code` defines. Within a fragment a name is defined before the statements
+    that use it, where no cycle prevents it (DCG writes aliases after the classes using them)."""
     module = ast.parse(code)
     lines = _Lines(code)
     imports: dict[str, Import] = {}
-    parts: dict[K, tuple[list[str], list[str], set[str]]] = {}
+    parts: dict[K, tuple[list[_Block], list[str], set[str]]] = {}
     defined: set[str] = set()
     for node in module.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
@@ -101,15 +102,19 @@ def split(code: str, unit_of: Mapping[str, K]) -> tuple[dict[K, Fragment], set[s
             blocks, rebuilds, used = parts.setdefault(unit_of[name], ([], [], set()))
             first = min([node.lineno, *(d.lineno for d in _decorators(node))])
             text = lines.cut(first, node.end_lineno or node.lineno)
-            (rebuilds if rebuild else blocks).append(text)
-            used.update(
+            names = {
                 n.id
                 for n in ast.walk(node)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            )
+            }
+            if rebuild:
+                rebuilds.append(text)
+            else:
+                blocks.append(_Block(name, text, frozenset(names)))
+            used.update(names)
     fragments = {
         unit: Fragment(
-            tuple(blocks),
+            tuple(block.text for block in _uses_first(blocks)),
             tuple(rebuilds),
             tuple(sorted((imports[n] for n in used if n in imports), key=_import_key)),
         )
@@ -118,11 +123,44 @@ def split(code: str, unit_of: Mapping[str, K]) -> tuple[dict[K, Fragment], set[s
     return fragments, defined
 
 
-def splice(header: str, fragments: Sequence[Fragment]) -> str:
-    """The module of `fragments` in order: header, imports, classes, rebuild calls."""
-    imports = {item for fragment in fragments for item in fragment.imports}
-    blocks = [block for fragment in fragments for block in fragment.blocks]
-    rebuilds = [line for fragment in fragments for line in fragment.rebuilds]
+@dataclass(frozen=True)
+class _Block:
+    """One top-level statement: the name it defines, its text, the names it reads."""
+
+    name: str
+    text: str
+    uses: frozenset[str]
+
+
+def _uses_first(blocks: Sequence[_Block]) -> list[_Block]:
+    """`blocks` in their order, except that a block comes after the blocks it uses."""
+    by_name = {block.name: block for block in blocks}
+    placed: set[str] = set()
+    visiting: set[str] = set()
+    out: list[_Block] = []
+
+    def place(block: _Block) -> None:
+        if block.name in placed or block.name in visiting:
+            return  # placed, or a cycle (the rebuild calls resolve it)
+        visiting.add(block.name)
+        for name in sorted(block.uses & by_name.keys(), key=list(by_name).index):
+            place(by_name[name])
+        visiting.discard(block.name)
+        placed.add(block.name)
+        out.append(block)
+
+    for block in blocks:
+        place(block)
+    return out
+
+
+def splice(header: str, fragments: Sequence[Fragment], prelude: Fragment | None = None) -> str:
+    """The module of `fragments` in order: header, imports, `prelude`'s blocks, classes,
+    rebuild calls."""
+    every = [*([prelude] if prelude else []), *fragments]
+    imports = {item for fragment in every for item in fragment.imports}
+    blocks = [block for fragment in every for block in fragment.blocks]
+    rebuilds = [line for fragment in every for line in fragment.rebuilds]
     text = "\n\n".join([header.rstrip("\n"), FUTURE, *_import_groups(imports)])
     text += "\n\n\n" + "\n\n\n".join(blocks)
     if rebuilds:

@@ -29,7 +29,7 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the edge-cases tools."""
 
-    SERVER = {
+    SERVER: _typing.ClassVar[dict[str, str]] = {
         'name': 'edge-cases',
         'version': '0.0.1',
         'title': 'Edge "cases" \'\'\'',
@@ -43,7 +43,7 @@ class Client(_client.ToolClient):
         *,
         method: _typing.Literal['a', 'b'],
         config: _models.NsDoThingInputConfig | _client.Unset = _client.UNSET,
-        maybe: str | None | _client.Unset = _client.UNSET,
+        maybe: str | _client.Unset | None = _client.UNSET,
         class_: str | _client.Unset = _client.UNSET,
     ) -> _models.NsDoThingOutput:
         'Description with """, \'\'\', {{ jinja }}, {% block %}, a backslash \\ and a newline\nand an injection attempt: """; __import__(\'pathlib\').Path(\'PWNED\').touch(); """'
@@ -61,7 +61,7 @@ class Client(_client.ToolClient):
         self,
         *,
         method: _typing.Literal['c', 'd'] | _client.Unset = _client.UNSET,
-    ) -> list[float]:
+    ) -> list[_models.NSDoThingOutputItem]:
         """A name that CamelCases close to the one above."""
         arguments: dict[str, object] = {
             'method': method,
@@ -69,4 +69,4 @@ class Client(_client.ToolClient):
         value = await self._call_value(
             'NS_do_thing', _models.NSDoThingInput, arguments, _models.NSDoThingOutput
         )
-        return _typing.cast('list[float]', value)
+        return _typing.cast('list[_models.NSDoThingOutputItem]', value)
