@@ -13,6 +13,7 @@ from pydantic import (
     GetCoreSchemaHandler,
     SerializationInfo,
     SerializerFunctionWrapHandler,
+    StrictFloat,
     StrictStr,
     model_serializer,
 )
@@ -177,4 +178,35 @@ class TestStreamingElicitationInput(ToolModel):
 
 
 class TestMissingCapabilityInput(ToolModel):
+    pass
+
+
+class GreetInput(ToolModel):
+    name: Annotated[StrictStr, Field(description="Who to greet.")]
+
+
+class SlowComputeInput(ToolModel):
+    seconds: Annotated[StrictFloat, Field(description="How long to wait.", ge=0.0, le=600.0)]
+    label: Annotated[StrictStr | Absent, Field(description="A label echoed in the result.")] = (
+        ABSENT
+    )
+
+
+class FailingJobInput(ToolModel):
+    pass
+
+
+class ProtocolErrorJobInput(ToolModel):
+    pass
+
+
+class ConfirmDeleteInput(ToolModel):
+    filename: Annotated[StrictStr, Field(description="The file the question names.")]
+
+
+class MultiInputInput(ToolModel):
+    pass
+
+
+class TestToolWithTaskInput(ToolModel):
     pass
