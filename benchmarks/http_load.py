@@ -77,10 +77,11 @@ class Run:
         return len(self.latencies) / self.seconds if self.seconds else 0.0
 
 
-def start_server() -> tuple[subprocess.Popen[str], str]:
+def start_server(*extra: str) -> tuple[subprocess.Popen[str], str]:
+    """The server, and its URL; `extra`: more `toolgen serve` options (`--workers 2`)."""
     command = [sys.executable, "-m", "toolgen", "serve", "specs/notes", "--mock"]
     process = subprocess.Popen(
-        [*command, "--http", "127.0.0.1:0"], cwd=ROOT, stderr=subprocess.PIPE, text=True
+        [*command, "--http", "127.0.0.1:0", *extra], cwd=ROOT, stderr=subprocess.PIPE, text=True
     )
     assert process.stderr is not None
     line = process.stderr.readline()
@@ -252,12 +253,13 @@ def _http_impl() -> str:
     return "httptools"
 
 
-def write_section(text: str) -> None:
-    """Replace the http-load section of RESULTS.md (or append it); the rest is untouched."""
+def write_section(text: str, start: str = START, end: str = END) -> None:
+    """Replace the section between `start` and `end` of RESULTS.md (or append it); the rest
+    is untouched."""
     old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    if START in old and END in old:
-        head, rest = old.split(START, 1)
-        tail = rest.split(END, 1)[1]
+    if start in old and end in old:
+        head, rest = old.split(start, 1)
+        tail = rest.split(end, 1)[1]
         new = head + text + tail
     else:
         new = (old.rstrip("\n") + "\n\n" if old else "") + text + "\n"

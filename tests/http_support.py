@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -10,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import uvicorn
+from conftest import ROOT
 
 from toolgen.runtime.engine import Engine
 from toolgen.runtime.http import SecurityPolicy, create_app
@@ -17,6 +21,8 @@ from toolgen.runtime.http.guard import ConnectionLimits
 from toolgen.runtime.http.server import uvicorn_config
 from toolgen.runtime.toolset import RuntimeToolSet
 
+GUARD = 30.0
+"""Seconds before a hung start or stop of a server process fails: a guard, not a timing."""
 START_GUARD = 20.0
 """Seconds to wait for the server to listen: a guard against a hang, not a timing assertion."""
 
@@ -58,3 +64,51 @@ def asgi_server(app: Any, limits: ConnectionLimits | None = None) -> Iterator[st
         server.should_exit = True
         thread.join(START_GUARD)
         sock.close()
+
+
+class CliServer:
+    """`toolgen serve specs/conformance --handlers HANDLERS --http 127.0.0.1:0 ARGS` (the real
+    command), its URL, and what it writes on stderr (`lines`)."""
+
+    def __init__(self, handlers: str, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "toolgen",
+                "serve",
+                "specs/conformance",
+                "--handlers",
+                handlers,
+                "--http",
+                "127.0.0.1:0",
+                *args,
+            ],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stderr is not None
+        first = self.process.stderr.readline()
+        if " at http://" not in first:
+            self.process.kill()
+            raise AssertionError(f"no address announced: {first!r}")
+        self.announced = first
+        self.url = first.split(" at ", 1)[1].strip()
+        self.lines: list[str] = []
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.append(line)
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        """Send `signum`, wait for the exit (killing it past the guard), the return code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        try:
+            return self.process.wait(GUARD)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()

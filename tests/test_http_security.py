@@ -330,7 +330,12 @@ def test_serve_http_admits_an_allow_listed_origin() -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["--http", "nowhere"], ["--http", "127.0.0.1:0", "--allow-origin", "example.com"]],
+    [
+        ["--http", "nowhere"],
+        ["--http", "127.0.0.1:0", "--allow-origin", "example.com"],
+        ["--http", "127.0.0.1:0", "--workers", "0"],
+        ["--workers", "2"],  # without --http
+    ],
 )
 def test_serve_http_usage_errors_exit_2(args: list[str]) -> None:
     result = subprocess.run(

@@ -66,6 +66,14 @@ from toolgen.core.errors import SpecError
     metavar="TOKEN",
     help="With --http: require Authorization: Bearer TOKEN (else 401). Default: $TOOLGEN_TOKEN.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="With --http: worker processes sharing the port (POSIX). Legacy sessions are "
+    "routed to the worker that opened them; Ctrl-C or SIGTERM stops them all.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log requests and cancellations to stderr.")
 def serve(
     specs: tuple[Path, ...],
@@ -77,6 +85,7 @@ def serve(
     http_address: str | None,
     allow_origins: tuple[str, ...],
     token: str | None,
+    workers: int,
     verbose: bool,
 ) -> None:
     """Serve one spec set over MCP on stdin/stdout, both protocol eras
@@ -87,6 +96,8 @@ def serve(
     """
     if mock == (handlers_ref is not None):
         raise click.UsageError("give exactly one of --handlers MODULE:OBJECT and --mock")
+    if workers > 1 and http_address is None:
+        raise click.UsageError("--workers needs --http (stdio serves one client)")
     from toolgen.frontend.pipeline import load_spec_set
     from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -105,7 +116,9 @@ def serve(
 
         assert handlers_ref is not None
         try:
-            handlers = instantiate(import_object(handlers_ref))
+            handlers = import_object(handlers_ref)
+            if workers == 1 or not isinstance(handlers, type):  # else: one per worker
+                handlers = instantiate(handlers)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--handlers") from None
     if http_address is not None:
@@ -121,6 +134,7 @@ def serve(
             page_size=page_size,
             inline_sync=inline_sync,
             log_level=logging.INFO if verbose else logging.WARNING,
+            workers=workers,
         )
         return
     tools.serve(

@@ -18,11 +18,15 @@ def run_http(
     token: str | None,
     **options: Any,
 ) -> None:
-    """Serve over Streamable HTTP; usage errors exit 2, a port that cannot be bound exits 1."""
+    """Serve over Streamable HTTP; usage errors exit 2, a port that cannot be bound (or every
+    worker stopping) exits 1, Ctrl-C exits 130."""
+    from toolgen.cli import EXIT_INTERRUPTED
+
     try:
         from toolgen.runtime.http import serve_http
         from toolgen.runtime.http.security import parse_origins
         from toolgen.runtime.http.server import parse_address
+        from toolgen.runtime.http.workers import AllWorkersStopped, can_fork
     except ImportError as exc:
         raise click.UsageError(
             f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]', "
@@ -36,6 +40,8 @@ def run_http(
         parse_origins(allow_origins)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
+    if options.get("workers", 1) > 1 and not can_fork():
+        raise click.BadParameter("several workers need fork(), which this platform lacks")
     try:
         serve_http(
             tools,
@@ -49,5 +55,7 @@ def run_http(
     except OSError as exc:
         click.echo(f"toolgen: error: {exc}", err=True)
         sys.exit(1)
+    except AllWorkersStopped:  # each worker's end was reported as it happened
+        sys.exit(1)
     except KeyboardInterrupt:
-        pass
+        sys.exit(EXIT_INTERRUPTED)

@@ -108,9 +108,11 @@ class Engine:
         timeout: float | None = None,
         page_size: int = DEFAULT_PAGE_SIZE,
         inline_sync: bool = False,
+        signer: StateSigner | None = None,
     ) -> None:
         """`handlers`: see `toolgen.runtime.handlers`; `timeout`: seconds per call (None: none);
-        `inline_sync`: run sync handlers on the event loop instead of worker threads."""
+        `inline_sync`: run sync handlers on the event loop instead of worker threads;
+        `signer`: seals `requestState` (engines answering one endpoint must share one)."""
         self.tools = tools
         names = [tool.name for tool in tools.tools]
         self.handlers: dict[str, BoundHandler] = (
@@ -119,7 +121,12 @@ class Engine:
         self._info: dict[str, dict[str, Any]] = {}
         self._modern_meta = {SERVER_INFO_META: self.server_info(ADVERTISED_VERSIONS[0])}
         self.calls = CallRunner(
-            tools, self.handlers, timeout=timeout, inline_sync=inline_sync, meta=self._modern_meta
+            tools,
+            self.handlers,
+            timeout=timeout,
+            inline_sync=inline_sync,
+            meta=self._modern_meta,
+            signer=signer,
         )
         self.listing = ToolListing(tools, page_size, self._modern_meta)
         self.needs = tools.client_needs

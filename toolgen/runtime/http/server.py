@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shutil
+import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Iterable
+import tempfile
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from starlette.applications import Starlette
@@ -23,6 +27,7 @@ from starlette.routing import Route
 
 from toolgen.runtime.engine import Engine, log
 from toolgen.runtime.http.app import McpEndpoint
+from toolgen.runtime.http.forward import SessionRouter, owner_prefix
 from toolgen.runtime.http.guard import ConnectionLimits, guarded_protocol
 from toolgen.runtime.http.security import (
     DEFAULT_MAX_BODY,
@@ -31,6 +36,14 @@ from toolgen.runtime.http.security import (
     parse_origins,
 )
 from toolgen.runtime.http.sessions import SessionStore
+from toolgen.runtime.http.workers import (
+    AllWorkersStopped,
+    Supervisor,
+    balanced_by_kernel,
+    can_fork,
+    close_all,
+)
+from toolgen.runtime.inputs import StateSigner
 from toolgen.runtime.serving import log_to_stderr
 from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -120,18 +133,25 @@ def serve_http(
     inline_sync: bool = False,
     log_level: int = logging.WARNING,
     limits: ConnectionLimits | None = None,
+    workers: int = 1,
 ) -> None:
     """Serve `tools` with `handlers` over Streamable HTTP at `http://host:port/mcp`.
 
     Blocks until interrupted (Ctrl-C / SIGTERM). Port 0 picks a free port; the
     address actually bound is logged to stderr (`toolgen: serving ... at URL`).
+    `workers` > 1 forks that many worker processes on the one port (see `workers`);
+    then a `handlers` class is created in each worker (connections it opens stay the
+    worker's own), while an instance is shared, copied by the fork.
     """
-    import uvicorn
-
-    options: dict[str, Any] = {"timeout": timeout, "inline_sync": inline_sync}
+    engine_options: dict[str, Any] = {
+        "timeout": timeout,
+        "inline_sync": inline_sync,
+        "signer": StateSigner(),  # one key: a retry may reach any worker
+    }
     if page_size is not None:
-        options["page_size"] = page_size
-    engine = Engine(tools, handlers, **options)
+        engine_options["page_size"] = page_size
+    per_worker = workers > 1 and isinstance(handlers, type)
+    engine = None if per_worker else Engine(tools, handlers, **engine_options)
     policy = SecurityPolicy(
         allowed_origins=parse_origins(allowed_origins),
         token=token or None,
@@ -139,41 +159,125 @@ def serve_http(
         check_host=is_loopback_host(host),
     )
     log_to_stderr(log_level)
-    for name in engine.missing_handlers:
-        log.warning("no handler for tool %r: its calls will answer with an error", name)
+    if engine is not None:
+        warn_missing_handlers(engine)
     if not is_loopback_host(host) and policy.token is None:
         log.warning(
             "listening on %s without a token: anyone who can reach this port can call the tools",
             host,
         )
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say
-    # they are TCP; without it every response waits ~40 ms for a delayed ACK.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(LISTEN_BACKLOG)  # before announcing the address: clients may connect at once
-    except OSError as exc:
-        sock.close()
-        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    bound_port = sock.getsockname()[1]
+    if workers > 1 and not can_fork():
+        raise ValueError("several workers need fork(): run one worker per process instead")
+    listeners = listen(host, port, workers if workers > 1 and balanced_by_kernel() else 1)
     shown = f"[{host}]" if ":" in host else host
+    several = f" with {workers} workers" if workers > 1 else ""
     print(
-        f"toolgen: serving {tools.server.name} at http://{shown}:{bound_port}{MCP_PATH}",
+        f"toolgen: serving {tools.server.name}{several} at "
+        f"http://{shown}:{listeners[0].getsockname()[1]}{MCP_PATH}",
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn_config(
-        create_app(engine, policy),
-        limits=limits,
-        log_level=logging.WARNING if log_level <= logging.WARNING else log_level,
-        access_log=log_level <= logging.INFO,
-        server_header=False,
-        backlog=LISTEN_BACKLOG,
-        timeout_graceful_shutdown=2,
-    )
+    options = {
+        "limits": limits,
+        "log_level": logging.WARNING if log_level <= logging.WARNING else log_level,
+        "access_log": log_level <= logging.INFO,
+    }
+    if engine is not None and workers == 1:
+        try:
+            run_uvicorn(create_app(engine, policy), listeners, **options)
+        finally:
+            close_all(listeners)
+        return
+
+    def worker_engine(index: int) -> Engine:
+        if engine is not None:
+            return engine
+        own = Engine(tools, handlers, **engine_options)
+        if index == 0:
+            warn_missing_handlers(own)
+        return own
+
+    serve_workers(worker_engine, policy, listeners, workers, options)
+
+
+def warn_missing_handlers(engine: Engine) -> None:
+    for name in engine.missing_handlers:
+        log.warning("no handler for tool %r: its calls will answer with an error", name)
+
+
+def listen(host: str, port: int, count: int = 1) -> list[socket.socket]:
+    """`count` listening TCP sockets on `host:port` (more than one: `SO_REUSEPORT`, the
+    kernel spreading connections among them; port 0: all on the port the first got)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sockets: list[socket.socket] = []
+    bound = port
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        for _ in range(count):
+            # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
+            # say they are TCP; without it every response waits ~40 ms for a delayed ACK.
+            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if count > 1:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind((host, bound))
+            sock.listen(LISTEN_BACKLOG)  # before announcing: clients may connect at once
+            bound = sock.getsockname()[1]
+    except OSError as exc:
+        close_all(sockets)
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sockets
+
+
+def run_uvicorn(app: Any, sockets: list[socket.socket], **options: Any) -> None:
+    """Serve `app` with uvicorn on `sockets` until a stop signal (see `uvicorn_config`)."""
+    import uvicorn
+
+    config = uvicorn_config(
+        app, server_header=False, backlog=LISTEN_BACKLOG, timeout_graceful_shutdown=2, **options
+    )
+    uvicorn.Server(config).run(sockets=sockets)
+
+
+def serve_workers(
+    make_engine: Callable[[int], Engine],
+    policy: SecurityPolicy,
+    listeners: list[socket.socket],
+    count: int,
+    options: dict[str, Any],
+) -> None:
+    """Fork `count` workers serving `make_engine(index)` on `listeners`, each also on a private Unix
+    socket that the others forward its legacy sessions to (see `forward`, `workers`).
+    KeyboardInterrupt after Ctrl-C, SIGTERM raised again after SIGTERM (as uvicorn does),
+    `AllWorkersStopped` when every worker stopped on its own."""
+    rundir = tempfile.mkdtemp(prefix="toolgen-workers-")  # mode 0700: this user only
+    routes = [os.path.join(rundir, f"{index}.sock") for index in range(count)]
+    private = []
+    try:
+        for path in routes:
+            private.append(sock := socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            sock.bind(path)
+            sock.listen(LISTEN_BACKLOG)
+
+        def run(index: int) -> None:
+            public = listeners[index % len(listeners)]
+            close_all(
+                [sock for sock in [*listeners, *private] if sock not in (public, private[index])]
+            )
+            sessions = SessionStore(prefix=owner_prefix(index))
+            endpoint = create_app(make_engine(index), policy, sessions=sessions)
+            app = SessionRouter(endpoint, index, routes)
+            log.info("worker %d (pid %d) serving", index, os.getpid())
+            run_uvicorn(app, [public, private[index]], **options)
+
+        stopped_by = Supervisor(
+            count, run, after_fork=lambda: close_all([*listeners, *private])
+        ).serve()
     finally:
-        sock.close()
+        close_all([*listeners, *private])
+        shutil.rmtree(rundir, ignore_errors=True)
+    if stopped_by is None:
+        raise AllWorkersStopped("every worker stopped")
+    if stopped_by == signal.SIGINT:
+        raise KeyboardInterrupt
+    signal.raise_signal(stopped_by)  # as uvicorn does for one process: SIGTERM ends us

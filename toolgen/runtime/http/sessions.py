@@ -9,7 +9,8 @@ its own sessions, not real clients'), else the least recently used one if it
 was idle for `PROTECTED_IDLE` seconds; when every session is in recent use,
 `initialize` is refused (503). Sessions live in this process's memory: behind a load
 balancer, legacy clients need sticky routing on `Mcp-Session-Id` (the
-stateless 2026-07-28 era needs nothing).
+stateless 2026-07-28 era needs nothing); `toolgen serve --http --workers N`
+does that routing itself (see `forward`).
 """
 
 from __future__ import annotations
@@ -66,12 +67,15 @@ class SessionStore:
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
+        prefix: str = "",
     ) -> None:
+        """`prefix` starts every id (a worker's name, see `forward`)."""
         if max_sessions < 1:
             raise ValueError("max_sessions must be at least 1")
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         self._clock = clock
+        self.prefix = prefix
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._unused: OrderedDict[str, None] = OrderedDict()
         """Sessions never used since `initialize`, oldest first: evicted first."""
@@ -88,7 +92,7 @@ class SessionStore:
         self._expire(now)
         while len(self._sessions) >= self.max_sessions:
             self.end(self._victim(now))
-        session = Session(secrets.token_urlsafe(24), connection or Connection(), now)
+        session = Session(self.prefix + secrets.token_urlsafe(24), connection or Connection(), now)
         if isinstance(client_capabilities, dict):
             session.client_capabilities = client_capabilities
         self._sessions[session.id] = session
