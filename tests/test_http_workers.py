@@ -4,7 +4,8 @@ The server is the real command; `test_simple_text` answers with the pid of the
 process that ran it (`runtime_support/pid_handlers.py`). Every request below
 opens a new TCP connection (`fresh`), so the kernel may hand it to any worker:
 stateless calls are seen in more than one process, a legacy session's calls
-always run in the worker that opened it, and stopping leaves no process behind.
+always run in the worker that opened it, a task is reached from any connection, and
+stopping leaves no process behind.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from http_support import CliServer
 
 from toolgen.core.protocol import LATEST_REVISION
 from toolgen.runtime.http.workers import balanced_by_kernel, can_fork
+from toolgen.runtime.tasks import TASKS_EXTENSION
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="workers need fork()")
 
@@ -33,6 +35,7 @@ ROUNDS = 40
 LEGACY = "2025-11-25"
 HANDLERS = "tests/runtime_support/pid_handlers.py:HANDLERS"
 CAPABILITIES = {"elicitation": {}, "sampling": {}, "roots": {}}
+TASK_CAPABILITIES = {**CAPABILITIES, "extensions": {TASKS_EXTENSION: {}}}
 ALICE = {"action": "accept", "content": {"name": "Alice"}}
 JSON_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
@@ -51,10 +54,12 @@ def fresh(method: str, url: str, body: Any = None, **headers: str) -> httpx.Resp
         return http.request(method, url, content=content, headers={**JSON_HEADERS, **headers})
 
 
-def modern_call(url: str, name: str, **params: Any) -> httpx.Response:
+def modern_call(
+    url: str, name: str, capabilities: Any = CAPABILITIES, **params: Any
+) -> httpx.Response:
     meta = {
         "io.modelcontextprotocol/protocolVersion": LATEST_REVISION,
-        "io.modelcontextprotocol/clientCapabilities": CAPABILITIES,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
     }
     body = {
         "jsonrpc": "2.0",
@@ -162,6 +167,40 @@ def test_an_input_required_retry_is_accepted_by_any_worker(server: CliServer) ->
         second = modern_call(server.url, tool, inputResponses=answers, requestState=state)
         assert second.status_code == 200, second.text
         assert second.json()["result"]["content"][0]["text"] == "Hello, Alice!"
+
+
+def task_request(url: str, method: str, task_id: str) -> httpx.Response:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": LATEST_REVISION,
+        "io.modelcontextprotocol/clientCapabilities": TASK_CAPABILITIES,
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": method,
+        "params": {"taskId": task_id, "_meta": meta},
+    }
+    headers = {"mcp-protocol-version": LATEST_REVISION, "mcp-method": method, "mcp-name": task_id}
+    return fresh("POST", url, body, **headers)
+
+
+def test_a_task_is_reached_from_any_connection(server: CliServer) -> None:
+    """A task lives in the worker that created it; its id names that worker, and
+    tasks/get, tasks/cancel on any connection reach it (routed on Mcp-Name)."""
+    created = modern_call(server.url, "slow_compute", TASK_CAPABILITIES, arguments={"seconds": 60})
+    task_id = created.json()["result"]["taskId"]
+    statuses = {
+        task_request(server.url, "tasks/get", task_id).json()["result"]["status"]
+        for _ in range(ROUNDS // 4)
+    }
+    assert statuses == {"working"}
+    cancelled = task_request(server.url, "tasks/cancel", task_id)
+    assert cancelled.json()["result"]["resultType"] == "complete"
+    final = {
+        task_request(server.url, "tasks/get", task_id).json()["result"]["status"]
+        for _ in range(ROUNDS // 4)
+    }
+    assert final == {"cancelled"}
 
 
 # -- legacy sessions ----------------------------------------------------------------------

@@ -25,7 +25,7 @@ unknown (or expired) `taskId` is -32602; a request whose client capabilities
 lack the extension is -32021. A task is kept `ttlMs` after its creation, then
 dropped (a handler still running then is cancelled). Tasks live in this
 process: behind several processes, route on the `Mcp-Name` header (the task id),
-which clients must send with these methods.
+which clients must send with these methods (`serve --http --workers N` does).
 """
 
 from __future__ import annotations
@@ -208,8 +208,11 @@ class TaskStore:
         poll_ms: int = DEFAULT_POLL_MS,
         limit: int = DEFAULT_LIMIT,
         clock: Callable[[], float] = time.time,
+        prefix: str = "",
     ) -> None:
+        """`prefix` starts every task id (a worker's name: `toolgen.runtime.http.forward`)."""
         self.ttl_ms = ttl_ms
+        self.prefix = prefix
         self.poll_ms = poll_ms
         self.limit = limit
         self._clock = clock
@@ -223,7 +226,9 @@ class TaskStore:
         self._sweep()
         if len(self._tasks) >= self.limit:
             return None
-        task = Task(secrets.token_urlsafe(24), self._clock(), self.ttl_ms, self.poll_ms)
+        task = Task(
+            self.prefix + secrets.token_urlsafe(24), self._clock(), self.ttl_ms, self.poll_ms
+        )
         task._clock = self._clock
         self._tasks[task.id] = task
         return task

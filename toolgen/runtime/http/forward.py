@@ -1,4 +1,4 @@
-"""Legacy sessions under several worker processes: a request goes to the worker that owns it.
+"""Sessions and tasks under several worker processes: a request goes to the worker owning it.
 
 With `toolgen serve --http --workers N`, the kernel hands each TCP connection to
 any worker, but a legacy-era session (`Mcp-Session-Id`) lives in the memory of
@@ -9,10 +9,15 @@ listens on a private Unix socket; `SessionRouter` passes a request whose session
 belongs to another worker, unchanged, to that worker's socket and streams the
 answer back (SSE included). The owner applies every rule (Host, Origin, token,
 limits) as if the client had reached it directly. Requests without a session id
-(the stateless 2026-07-28 era, `initialize`) are served where they arrive.
+(the stateless 2026-07-28 era, `initialize`) are served where they arrive,
+except the tasks extension's `tasks/get`, `tasks/update` and `tasks/cancel`: a
+task lives in the worker that created it too, its id names that worker the same
+way, and those requests carry it in `Mcp-Name` (checked against the body by the
+owner), so they are forwarded alike.
 
-A session whose worker has stopped is gone: its requests get 404, as for any
-ended session, and the client starts a new one with `initialize`.
+A session (or task) whose worker has stopped is gone: its requests are served
+where they arrive, which does not know it (404 for a session, -32602 for a task),
+and the client starts again.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 SESSION_HEADER: Final = b"mcp-session-id"
+METHOD_HEADER: Final = b"mcp-method"
+NAME_HEADER: Final = b"mcp-name"
+TASK_METHODS: Final = frozenset({b"tasks/get", b"tasks/update", b"tasks/cancel"})
+"""Requests about one task (the tasks extension): their `Mcp-Name` is the task id."""
 OWNER: Final = re.compile(rb"\s*w([0-9]{1,4})\.")
 HOP_BY_HOP: Final = frozenset(
     {b"connection", b"keep-alive", b"transfer-encoding", b"te", b"upgrade", b"trailer", b"date"}
@@ -43,17 +52,19 @@ READ_SIZE: Final = 65536
 
 
 def owner_prefix(index: int) -> str:
-    """The start of every session id worker `index` issues."""
+    """The start of every session and task id worker `index` issues."""
     return f"w{index}."
 
 
-def session_owner(scope: Scope) -> int | None:
-    """The worker named by the request's `Mcp-Session-Id` (None: no id, or not one of ours)."""
-    for name, value in scope["headers"]:
-        if name == SESSION_HEADER:
-            found = OWNER.match(value)
-            return int(found[1]) if found else None
-    return None
+def owner_of(scope: Scope) -> int | None:
+    """The worker named by the request's `Mcp-Session-Id`, or for a task request by its
+    `Mcp-Name` (the task id); None: neither, or not an id of ours."""
+    headers = dict(reversed(scope["headers"]))  # a repeated header: the first, as Starlette
+    named = headers.get(SESSION_HEADER)
+    if named is None and headers.get(METHOD_HEADER, b"").strip() in TASK_METHODS:
+        named = headers.get(NAME_HEADER)
+    found = OWNER.match(named) if named is not None else None
+    return int(found[1]) if found else None
 
 
 class SessionRouter:
@@ -66,7 +77,7 @@ class SessionRouter:
         self.routes = list(routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        owner = session_owner(scope) if scope["type"] == "http" else None
+        owner = owner_of(scope) if scope["type"] == "http" else None
         if owner is not None and owner != self.index and owner < len(self.routes):
             forwarded = await forward(self.routes[owner], scope, receive, send)
             if forwarded:

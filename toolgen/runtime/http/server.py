@@ -265,7 +265,9 @@ def serve_workers(
                 [sock for sock in [*listeners, *private] if sock not in (public, private[index])]
             )
             sessions = SessionStore(prefix=owner_prefix(index))
-            endpoint = create_app(make_engine(index), policy, sessions=sessions)
+            engine = make_engine(index)
+            engine.task_store.prefix = owner_prefix(index)  # this copy is the worker's own
+            endpoint = create_app(engine, policy, sessions=sessions)
             app = SessionRouter(endpoint, index, routes)
             log.info("worker %d (pid %d) serving", index, os.getpid())
             run_uvicorn(app, [public, private[index]], **options)
