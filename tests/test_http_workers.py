@@ -17,10 +17,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import httpx
+import mcp.types as types
 import orjson
 import pytest
 from http_support import CliServer
+from mcp.client.client import Client
 
 from toolgen.core.protocol import LATEST_REVISION
 from toolgen.runtime.http.workers import balanced_by_kernel, can_fork
@@ -267,6 +270,29 @@ def test_a_session_whose_worker_died_is_404_and_the_port_keeps_serving(server: C
         assert time.monotonic() < deadline, server.lines
         time.sleep(0.05)
     assert any(f"(pid {owner}) stopped" in line and "1 of 2" in line for line in server.lines)
+
+
+async def name_then_color(context: Any, params: types.ElicitRequestParams) -> Any:
+    content = {"color": "red"} if "color" in params.message else {"name": "Ada"}
+    return types.ElicitResult(action="accept", content=content)
+
+
+@pytest.mark.parametrize("mode", ["2026-07-28", "legacy"])
+def test_the_sdk_client_answers_a_multi_round_question_through_two_workers(
+    server: CliServer, mode: str
+) -> None:
+    """The official client, its own connection pool: InputRequiredResult rounds in the
+    stateless era, elicitation/create on the session's event stream in the legacy one."""
+
+    async def main() -> Any:
+        with anyio.fail_after(GUARD):
+            async with Client(server.url, mode=mode, elicitation_callback=name_then_color) as c:
+                return await c.call_tool("test_input_required_result_multi_round", {})
+
+    for _ in range(3):
+        result = anyio.run(main)
+        assert not result.is_error
+        assert result.content[0].text == "Ada likes red"
 
 
 # -- stopping -----------------------------------------------------------------------------
