@@ -369,6 +369,13 @@ def test_a_task_is_dropped_once_its_ttl_has_passed_and_its_handler_cancelled() -
     asyncio.run(main())
 
 
+def test_task_ids_start_with_the_store_prefix_and_are_unguessable() -> None:
+    store = TaskStore(prefix="w2.")
+    ids = {task.id for task in (store.create(), store.create()) if task is not None}
+    assert len(ids) == 2
+    assert all(task_id.startswith("w2.") and len(task_id) >= 3 + 32 for task_id in ids)
+
+
 def test_a_full_store_creates_no_task() -> None:
     store = TaskStore(limit=1)
     assert store.create() is not None

@@ -28,9 +28,10 @@ Every other array gets -32600, as MCP before 2025-03-26 and since 2025-06-18 say
 
 Eras (see DESIGN.md "MCP facts"). A request whose `params._meta` carries
 `io.modelcontextprotocol/protocolVersion` is served statelessly at exactly
-that version (2026-07-28: `server/discover`, `tools/list`, `tools/call`;
-`resultType: "complete"` on every result), or refused with -32022 and the
-supported versions. Other requests are the legacy era: `initialize` (which
+that version (2026-07-28: `server/discover`, `tools/list`, `tools/call`, and
+`tasks/get`, `tasks/update`, `tasks/cancel` when a tool supports tasks, see
+`toolgen.runtime.tasks`; `resultType: "complete"` on every result but a task's
+handle), or refused with -32022 and the supported versions. Other requests are the legacy era: `initialize` (which
 negotiates the version of this connection), `ping`, `tools/list`,
 `tools/call`, only after `initialize`. A `Connection` holds that per-
 connection state (stdio: the process; HTTP: the session).

@@ -72,10 +72,12 @@ def required_capability() -> dict[str, Any]:
 class Task:
     """One task: its status, and what the handler waits for or produced."""
 
-    def __init__(self, task_id: str, now: float, ttl_ms: int, poll_ms: int) -> None:
+    def __init__(
+        self, task_id: str, ttl_ms: int, poll_ms: int, clock: Callable[[], float] = time.time
+    ) -> None:
         self.id = task_id
-        self.created = now
-        self.updated = now
+        self._clock = clock
+        self.created = self.updated = clock()
         self.ttl_ms = ttl_ms
         self.poll_ms = poll_ms
         self.status = "working"
@@ -89,7 +91,6 @@ class Task:
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._keys: set[str] = set()
         self._counts: dict[str, int] = {}
-        self._clock: Callable[[], float] = time.time
 
     @property
     def terminal(self) -> bool:
@@ -210,7 +211,9 @@ class TaskStore:
         clock: Callable[[], float] = time.time,
         prefix: str = "",
     ) -> None:
-        """`prefix` starts every task id (a worker's name: `toolgen.runtime.http.forward`)."""
+        """`prefix` starts every task id: a worker's name, so that a front process can
+        route `tasks/*` (their `Mcp-Name`) to the worker holding the task
+        (`toolgen.runtime.http.forward`)."""
         self.ttl_ms = ttl_ms
         self.prefix = prefix
         self.poll_ms = poll_ms
@@ -226,10 +229,7 @@ class TaskStore:
         self._sweep()
         if len(self._tasks) >= self.limit:
             return None
-        task = Task(
-            self.prefix + secrets.token_urlsafe(24), self._clock(), self.ttl_ms, self.poll_ms
-        )
-        task._clock = self._clock
+        task = Task(self.prefix + secrets.token_urlsafe(24), self.ttl_ms, self.poll_ms, self._clock)
         self._tasks[task.id] = task
         return task
 
