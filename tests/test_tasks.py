@@ -369,6 +369,20 @@ def test_a_task_is_dropped_once_its_ttl_has_passed_and_its_handler_cancelled() -
     asyncio.run(main())
 
 
+def test_creating_a_task_drops_the_expired_ones_oldest_first() -> None:
+    now = [0.0]
+    store = TaskStore(ttl_ms=1000, clock=lambda: now[0])
+    old = [store.create(), store.create()]
+    now[0] += 0.5
+    younger = store.create()
+    now[0] += 0.6
+    newest = store.create()
+    assert all(task is not None for task in (*old, younger, newest))
+    assert len(store) == 2
+    assert store.get(old[0].id if old[0] else "") is None
+    assert younger is not None and store.get(younger.id) is younger
+
+
 def test_task_ids_start_with_the_store_prefix_and_are_unguessable() -> None:
     store = TaskStore(prefix="w2.")
     ids = {task.id for task in (store.create(), store.create()) if task is not None}

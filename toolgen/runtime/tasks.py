@@ -242,9 +242,14 @@ class TaskStore:
         return task
 
     def _sweep(self) -> None:
+        """Drop expired tasks: the oldest first (one TTL for all, so creation order is
+        expiry order), stopping at the first live one."""
         now = self._clock()
-        for task in [t for t in self._tasks.values() if t.expired(now)]:
-            self._drop(task)
+        while self._tasks:
+            oldest = next(iter(self._tasks.values()))
+            if not oldest.expired(now):
+                break
+            self._drop(oldest)
 
     def _drop(self, task: Task) -> None:
         task.cancel("The task outlived its ttlMs")
