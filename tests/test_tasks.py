@@ -379,7 +379,7 @@ def test_creating_a_task_drops_the_expired_ones_oldest_first() -> None:
     newest = store.create()
     assert all(task is not None for task in (*old, younger, newest))
     assert len(store) == 2
-    assert store.get(old[0].id if old[0] else "") is None
+    assert old[0] is not None and store.get(old[0].id) is None
     assert younger is not None and store.get(younger.id) is younger
 
 
