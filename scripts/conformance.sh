@@ -16,7 +16,8 @@
 # on a free loopback port and is stopped at the end. A baseline entry that now
 # passes is reported but does not fail the run; an unexpected failure does.
 # Environment: PYTHON (default: python3 from PATH, with toolgen[http] installed),
-# CONFORMANCE_OUT (default: a temporary directory) keeps the per-check results.
+# CONFORMANCE_OUT (default: a temporary directory) keeps the per-check results,
+# SERVE_ARGS adds `toolgen serve` options (e.g. SERVE_ARGS="--workers 2").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -60,7 +61,8 @@ done
 
 SERVER_LOG="$OUT/server.log"
 "$PYTHON" -m toolgen serve specs/conformance \
-    --handlers examples.conformance_handlers:HANDLERS --http 127.0.0.1:0 2>"$SERVER_LOG" &
+    --handlers examples.conformance_handlers:HANDLERS --http 127.0.0.1:0 ${SERVE_ARGS:-} \
+    2>"$SERVER_LOG" &
 SERVER_PID=$!
 stop_server() {
     if kill -0 "$SERVER_PID" 2>/dev/null; then
