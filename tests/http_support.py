@@ -96,7 +96,8 @@ class CliServer:
         self.announced = first
         self.url = first.split(" at ", 1)[1].strip()
         self.lines: list[str] = []
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self.reader.start()
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
@@ -112,3 +113,4 @@ class CliServer:
         finally:
             if self.process.poll() is None:
                 self.process.kill()
+            self.reader.join(GUARD)  # every line written before the exit is in `lines`

@@ -326,6 +326,15 @@ def test_when_every_worker_died_the_server_exits_1(server: CliServer) -> None:
         time.sleep(0.05)
 
 
+def test_a_handlers_class_that_cannot_be_created_stops_every_worker_with_exit_1() -> None:
+    server = CliServer(HANDLERS.replace(":HANDLERS", ":BrokenHandlers"), "--workers", "2")
+    assert server.process.wait(GUARD) == 1
+    server.stop()
+    failures = [line for line in server.lines if "failed: ValueError: cannot create" in line]
+    assert len(failures) == 2 and all("no database" in line for line in failures)
+    assert not any("Traceback" in line for line in server.lines)
+
+
 def test_one_worker_ctrl_c_exits_130_too() -> None:
     single = CliServer(HANDLERS)
     assert pid_of(modern_call(single.url, "test_simple_text")) == single.process.pid

@@ -26,3 +26,10 @@ class PidHandlers:
 
     def test_simple_text(self) -> str:
         return f"{self.created_in} {os.getpid()}"
+
+
+class BrokenHandlers:
+    """A handlers class that cannot be created (its database is missing)."""
+
+    def __init__(self) -> None:
+        raise RuntimeError("no database")

@@ -202,7 +202,9 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _say(text: str) -> None:
-    print(f"toolgen: {text}", file=sys.stderr, flush=True)
+    """One line on stderr in one write: lines of several workers never interleave."""
+    sys.stderr.write(f"toolgen: {text}\n")
+    sys.stderr.flush()
 
 
 def close_all(sockets: Sequence[socket.socket]) -> None:
