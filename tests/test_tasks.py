@@ -33,7 +33,9 @@ import toolgen
 from examples.conformance_handlers import HANDLERS
 from toolgen.core.protocol import LATEST_REVISION
 from toolgen.runtime.connection import Connection
+from toolgen.runtime.context import current_call
 from toolgen.runtime.engine import Engine
+from toolgen.runtime.handlers import starts_task
 from toolgen.runtime.results import ProtocolError
 from toolgen.runtime.tasks import TASKS_EXTENSION, TaskStore
 
@@ -339,6 +341,45 @@ def test_sync_handlers_run_as_tasks_on_worker_threads() -> None:
     done, failed = asyncio.run(main())
     assert done["result"]["content"][0]["text"] == "slept 1"
     assert failed["error"] == {"code": -32001, "message": "backend gone", "data": {"retry": True}}
+
+
+def test_a_handler_that_starts_its_task_runs_plainly_for_a_client_without_the_extension() -> None:
+    started: list[bool] = []
+
+    @starts_task
+    async def export() -> str:
+        started.append(current_call().start_task())
+        return "exported"
+
+    engine = Engine(toolgen.load(CONFORMANCE), {**HANDLERS, "slow_compute": export})
+    params = {"name": "slow_compute", "arguments": {"seconds": 0}, "_meta": meta({})}
+    message = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}
+    reply = asyncio.run(engine.handle(message, Connection()))
+    assert reply is not None
+    assert reply["result"]["content"][0]["text"] == "exported"
+    assert started == [False]
+
+
+def test_a_handler_that_starts_its_task_becomes_one_where_it_says() -> None:
+    @starts_task
+    async def export() -> str:
+        assert current_call().start_task()
+        assert current_call().start_task()  # once a task, it stays the same one
+        await asyncio.sleep(0.01)
+        return "exported"
+
+    engine = Engine(toolgen.load(CONFORMANCE), {**HANDLERS, "slow_compute": export})
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        call = request(4, "tools/call", name="slow_compute", arguments={"seconds": 0})
+        created = await engine.handle(call, Connection())
+        assert created is not None
+        return created["result"], await poll(engine, created["result"]["taskId"])
+
+    created, final = asyncio.run(main())
+    assert created["resultType"] == "task"
+    assert len(engine.task_store) == 1
+    assert final["result"]["content"][0]["text"] == "exported"
 
 
 def test_a_protocol_error_outside_a_task_answers_a_json_rpc_error() -> None:
