@@ -251,6 +251,7 @@ def serve_workers(
     KeyboardInterrupt after Ctrl-C, SIGTERM raised again after SIGTERM (as uvicorn does),
     `AllWorkersStopped` when every worker stopped on its own."""
     rundir = tempfile.mkdtemp(prefix="toolgen-workers-")  # mode 0700: this user only
+    parent = os.getpid()
     routes = [os.path.join(rundir, f"{index}.sock") for index in range(count)]
     private = []
     try:
@@ -271,6 +272,8 @@ def serve_workers(
             app = SessionRouter(endpoint, index, routes)
             log.info("worker %d (pid %d) serving", index, os.getpid())
             run_uvicorn(app, [public, private[index]], **options)
+            if os.getppid() != parent:  # the parent was killed (kill -9): nobody else cleans up
+                shutil.rmtree(rundir, ignore_errors=True)
 
         stopped_by = Supervisor(
             count, run, after_fork=lambda: close_all([*listeners, *private])

@@ -14,7 +14,7 @@ watches them:
   shutdown), waits `STOP_GRACE` seconds, kills what is left, and then ends as
   a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also dies with its
   parent (`PR_SET_PDEATHSIG`), so even `kill -9` of the parent leaves no
-  orphan serving the port.
+  orphan serving the port (and the workers then remove their socket directory).
 - A worker that stops on its own is reported on stderr; the others keep
   serving; when none is left the parent exits 1.
 """
