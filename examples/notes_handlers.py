@@ -87,7 +87,7 @@ class NotesHandlers(Handlers):
         return GetNoteOutput.model_validate(found[0])
 
     def list_notes(self, args: ListNotesInput) -> ListNotesOutput:
-        if args.tag:  # ABSENT is falsy
+        if args.tag:  # OMITTED is falsy
             where = "WHERE n.id IN (SELECT note_id FROM tags WHERE tag = ?)"
             notes = self._notes(where, (args.tag,), limit=args.limit)
         else:

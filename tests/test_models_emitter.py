@@ -18,6 +18,7 @@ import pytest
 from conftest import CORPUS, SPECS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+import toolgen
 from toolgen import load_toolset
 from toolgen.compiler.emit.modelplan import build_plan
 from toolgen.compiler.emit.models import model_class_names, render_models
@@ -90,7 +91,7 @@ def import_module(code: str, directory: Path, name: str) -> ModuleType:
     return module
 
 
-PRELUDE_NAMES = ("Absent", "ToolModel")
+PRELUDE_NAMES = ("Omitted", "ToolModel")
 
 
 def class_names(code: str) -> list[str]:
@@ -515,13 +516,13 @@ def test_an_absent_property_is_falsy_and_left_out_of_dumps_while_null_is_kept(
     toolset, module = shop
     cls = getattr(module, model_class_names(toolset)["place_order"][0])
     absent = cls.model_validate(VALID_ORDER)
-    assert absent.note is module.ABSENT and not absent.note
+    assert absent.note is module.OMITTED and not absent.note
     assert "note" not in absent.model_dump() and "note" not in absent.model_dump(mode="json")
     assert '"note"' not in absent.model_dump_json()
     null = cls.model_validate({**VALID_ORDER, "note": None})
     assert null.note is None and null.model_dump(mode="json")["note"] is None
-    text = cls.model_validate({**VALID_ORDER, "coupon": module.ABSENT.value})
-    assert text.coupon == "ABSENT" and text.coupon is not module.ABSENT  # no JSON value is absent
+    text = cls.model_validate({**VALID_ORDER, "coupon": module.OMITTED.value})
+    assert text.coupon == "OMITTED" and text.coupon is not module.OMITTED  # no JSON value is absent
 
 
 def test_a_json_name_that_is_not_a_python_name_is_built_by_python_name_and_dumped_by_json_name(
@@ -576,3 +577,20 @@ def test_generated_models_are_ruff_format_and_ruff_check_clean(tmp_path: Path) -
             timeout=120,
         )
         assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("revision", ["2025-06-18", "2026-07-28"])
+def test_the_runtime_sends_a_generated_model_with_absent_properties_left_out(
+    notes_models: ModuleType, revision: str
+) -> None:
+    runtime = toolgen.load(SPECS / "notes")
+    note = notes_models.GetNoteOutput(id="n_0000abcd", title="T")
+    result = runtime.call_result("get_note", note, revision)
+    assert result["structuredContent"] == {"id": "n_0000abcd", "title": "T"}
+    listed = runtime.call_result(
+        "list_notes", [note, notes_models.Note(**note.model_dump())], revision
+    )
+    body = listed["structuredContent"]
+    assert (body if revision >= "2026-07-28" else body["result"]) == [
+        {"id": "n_0000abcd", "title": "T"}
+    ] * 2

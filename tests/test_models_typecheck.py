@@ -1,7 +1,7 @@
 """The generated models type-check like hand-written ones, with pyright and mypy --strict.
 
 A user file builds tool inputs from plain values (`CancelOrderInput(id="o_000001")`),
-reads outputs, narrows optional fields (`ABSENT` is falsy) and uses ids as dict
+reads outputs, narrows optional fields (`OMITTED` is falsy) and uses ids as dict
 keys; both checkers must report nothing, over the user file and the models. Before
 the models were shaped (constr(...) fields, RootModel ids, a truthy MISSING), pyright
 reported errors on this file and mypy needed a `disable-error-code` header.
@@ -24,7 +24,7 @@ from toolgen.compiler.emit.models import render_models
 
 USER_FILE = """
 from notes_models import (
-    ABSENT, CountNotesOutput, CreateNoteInput, CreateNoteOutput, GetNoteInput, ListNotesInput,
+    OMITTED, CountNotesOutput, CreateNoteInput, CreateNoteOutput, GetNoteInput, ListNotesInput,
     ListNotesOutput, TagTree,
 )
 from shop_models import (
@@ -37,7 +37,7 @@ title: str = args.title
 tags: list[str] = args.tags
 if args.body:
     shout: str = args.body.upper()
-if args.body is not ABSENT:
+if args.body is not OMITTED:
     size: int = len(args.body)
 limit: int = ListNotesInput(tag="home").limit
 by_id = {GetNoteInput(id="n_0000abcd").id: "note"}
@@ -147,7 +147,7 @@ def test_no_field_of_a_generated_model_is_typed_any(project: Path) -> None:
     for name in ("notes_models.py", "shop_models.py"):
         module = ast.parse((project / name).read_text(encoding="utf-8"))
         for node in ast.walk(module):
-            if isinstance(node, ast.ClassDef) and node.name not in ("Absent", "ToolModel"):
+            if isinstance(node, ast.ClassDef) and node.name not in ("Omitted", "ToolModel"):
                 for field in node.body:
                     if isinstance(field, ast.AnnAssign):
                         assert "Any" not in ast.unparse(field.annotation), ast.unparse(field)

@@ -20,16 +20,16 @@ from pydantic import (
 from pydantic_core import core_schema
 
 
-class Absent(enum.Enum):
-    """The type of `ABSENT`: a property the JSON object leaves out."""
+class Omitted(enum.Enum):
+    """The type of `OMITTED`: a property the JSON object leaves out."""
 
-    ABSENT = "ABSENT"
+    OMITTED = "OMITTED"
 
     def __bool__(self) -> Literal[False]:
         return False
 
     def __repr__(self) -> str:
-        return "ABSENT"
+        return "OMITTED"
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -38,7 +38,7 @@ class Absent(enum.Enum):
         return core_schema.is_instance_schema(cls)  # no JSON value is absent
 
 
-ABSENT: Final = Absent.ABSENT
+OMITTED: Final = Omitted.OMITTED
 """A property left out of the JSON object. Falsy; `None` is JSON's `null`."""
 
 
@@ -61,7 +61,7 @@ class ToolModel(BaseModel):
         data = handler(self)
         if isinstance(data, dict):
             for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is ABSENT:
+                if getattr(self, name, None) is OMITTED:
                     alias = spec.serialization_alias or spec.alias
                     data.pop(alias if alias and info.by_alias is not False else name, None)
         return data
@@ -70,9 +70,11 @@ class ToolModel(BaseModel):
 class Address(ToolModel):
     """A postal address (checks that $defs and $anchor survive in tools/list)."""
 
-    model_config = ConfigDict(extra="allow")
-    street: Annotated[StrictStr | Absent, Field(description="Street and number.")] = ABSENT
-    city: Annotated[StrictStr | Absent, Field(description="City.")] = ABSENT
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    street: Annotated[StrictStr | Omitted, Field(description="Street and number.")] = OMITTED
+    city: Annotated[StrictStr | Omitted, Field(description="City.")] = OMITTED
 
 
 class TestSimpleTextInput(ToolModel):
@@ -132,13 +134,13 @@ class TestParamHeaderInput(ToolModel):
 
 
 class JsonSchema202012ToolInput(ToolModel):
-    name: Annotated[StrictStr | Absent, Field(description="Any name.")] = ABSENT
-    address: Address | Absent = ABSENT
+    name: Annotated[StrictStr | Omitted, Field(description="Any name.")] = OMITTED
+    address: Address | Omitted = OMITTED
     contactMethod: Annotated[
-        Literal["phone", "email"] | Absent, Field(description="How to get in touch.")
-    ] = ABSENT
-    phone: Annotated[StrictStr | Absent, Field(description="Phone number.")] = ABSENT
-    email: Annotated[StrictStr | Absent, Field(description="Email address.")] = ABSENT
+        Literal["phone", "email"] | Omitted, Field(description="How to get in touch.")
+    ] = OMITTED
+    phone: Annotated[StrictStr | Omitted, Field(description="Phone number.")] = OMITTED
+    email: Annotated[StrictStr | Omitted, Field(description="Email address.")] = OMITTED
 
 
 class TestInputRequiredResultElicitationInput(ToolModel):
@@ -187,8 +189,8 @@ class GreetInput(ToolModel):
 
 class SlowComputeInput(ToolModel):
     seconds: Annotated[StrictFloat, Field(description="How long to wait.", ge=0.0, le=600.0)]
-    label: Annotated[StrictStr | Absent, Field(description="A label echoed in the result.")] = (
-        ABSENT
+    label: Annotated[StrictStr | Omitted, Field(description="A label echoed in the result.")] = (
+        OMITTED
     )
 
 

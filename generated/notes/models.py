@@ -22,16 +22,16 @@ from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
 
 
-class Absent(enum.Enum):
-    """The type of `ABSENT`: a property the JSON object leaves out."""
+class Omitted(enum.Enum):
+    """The type of `OMITTED`: a property the JSON object leaves out."""
 
-    ABSENT = "ABSENT"
+    OMITTED = "OMITTED"
 
     def __bool__(self) -> Literal[False]:
         return False
 
     def __repr__(self) -> str:
-        return "ABSENT"
+        return "OMITTED"
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -40,7 +40,7 @@ class Absent(enum.Enum):
         return core_schema.is_instance_schema(cls)  # no JSON value is absent
 
 
-ABSENT: Final = Absent.ABSENT
+OMITTED: Final = Omitted.OMITTED
 """A property left out of the JSON object. Falsy; `None` is JSON's `null`."""
 
 
@@ -63,7 +63,7 @@ class ToolModel(BaseModel):
         data = handler(self)
         if isinstance(data, dict):
             for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is ABSENT:
+                if getattr(self, name, None) is OMITTED:
                     alias = spec.serialization_alias or spec.alias
                     data.pop(alias if alias and info.by_alias is not False else name, None)
         return data
@@ -86,22 +86,22 @@ class Note(ToolModel):
 
     id: NoteId
     title: Annotated[StrictStr, Field(description="Short title.", max_length=200, min_length=1)]
-    body: Annotated[StrictStr | Absent, Field(description="Free text.")] = ABSENT
-    tags: Annotated[list[Tag] | Absent, Field(description="Labels for finding the note again.")] = (
-        ABSENT
-    )
+    body: Annotated[StrictStr | Omitted, Field(description="Free text.")] = OMITTED
+    tags: Annotated[
+        list[Tag] | Omitted, Field(description="Labels for finding the note again.")
+    ] = OMITTED
 
 
 class TagTree(ToolModel):
     """A tag with its child tags (a recursive type)."""
 
     tag: Tag
-    children: list[TagTree] | Absent = ABSENT
+    children: list[TagTree] | Omitted = OMITTED
 
 
 class CreateNoteInput(ToolModel):
     title: Annotated[StrictStr, Field(description="Short title.", max_length=200, min_length=1)]
-    body: Annotated[StrictStr | Absent, Field(description="Free text.")] = ABSENT
+    body: Annotated[StrictStr | Omitted, Field(description="Free text.")] = OMITTED
     tags: Annotated[list[Tag], Field(description="Labels for the note.")] = []
 
 
@@ -118,7 +118,7 @@ class GetNoteOutput(Note):
 
 
 class ListNotesInput(ToolModel):
-    tag: Tag | Absent = ABSENT
+    tag: Tag | Omitted = OMITTED
     limit: Annotated[StrictInt, Field(description="Most notes to return.", ge=1, le=100)] = 20
 
 
@@ -141,7 +141,7 @@ class DeleteNoteOutput(ToolModel):
 
 
 class TagTreeInput(ToolModel):
-    root: Tag | Absent = ABSENT
+    root: Tag | Omitted = OMITTED
 
 
 class TagTreeOutput(TagTree):

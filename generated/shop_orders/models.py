@@ -23,16 +23,16 @@ from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
 
 
-class Absent(enum.Enum):
-    """The type of `ABSENT`: a property the JSON object leaves out."""
+class Omitted(enum.Enum):
+    """The type of `OMITTED`: a property the JSON object leaves out."""
 
-    ABSENT = "ABSENT"
+    OMITTED = "OMITTED"
 
     def __bool__(self) -> Literal[False]:
         return False
 
     def __repr__(self) -> str:
-        return "ABSENT"
+        return "OMITTED"
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -41,7 +41,7 @@ class Absent(enum.Enum):
         return core_schema.is_instance_schema(cls)  # no JSON value is absent
 
 
-ABSENT: Final = Absent.ABSENT
+OMITTED: Final = Omitted.OMITTED
 """A property left out of the JSON object. Falsy; `None` is JSON's `null`."""
 
 
@@ -64,7 +64,7 @@ class ToolModel(BaseModel):
         data = handler(self)
         if isinstance(data, dict):
             for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is ABSENT:
+                if getattr(self, name, None) is OMITTED:
                     alias = spec.serialization_alias or spec.alias
                     data.pop(alias if alias and info.by_alias is not False else name, None)
         return data
@@ -114,14 +114,14 @@ class Order(ToolModel):
     total: Money
     ship_to: Address
     note: Annotated[
-        StrictStr | Absent | None,
+        StrictStr | Omitted | None,
         Field(description="Note for the courier, or null.", max_length=500),
-    ] = ABSENT
+    ] = OMITTED
 
 
 class SearchProductsInput(ToolModel):
     query: Annotated[StrictStr, Field(description="Words to look for.", min_length=2)]
-    max_price: Money | Absent = ABSENT
+    max_price: Money | Omitted = OMITTED
     in_stock_only: Annotated[StrictBool, Field(description="Hide sold-out products.")] = True
 
 
@@ -155,9 +155,9 @@ class PlaceOrderInputPayment(ToolModel):
 
     method: Annotated[Literal["card", "invoice", "voucher"], Field(description="Payment method.")]
     voucher_code: Annotated[
-        StrictStr | Absent,
+        StrictStr | Omitted,
         Field(description="Voucher code when paying by voucher.", pattern="^[A-Z0-9]{8}$"),
-    ] = ABSENT
+    ] = OMITTED
 
 
 class PlaceOrderInput(ToolModel):
@@ -167,8 +167,8 @@ class PlaceOrderInput(ToolModel):
     ]
     ship_to: Address
     note: Annotated[
-        StrictStr | Absent | None, Field(description="Note for the courier.", max_length=500)
-    ] = ABSENT
+        StrictStr | Omitted | None, Field(description="Note for the courier.", max_length=500)
+    ] = OMITTED
     payment: Annotated[PlaceOrderInputPayment, Field(description="How the order is paid.")]
 
 
@@ -187,9 +187,9 @@ class GetOrderOutput(Order):
 class CancelOrderInput(ToolModel):
     id: Annotated[StrictStr, Field(description="Order identifier.", pattern="^o_[0-9]{6}$")]
     reason: Annotated[
-        Literal["changed_mind", "too_slow", "wrong_item", "other"] | Absent,
+        Literal["changed_mind", "too_slow", "wrong_item", "other"] | Omitted,
         Field(description="Why."),
-    ] = ABSENT
+    ] = OMITTED
 
 
 CancelOrderOutput = TypeAliasType(

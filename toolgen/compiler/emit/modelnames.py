@@ -17,19 +17,19 @@ CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 
 # fmt: off
 RESERVED: frozenset[str] = frozenset((
-    "ABSENT", "Absent", "AliasChoices", "Annotated", "Any", "AnyUrl", "AwareDatetime",
-    "Base64Bytes", "Base64Str", "BaseModel", "ClassVar", "ConfigDict", "Date", "DateTime",
-    "Decimal", "Dict", "Duration", "EmailStr", "EncodedBytes", "Enum", "Field", "Final",
-    "FrozenSet", "FutureDate", "FutureDatetime", "GetCoreSchemaHandler", "IPv4Address",
-    "IPv4Network", "IPv6Address", "IPv6Network", "IntEnum", "Iterator", "Json", "JsonValue",
-    "List", "Literal", "MISSING", "Mapping", "Meta", "Model", "MultipleOf", "NaiveDatetime",
-    "NameEmail", "NegativeFloat", "NegativeInt", "NonNegativeFloat", "NonNegativeInt",
-    "NonPositiveFloat", "NonPositiveInt", "None", "Optional", "PastDate", "PastDatetime",
-    "Path", "PositiveFloat", "PositiveInt", "RootModel", "SecretStr", "Sequence",
-    "SerializationInfo", "SerializeAsAny", "SerializerFunctionWrapHandler", "Set", "StrEnum",
-    "StrictBool", "StrictBytes", "StrictFloat", "StrictInt", "StrictStr", "StringConstraints",
-    "Struct", "SupportsIndex", "Time", "ToolModel", "Tuple", "TypeAdapter", "TypeAlias",
-    "TypeAliasType", "ULID", "UNSET", "UUID", "Union", "UnsetType", "ValidationInfo",
+    "AliasChoices", "Annotated", "Any", "AnyUrl", "AwareDatetime", "Base64Bytes", "Base64Str",
+    "BaseModel", "ClassVar", "ConfigDict", "Date", "DateTime", "Decimal", "Dict", "Duration",
+    "EmailStr", "EncodedBytes", "Enum", "Field", "Final", "FrozenSet", "FutureDate",
+    "FutureDatetime", "GetCoreSchemaHandler", "IPv4Address", "IPv4Network", "IPv6Address",
+    "IPv6Network", "IntEnum", "Iterator", "Json", "JsonValue", "List", "Literal", "MISSING",
+    "Mapping", "Meta", "Model", "MultipleOf", "NaiveDatetime", "NameEmail", "NegativeFloat",
+    "NegativeInt", "NonNegativeFloat", "NonNegativeInt", "NonPositiveFloat", "NonPositiveInt",
+    "None", "OMITTED", "Omitted", "Optional", "PastDate", "PastDatetime", "Path",
+    "PositiveFloat", "PositiveInt", "RootModel", "SecretStr", "Sequence", "SerializationInfo",
+    "SerializeAsAny", "SerializerFunctionWrapHandler", "Set", "StrEnum", "StrictBool",
+    "StrictBytes", "StrictFloat", "StrictInt", "StrictStr", "StringConstraints", "Struct",
+    "SupportsIndex", "Time", "ToolModel", "Tuple", "TypeAdapter", "TypeAlias", "TypeAliasType",
+    "ULID", "UNSET", "UUID", "Union", "UnsetType", "ValidationInfo",
     "ValidatorFunctionWrapHandler",
 ))
 """Names the generated module may import, or that DCG renames: never class names."""

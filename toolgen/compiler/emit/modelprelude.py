@@ -1,15 +1,15 @@
-"""The fixed top of every generated `models.py`: the `ABSENT` sentinel and the `ToolModel` base.
+"""The fixed top of every generated `models.py`: the `OMITTED` sentinel and the `ToolModel` base.
 
 Written into each module rather than imported from toolgen, so the models need
 nothing but pydantic. datamodel-code-generator (DCG) is told to derive every
 class from `ToolModel` (`base_class`), and its `MISSING` for a property left
-out becomes `Absent`/`ABSENT` (see `toolgen.compiler.emit.modelshape`).
+out becomes `Omitted`/`OMITTED` (see `toolgen.compiler.emit.modelshape`).
 
 Why a sentinel of our own: a property the JSON leaves out is not `null`, and
 pydantic's `MISSING` is truthy, so `if args.title:` would take the branch for
-an absent title. `ABSENT` is falsy and typed (`__bool__` returns
-`Literal[False]`), so both `if args.title:` and `if args.title is not ABSENT:`
-narrow `str | Absent` to `str` for pyright and mypy; no JSON value validates as
+an absent title. `OMITTED` is falsy and typed (`__bool__` returns
+`Literal[False]`), so both `if args.title:` and `if args.title is not OMITTED:`
+narrow `str | Omitted` to `str` for pyright and mypy; no JSON value validates as
 it; and `ToolModel` leaves absent fields out of every dump, so a model dumps
 back to the JSON it was validated from.
 """
@@ -21,8 +21,8 @@ from toolgen.compiler.emit.modelsplice import Import
 BASE_MODULE = "toolgen_models_prelude"
 """The module DCG is told the base class lives in; its import is replaced by `PRELUDE`."""
 BASE_CLASS = "ToolModel"
-SENTINEL_TYPE = "Absent"
-SENTINEL = "ABSENT"
+SENTINEL_TYPE = "Omitted"
+SENTINEL = "OMITTED"
 NAMES = (SENTINEL_TYPE, SENTINEL, BASE_CLASS)
 """What the prelude defines: never a class name of the plan."""
 
@@ -42,16 +42,16 @@ IMPORTS: tuple[Import, ...] = (
 """What `PRELUDE` uses (merged with the imports of the models)."""
 
 PRELUDE = '''
-class Absent(enum.Enum):
-    """The type of `ABSENT`: a property the JSON object leaves out."""
+class Omitted(enum.Enum):
+    """The type of `OMITTED`: a property the JSON object leaves out."""
 
-    ABSENT = "ABSENT"
+    OMITTED = "OMITTED"
 
     def __bool__(self) -> Literal[False]:
         return False
 
     def __repr__(self) -> str:
-        return "ABSENT"
+        return "OMITTED"
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -60,7 +60,7 @@ class Absent(enum.Enum):
         return core_schema.is_instance_schema(cls)  # no JSON value is absent
 
 
-ABSENT: Final = Absent.ABSENT
+OMITTED: Final = Omitted.OMITTED
 """A property left out of the JSON object. Falsy; `None` is JSON's `null`."""
 
 
@@ -83,7 +83,7 @@ class ToolModel(BaseModel):
         data = handler(self)
         if isinstance(data, dict):
             for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is ABSENT:
+                if getattr(self, name, None) is OMITTED:
                     alias = spec.serialization_alias or spec.alias
                     data.pop(alias if alias and info.by_alias is not False else name, None)
         return data

@@ -13,7 +13,7 @@ constraints in `Field` and defaults by `=` (`use_annotated`,
 ids are plain hashable `str`s; enums become `Literal`s; every class derives
 from the prelude's `ToolModel` (one shared config); `strict_types` keeps JSON
 types apart (`"5"` is not an integer). DCG's `MISSING` for a property left out
-becomes the prelude's falsy `ABSENT` (see `modelshape`, `modelprelude`): a
+becomes the prelude's falsy `OMITTED` (see `modelshape`, `modelprelude`): a
 property that is not nullable rejects `null`, and dumps leave absent properties
 out. Formats are not enforced (the plan drops them): a `uri` is the `str` it
 came as. DCG writes every spec string (descriptions, titles, patterns,
@@ -75,13 +75,15 @@ def dcg_options() -> dict[str, Any]:
         TargetPydanticVersion,
     )
     from datamodel_code_generator.enums import DataModelType, StrictTypes
+    from datamodel_code_generator.format import Formatter
 
     return {
         "input_file_type": InputFileType.JsonSchema,
         "output_model_type": DataModelType.PydanticV2BaseModel,
         "target_python_version": PythonVersion.PY_311,
         "target_pydantic_version": TargetPydanticVersion.V2_14,
-        "formatters": [],  # `modelshape` formats, after its changes
+        "formatters": [Formatter.BUILTIN],
+        "builtin_format_line_length": 100,  # ruff's setting here, wherever the build runs
         "disable_timestamp": True,
         "use_annotated": True,
         "field_constraints": True,

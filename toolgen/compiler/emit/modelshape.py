@@ -1,92 +1,144 @@
-"""Shape datamodel-code-generator's module where its options stop, then format it.
+"""Shape datamodel-code-generator's module where its options stop, keeping its layout.
 
-DCG (run unformatted) already writes what a person would: `Annotated` fields
-with constraints in `Field`, defaults by `=`, type aliases for scalar defs,
-every class derived from one base (`modelprelude.BASE_CLASS`). Three things it
-cannot be told, done here on the syntax tree:
+DCG already writes what a person would: `Annotated` fields with constraints in
+`Field`, defaults by `=`, type aliases for scalar defs, every class derived
+from one base (`modelprelude.BASE_CLASS`), formatted by its own builtin
+formatter as `ruff format` would. Two things it cannot be told, done here as
+edits of its text at the places its syntax tree names:
 
 - its `MISSING` (a property left out) becomes the falsy typed sentinel of the
-  prelude: `Absent` in annotations, `ABSENT` as a value, with `None` kept last
-  in a union (`str | Absent | None`, as ruff's RUF036 asks);
+  prelude: `Omitted` in annotations, `OMITTED` as a value, with `None` kept
+  last in a union (`str | Omitted | None`, as ruff's RUF036 asks). The names
+  have the length of `MISSING`, so every line keeps its length and DCG's
+  formatting stays right (formatting the module again would cost as much as
+  DCG's own run);
 - a class's `model_config = ConfigDict(extra="forbid")` goes: the shared base
-  says it once (classes that allow extra properties keep theirs);
-- the module is then formatted with DCG's own dependency-free formatter at
-  ruff's settings (line length 100, double quotes), so the spliced module is
-  `ruff format` clean.
+  says it once (classes that allow extra properties keep theirs; a class left
+  without a statement gets `pass`).
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Final
 
 from toolgen.compiler.emit.modelprelude import SENTINEL, SENTINEL_TYPE
 
 DCG_SENTINEL: Final = "MISSING"
-LINE_LENGTH: Final = 100
-"""The generated code's line length (the project's ruff setting)."""
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks the parser counts
+
+if len(SENTINEL) != len(DCG_SENTINEL) or len(SENTINEL_TYPE) != len(DCG_SENTINEL):
+    raise AssertionError("the sentinel's names must keep DCG's line lengths")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """Replace bytes `start:end` of line `line` (1-based) with `text`."""
+
+    line: int
+    start: int
+    end: int
+    text: str
 
 
 def reshape(code: str) -> str:
-    """DCG's unformatted module with the sentinel and base config in place, formatted."""
-    from datamodel_code_generator import PythonVersion
-    from datamodel_code_generator.format import apply_builtin_formatter
-
-    module = _Reshaper().visit(ast.parse(code))
-    text = ast.unparse(ast.fix_missing_locations(module)) + "\n"
-    return apply_builtin_formatter(
-        text,
-        line_length=LINE_LENGTH,
-        string_normalization=True,
-        python_version=PythonVersion.PY_311,
-    )
-
-
-class _Reshaper(ast.NodeTransformer):
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
-        self.generic_visit(node)
-        node.body = [stmt for stmt in node.body if not _forbid_config(stmt)] or [ast.Pass()]
-        return node
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AnnAssign:
-        node.annotation = _SentinelType().visit(node.annotation)
-        if node.value is not None:
-            node.value = self.visit(node.value)
-        return node
-
-    def visit_Name(self, node: ast.Name) -> ast.Name:
-        if node.id == DCG_SENTINEL:
-            return ast.copy_location(ast.Name(SENTINEL, node.ctx), node)
-        return node
+    """DCG's formatted module with the sentinel and the base config in place."""
+    module = ast.parse(code)
+    edits: list[_Edit] = []
+    dropped: set[int] = set()
+    passes: dict[int, str] = {}  # line -> `pass` replacing the statement there
+    for node in module.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign):
+                edits += _annotation_edits(stmt.annotation)
+                if stmt.value is not None:
+                    edits += [
+                        _replace(n, SENTINEL) for n in _typing_nodes(stmt.value) if _is_sentinel(n)
+                    ]
+        configs = [stmt for stmt in node.body if _forbid_config(stmt)]
+        for stmt in configs:
+            dropped.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+        if configs and len(configs) == len(node.body):
+            first = configs[0]
+            passes[first.lineno] = " " * first.col_offset + "pass"
+    return _apply(code, edits, dropped, passes)
 
 
-class _SentinelType(ast.NodeTransformer):
-    """An annotation with `MISSING` as the sentinel's type and `None` last in each union."""
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
-        members = _union_members(node)
-        if members is None:
-            self.generic_visit(node)
-            return node
-        members = [self.visit(m) for m in members]
-        none = [m for m in members if isinstance(m, ast.Constant) and m.value is None]
-        members = [m for m in members if m not in none] + none
-        union: ast.expr = members[0]
-        for member in members[1:]:
-            union = ast.BinOp(union, ast.BitOr(), member)
-        return ast.copy_location(union, node)
-
-    def visit_Name(self, node: ast.Name) -> ast.Name:
-        if node.id == DCG_SENTINEL:
-            return ast.copy_location(ast.Name(SENTINEL_TYPE, node.ctx), node)
-        return node
+def _typing_nodes(node: ast.expr) -> Iterator[ast.expr]:
+    """`node` and the nodes below it that can name a type: not into calls (`Field(...)`)."""
+    todo = [node]
+    while todo:
+        item = todo.pop()
+        yield item
+        if isinstance(item, ast.BinOp):
+            todo += (item.left, item.right)
+        elif isinstance(item, ast.Subscript):
+            todo += (item.value, item.slice)
+        elif isinstance(item, (ast.Tuple, ast.List)):
+            todo += item.elts
 
 
-def _union_members(node: ast.expr) -> list[ast.expr] | None:
-    """The members of an `a | b | c` chain (None when `node` is not one)."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)):
-        return None
-    return [*(_union_members(node.left) or [node.left]), node.right]
+def _annotation_edits(annotation: ast.expr) -> list[_Edit]:
+    """`MISSING` → the sentinel's type; `None | MISSING` → `Omitted | None`."""
+    edits: list[_Edit] = []
+    swapped: set[int] = set()
+    names: list[ast.expr] = []
+    for node in _typing_nodes(annotation):
+        if _is_sentinel(node):
+            names.append(node)
+        elif (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.BitOr)
+            and _is_sentinel(node.right)
+            and isinstance(node.left, ast.BinOp)
+            and isinstance(node.left.op, ast.BitOr)
+            and isinstance(node.left.right, ast.Constant)
+            and node.left.right.value is None
+        ):
+            edits += [_replace(node.left.right, SENTINEL_TYPE), _replace(node.right, "None")]
+            swapped.add(id(node.right))
+    edits += [_replace(node, SENTINEL_TYPE) for node in names if id(node) not in swapped]
+    return edits
+
+
+def _is_sentinel(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == DCG_SENTINEL
+
+
+def _replace(node: ast.expr, text: str) -> _Edit:
+    return _Edit(node.lineno, node.col_offset, node.end_col_offset or node.col_offset, text)
+
+
+def _apply(code: str, edits: list[_Edit], dropped: set[int], passes: dict[int, str]) -> str:
+    """`code` with `edits` made (byte columns, as the parser counts), `dropped` lines left
+    out and `passes` put in their place."""
+    breaks = list(_NEWLINE.finditer(code))
+    starts = [0, *(m.end() for m in breaks)]
+    ends = [*(m.start() for m in breaks), len(code)]
+    by_line: dict[int, list[_Edit]] = {}
+    for edit in edits:
+        by_line.setdefault(edit.line, []).append(edit)
+    out: list[str] = []
+    for number, (start, end) in enumerate(zip(starts, ends, strict=True), start=1):
+        newline = code[end : starts[number]] if number < len(starts) else ""
+        if number in passes:
+            out.append(passes[number] + newline)
+            continue
+        if number in dropped:
+            continue
+        line = code[start:end]
+        if number in by_line:
+            raw = line.encode()
+            for edit in sorted(by_line[number], key=lambda e: e.start, reverse=True):
+                raw = raw[: edit.start] + edit.text.encode() + raw[edit.end :]
+            line = raw.decode()
+        out.append(line + newline)
+    return "".join(out)
 
 
 def _forbid_config(stmt: ast.stmt) -> bool:

@@ -22,16 +22,16 @@ from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
 
 
-class Absent(enum.Enum):
-    """The type of `ABSENT`: a property the JSON object leaves out."""
+class Omitted(enum.Enum):
+    """The type of `OMITTED`: a property the JSON object leaves out."""
 
-    ABSENT = "ABSENT"
+    OMITTED = "OMITTED"
 
     def __bool__(self) -> Literal[False]:
         return False
 
     def __repr__(self) -> str:
-        return "ABSENT"
+        return "OMITTED"
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -40,7 +40,7 @@ class Absent(enum.Enum):
         return core_schema.is_instance_schema(cls)  # no JSON value is absent
 
 
-ABSENT: Final = Absent.ABSENT
+OMITTED: Final = Omitted.OMITTED
 """A property left out of the JSON object. Falsy; `None` is JSON's `null`."""
 
 
@@ -63,37 +63,37 @@ class ToolModel(BaseModel):
         data = handler(self)
         if isinstance(data, dict):
             for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is ABSENT:
+                if getattr(self, name, None) is OMITTED:
                     alias = spec.serialization_alias or spec.alias
                     data.pop(alias if alias and info.by_alias is not False else name, None)
         return data
 
 
 class Tree(ToolModel):
-    '''A recursive node: """ \'\'\' \\'''
+    """A recursive node: \"\"\" ''' \\"""
 
     label: Annotated[StrictStr, Field(pattern='^[^"\']*$')]
-    children: list[Tree] | Absent = ABSENT
+    children: list[Tree] | Omitted = OMITTED
 
 
 class NsDoThingInputConfig(ToolModel):
     """An inline nested object."""
 
     method: Annotated[
-        Literal["x", "y"] | Absent, Field(description="second 'method' in another scope")
-    ] = ABSENT
+        Literal["x", "y"] | Omitted, Field(description="second 'method' in another scope")
+    ] = OMITTED
     depth: Annotated[StrictInt, Field(ge=0, le=10)] = 3
 
 
 class NsDoThingInput(ToolModel):
     method: Annotated[Literal["a", "b"], Field(description="first 'method'")]
     config: Annotated[
-        NsDoThingInputConfig | Absent, Field(description="An inline nested object.")
-    ] = ABSENT
-    maybe: Annotated[StrictStr | Absent | None, Field(description="nullable string")] = ABSENT
+        NsDoThingInputConfig | Omitted, Field(description="An inline nested object.")
+    ] = OMITTED
+    maybe: Annotated[StrictStr | Omitted | None, Field(description="nullable string")] = OMITTED
     class_: Annotated[
-        StrictStr | Absent, Field(alias="class", description="a Python keyword as a property name")
-    ] = ABSENT
+        StrictStr | Omitted, Field(alias="class", description="a Python keyword as a property name")
+    ] = OMITTED
 
 
 class NsDoThingOutput(Tree):
@@ -101,7 +101,7 @@ class NsDoThingOutput(Tree):
 
 
 class NSDoThingInput(ToolModel):
-    method: Literal["c", "d"] | Absent = ABSENT
+    method: Literal["c", "d"] | Omitted = OMITTED
 
 
 NSDoThingOutputItem = TypeAliasType("NSDoThingOutputItem", Annotated[StrictFloat, Field(gt=0.0)])
