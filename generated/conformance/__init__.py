@@ -3,9 +3,42 @@
 
 from pathlib import Path
 
-SERVER_NAME = 'conformance'
-SERVER_VERSION = '1.0.0'
-TOOL_NAMES = ('test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types', 'test_tool_with_logging', 'test_tool_with_progress', 'test_error_handling', 'test_sampling', 'test_elicitation', 'test_elicitation_sep1034_defaults', 'test_elicitation_sep1330_enums', 'test_logging_tool', 'test_param_header', 'json_schema_2020_12_tool', 'test_input_required_result_elicitation', 'test_input_required_result_sampling', 'test_input_required_result_list_roots', 'test_input_required_result_request_state', 'test_input_required_result_multiple_inputs', 'test_input_required_result_multi_round', 'test_input_required_result_tampered_state', 'test_input_required_result_capabilities', 'test_streaming_elicitation', 'test_missing_capability', 'greet', 'slow_compute', 'failing_job', 'protocol_error_job', 'confirm_delete', 'multi_input', 'test_tool_with_task')
+SERVER_NAME = "conformance"
+SERVER_VERSION = "1.0.0"
+TOOL_NAMES = (
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_tool_with_logging",
+    "test_tool_with_progress",
+    "test_error_handling",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "test_logging_tool",
+    "test_param_header",
+    "json_schema_2020_12_tool",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
+    "test_streaming_elicitation",
+    "test_missing_capability",
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
+)
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"

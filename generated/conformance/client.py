@@ -32,53 +32,67 @@ class Client(_client.ToolClient):
     """Typed client of the conformance tools."""
 
     SERVER: _typing.ClassVar[dict[str, str]] = {
-        'name': 'conformance',
-        'version': '1.0.0',
-        'title': 'MCP conformance fixtures',
-        'description': 'The tools the official MCP conformance suite calls, served by toolgen.',
-        'instructions': 'A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n',
+        "name": "conformance",
+        "version": "1.0.0",
+        "title": "MCP conformance fixtures",
+        "description": "The tools the official MCP conformance suite calls, served by toolgen.",
+        "instructions": "A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n",
     }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 
     async def test_simple_text(self) -> _mcp_types.CallToolResult:
         """Return one text content block with a fixed sentence."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_simple_text', _models.TestSimpleTextInput, arguments)
+        return await self._call_result("test_simple_text", _models.TestSimpleTextInput, arguments)
 
     async def test_image_content(self) -> _mcp_types.CallToolResult:
         """Return one image content block holding a 1x1 red PNG (base64)."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_image_content', _models.TestImageContentInput, arguments)
+        return await self._call_result(
+            "test_image_content", _models.TestImageContentInput, arguments
+        )
 
     async def test_audio_content(self) -> _mcp_types.CallToolResult:
         """Return one audio content block holding a short silent WAV clip (base64, audio/wav)."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_audio_content', _models.TestAudioContentInput, arguments)
+        return await self._call_result(
+            "test_audio_content", _models.TestAudioContentInput, arguments
+        )
 
     async def test_embedded_resource(self) -> _mcp_types.CallToolResult:
         """Return one embedded text resource (test://embedded-resource, text/plain)."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_embedded_resource', _models.TestEmbeddedResourceInput, arguments)
+        return await self._call_result(
+            "test_embedded_resource", _models.TestEmbeddedResourceInput, arguments
+        )
 
     async def test_multiple_content_types(self) -> _mcp_types.CallToolResult:
         """Return a text block, an image block and an embedded JSON resource in one result."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_multiple_content_types', _models.TestMultipleContentTypesInput, arguments)
+        return await self._call_result(
+            "test_multiple_content_types", _models.TestMultipleContentTypesInput, arguments
+        )
 
     async def test_tool_with_logging(self) -> _mcp_types.CallToolResult:
         """Send three info-level log notifications while running (start, about 50 ms of work, about 50 ms more, done), then return a confirmation text."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_tool_with_logging', _models.TestToolWithLoggingInput, arguments)
+        return await self._call_result(
+            "test_tool_with_logging", _models.TestToolWithLoggingInput, arguments
+        )
 
     async def test_tool_with_progress(self) -> _mcp_types.CallToolResult:
         """Report progress 0/100, 50/100 and 100/100 about 50 ms apart when the request carries a progress token, then return a confirmation text."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_tool_with_progress', _models.TestToolWithProgressInput, arguments)
+        return await self._call_result(
+            "test_tool_with_progress", _models.TestToolWithProgressInput, arguments
+        )
 
     async def test_error_handling(self) -> _mcp_types.CallToolResult:
         """Always fail with an isError result whose text explains that the failure is intended."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_error_handling', _models.TestErrorHandlingInput, arguments)
+        return await self._call_result(
+            "test_error_handling", _models.TestErrorHandlingInput, arguments
+        )
 
     async def test_sampling(
         self,
@@ -87,9 +101,9 @@ class Client(_client.ToolClient):
     ) -> _mcp_types.CallToolResult:
         """Send the prompt to the client's language model (sampling/createMessage, at most 100 tokens) and return its answer as text. Needs a client that declared the sampling capability, over a 2025 session."""
         arguments: dict[str, object] = {
-            'prompt': prompt,
+            "prompt": prompt,
         }
-        return await self._call_result('test_sampling', _models.TestSamplingInput, arguments)
+        return await self._call_result("test_sampling", _models.TestSamplingInput, arguments)
 
     async def test_elicitation(
         self,
@@ -98,24 +112,30 @@ class Client(_client.ToolClient):
     ) -> _mcp_types.CallToolResult:
         """Ask the user for a username and an email address (elicitation/create) with the given message, and return what they answered as text. Needs a client that declared the elicitation capability, over a 2025 session."""
         arguments: dict[str, object] = {
-            'message': message,
+            "message": message,
         }
-        return await self._call_result('test_elicitation', _models.TestElicitationInput, arguments)
+        return await self._call_result("test_elicitation", _models.TestElicitationInput, arguments)
 
     async def test_elicitation_sep1034_defaults(self) -> _mcp_types.CallToolResult:
         """Ask the user for a name, age, score, status and a verified flag, each with a default value (elicitation/create), and return the answer as text."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_elicitation_sep1034_defaults', _models.TestElicitationSep1034DefaultsInput, arguments)
+        return await self._call_result(
+            "test_elicitation_sep1034_defaults",
+            _models.TestElicitationSep1034DefaultsInput,
+            arguments,
+        )
 
     async def test_elicitation_sep1330_enums(self) -> _mcp_types.CallToolResult:
         """Ask the user to pick from five kinds of enumerations (untitled and titled single and multiple choice, legacy enumNames) with elicitation/create, and return the answer as text."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_elicitation_sep1330_enums', _models.TestElicitationSep1330EnumsInput, arguments)
+        return await self._call_result(
+            "test_elicitation_sep1330_enums", _models.TestElicitationSep1330EnumsInput, arguments
+        )
 
     async def test_logging_tool(self) -> _mcp_types.CallToolResult:
         """Send one info-level log notification, then return a text. Over 2026-07-28 the message is only sent when the request's _meta carries a log level."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_logging_tool', _models.TestLoggingToolInput, arguments)
+        return await self._call_result("test_logging_tool", _models.TestLoggingToolInput, arguments)
 
     async def test_param_header(
         self,
@@ -124,78 +144,116 @@ class Client(_client.ToolClient):
     ) -> _mcp_types.CallToolResult:
         """Echo a region. Over Streamable HTTP (2026-07-28) the region argument is mirrored in the Mcp-Param-Region header, which the server checks against the body."""
         arguments: dict[str, object] = {
-            'region': region,
+            "region": region,
         }
-        return await self._call_result('test_param_header', _models.TestParamHeaderInput, arguments)
+        return await self._call_result("test_param_header", _models.TestParamHeaderInput, arguments)
 
     async def json_schema_2020_12_tool(
         self,
         *,
         name: str | _client.Unset = _client.UNSET,
         address: _models.Address | _client.Unset = _client.UNSET,
-        contactMethod: _typing.Literal['phone', 'email'] | _client.Unset = _client.UNSET,
+        contactMethod: _typing.Literal["phone", "email"] | _client.Unset = _client.UNSET,
         phone: str | _client.Unset = _client.UNSET,
         email: str | _client.Unset = _client.UNSET,
     ) -> _mcp_types.CallToolResult:
         """Echo the arguments as text; the input schema uses $defs, $ref, $anchor, allOf/anyOf, if/then/else and additionalProperties."""
         arguments: dict[str, object] = {
-            'name': name,
-            'address': address,
-            'contactMethod': contactMethod,
-            'phone': phone,
-            'email': email,
+            "name": name,
+            "address": address,
+            "contactMethod": contactMethod,
+            "phone": phone,
+            "email": email,
         }
-        return await self._call_result('json_schema_2020_12_tool', _models.JsonSchema202012ToolInput, arguments)
+        return await self._call_result(
+            "json_schema_2020_12_tool", _models.JsonSchema202012ToolInput, arguments
+        )
 
     async def test_input_required_result_elicitation(self) -> _mcp_types.CallToolResult:
         """Ask the user for their name (elicitation/create, key user_name) and greet them. Over 2026-07-28 the question comes back as an InputRequiredResult and the client retries with the answer."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_elicitation', _models.TestInputRequiredResultElicitationInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_elicitation",
+            _models.TestInputRequiredResultElicitationInput,
+            arguments,
+        )
 
     async def test_input_required_result_sampling(self) -> _mcp_types.CallToolResult:
         """Ask the client's model for the capital of France (sampling/createMessage, key capital_question) and return its answer."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_sampling', _models.TestInputRequiredResultSamplingInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_sampling",
+            _models.TestInputRequiredResultSamplingInput,
+            arguments,
+        )
 
     async def test_input_required_result_list_roots(self) -> _mcp_types.CallToolResult:
         """Ask the client for its roots (roots/list, key client_roots) and list their URIs."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_list_roots', _models.TestInputRequiredResultListRootsInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_list_roots",
+            _models.TestInputRequiredResultListRootsInput,
+            arguments,
+        )
 
     async def test_input_required_result_request_state(self) -> _mcp_types.CallToolResult:
         """Ask the user to confirm (key confirm); the answer of the retry is checked together with the signed request state, and the reply says state-ok."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_request_state', _models.TestInputRequiredResultRequestStateInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_request_state",
+            _models.TestInputRequiredResultRequestStateInput,
+            arguments,
+        )
 
     async def test_input_required_result_multiple_inputs(self) -> _mcp_types.CallToolResult:
         """Ask for a name (user_name), a sampled greeting (greeting) and the roots (client_roots) in one round, then combine the answers."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_multiple_inputs', _models.TestInputRequiredResultMultipleInputsInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_multiple_inputs",
+            _models.TestInputRequiredResultMultipleInputsInput,
+            arguments,
+        )
 
     async def test_input_required_result_multi_round(self) -> _mcp_types.CallToolResult:
         """Ask for a name (step1), then, once it is answered, for a favorite color (step2), and return both."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_multi_round', _models.TestInputRequiredResultMultiRoundInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_multi_round",
+            _models.TestInputRequiredResultMultiRoundInput,
+            arguments,
+        )
 
     async def test_input_required_result_tampered_state(self) -> _mcp_types.CallToolResult:
         """Ask the user to confirm (key confirm); a retry whose request state was altered is refused with -32602."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_tampered_state', _models.TestInputRequiredResultTamperedStateInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_tampered_state",
+            _models.TestInputRequiredResultTamperedStateInput,
+            arguments,
+        )
 
     async def test_input_required_result_capabilities(self) -> _mcp_types.CallToolResult:
         """Ask for a name when the client declared elicitation and for a sampled greeting when it declared sampling; nothing else."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_input_required_result_capabilities', _models.TestInputRequiredResultCapabilitiesInput, arguments)
+        return await self._call_result(
+            "test_input_required_result_capabilities",
+            _models.TestInputRequiredResultCapabilitiesInput,
+            arguments,
+        )
 
     async def test_streaming_elicitation(self) -> _mcp_types.CallToolResult:
         """Ask the user for their name; over 2026-07-28 the answer stream carries the InputRequiredResult, never a request of its own."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_streaming_elicitation', _models.TestStreamingElicitationInput, arguments)
+        return await self._call_result(
+            "test_streaming_elicitation", _models.TestStreamingElicitationInput, arguments
+        )
 
     async def test_missing_capability(self) -> _mcp_types.CallToolResult:
         """Declares that it needs the client's sampling capability: a request whose _meta does not declare it is refused with -32021 before the tool runs."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_missing_capability', _models.TestMissingCapabilityInput, arguments)
+        return await self._call_result(
+            "test_missing_capability", _models.TestMissingCapabilityInput, arguments
+        )
 
     async def greet(
         self,
@@ -204,9 +262,9 @@ class Client(_client.ToolClient):
     ) -> _mcp_types.CallToolResult:
         'Return "Hello, {name}!" at once; never runs as a task.'
         arguments: dict[str, object] = {
-            'name': name,
+            "name": name,
         }
-        return await self._call_result('greet', _models.GreetInput, arguments)
+        return await self._call_result("greet", _models.GreetInput, arguments)
 
     async def slow_compute(
         self,
@@ -216,20 +274,22 @@ class Client(_client.ToolClient):
     ) -> _mcp_types.CallToolResult:
         """Wait `seconds` seconds, then return a text naming `label`. Runs as a task for a client that declares the tasks extension; cancelling the task stops it."""
         arguments: dict[str, object] = {
-            'seconds': seconds,
-            'label': label,
+            "seconds": seconds,
+            "label": label,
         }
-        return await self._call_result('slow_compute', _models.SlowComputeInput, arguments)
+        return await self._call_result("slow_compute", _models.SlowComputeInput, arguments)
 
     async def failing_job(self) -> _mcp_types.CallToolResult:
         """After about a second, fail with a tool error (isError). Only runs as a task: a client without the tasks extension gets -32021."""
         arguments: dict[str, object] = {}
-        return await self._call_result('failing_job', _models.FailingJobInput, arguments)
+        return await self._call_result("failing_job", _models.FailingJobInput, arguments)
 
     async def protocol_error_job(self) -> _mcp_types.CallToolResult:
         """Fail with a JSON-RPC internal error (-32603) instead of a result, so that its task ends failed."""
         arguments: dict[str, object] = {}
-        return await self._call_result('protocol_error_job', _models.ProtocolErrorJobInput, arguments)
+        return await self._call_result(
+            "protocol_error_job", _models.ProtocolErrorJobInput, arguments
+        )
 
     async def confirm_delete(
         self,
@@ -238,16 +298,18 @@ class Client(_client.ToolClient):
     ) -> _mcp_types.CallToolResult:
         """As a task, ask the user to confirm deleting `filename` (elicitation in the task's inputRequests), then report the decision. Deletes nothing."""
         arguments: dict[str, object] = {
-            'filename': filename,
+            "filename": filename,
         }
-        return await self._call_result('confirm_delete', _models.ConfirmDeleteInput, arguments)
+        return await self._call_result("confirm_delete", _models.ConfirmDeleteInput, arguments)
 
     async def multi_input(self) -> _mcp_types.CallToolResult:
         """As a task, ask two questions in parallel (name, confirmation), then report both answers."""
         arguments: dict[str, object] = {}
-        return await self._call_result('multi_input', _models.MultiInputInput, arguments)
+        return await self._call_result("multi_input", _models.MultiInputInput, arguments)
 
     async def test_tool_with_task(self) -> _mcp_types.CallToolResult:
         """Ask for the user's name through InputRequiredResult (key user_name), then become a task whose result greets them."""
         arguments: dict[str, object] = {}
-        return await self._call_result('test_tool_with_task', _models.TestToolWithTaskInput, arguments)
+        return await self._call_result(
+            "test_tool_with_task", _models.TestToolWithTaskInput, arguments
+        )

@@ -67,14 +67,14 @@ from .models import (
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 SERVER: dict[str, str] = {
-    'name': 'conformance',
-    'version': '1.0.0',
-    'title': 'MCP conformance fixtures',
-    'description': 'The tools the official MCP conformance suite calls, served by toolgen.',
-    'instructions': 'A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n',
+    "name": "conformance",
+    "version": "1.0.0",
+    "title": "MCP conformance fixtures",
+    "description": "The tools the official MCP conformance suite calls, served by toolgen.",
+    "instructions": "A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n",
 }
 """The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 """The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
@@ -127,11 +127,15 @@ class Handlers(abc.ABC):
         """Ask the user for a username and an email address (elicitation/create) with the given message, and return what they answered as text. Needs a client that declared the elicitation capability, over a 2025 session."""
 
     @abc.abstractmethod
-    def test_elicitation_sep1034_defaults(self, args: TestElicitationSep1034DefaultsInput) -> Returns[str]:
+    def test_elicitation_sep1034_defaults(
+        self, args: TestElicitationSep1034DefaultsInput
+    ) -> Returns[str]:
         """Ask the user for a name, age, score, status and a verified flag, each with a default value (elicitation/create), and return the answer as text."""
 
     @abc.abstractmethod
-    def test_elicitation_sep1330_enums(self, args: TestElicitationSep1330EnumsInput) -> Returns[str]:
+    def test_elicitation_sep1330_enums(
+        self, args: TestElicitationSep1330EnumsInput
+    ) -> Returns[str]:
         """Ask the user to pick from five kinds of enumerations (untitled and titled single and multiple choice, legacy enumNames) with elicitation/create, and return the answer as text."""
 
     @abc.abstractmethod
@@ -147,35 +151,51 @@ class Handlers(abc.ABC):
         """Echo the arguments as text; the input schema uses $defs, $ref, $anchor, allOf/anyOf, if/then/else and additionalProperties."""
 
     @abc.abstractmethod
-    def test_input_required_result_elicitation(self, args: TestInputRequiredResultElicitationInput) -> Returns[str]:
+    def test_input_required_result_elicitation(
+        self, args: TestInputRequiredResultElicitationInput
+    ) -> Returns[str]:
         """Ask the user for their name (elicitation/create, key user_name) and greet them. Over 2026-07-28 the question comes back as an InputRequiredResult and the client retries with the answer."""
 
     @abc.abstractmethod
-    def test_input_required_result_sampling(self, args: TestInputRequiredResultSamplingInput) -> Returns[str]:
+    def test_input_required_result_sampling(
+        self, args: TestInputRequiredResultSamplingInput
+    ) -> Returns[str]:
         """Ask the client's model for the capital of France (sampling/createMessage, key capital_question) and return its answer."""
 
     @abc.abstractmethod
-    def test_input_required_result_list_roots(self, args: TestInputRequiredResultListRootsInput) -> Returns[str]:
+    def test_input_required_result_list_roots(
+        self, args: TestInputRequiredResultListRootsInput
+    ) -> Returns[str]:
         """Ask the client for its roots (roots/list, key client_roots) and list their URIs."""
 
     @abc.abstractmethod
-    def test_input_required_result_request_state(self, args: TestInputRequiredResultRequestStateInput) -> Returns[str]:
+    def test_input_required_result_request_state(
+        self, args: TestInputRequiredResultRequestStateInput
+    ) -> Returns[str]:
         """Ask the user to confirm (key confirm); the answer of the retry is checked together with the signed request state, and the reply says state-ok."""
 
     @abc.abstractmethod
-    def test_input_required_result_multiple_inputs(self, args: TestInputRequiredResultMultipleInputsInput) -> Returns[str]:
+    def test_input_required_result_multiple_inputs(
+        self, args: TestInputRequiredResultMultipleInputsInput
+    ) -> Returns[str]:
         """Ask for a name (user_name), a sampled greeting (greeting) and the roots (client_roots) in one round, then combine the answers."""
 
     @abc.abstractmethod
-    def test_input_required_result_multi_round(self, args: TestInputRequiredResultMultiRoundInput) -> Returns[str]:
+    def test_input_required_result_multi_round(
+        self, args: TestInputRequiredResultMultiRoundInput
+    ) -> Returns[str]:
         """Ask for a name (step1), then, once it is answered, for a favorite color (step2), and return both."""
 
     @abc.abstractmethod
-    def test_input_required_result_tampered_state(self, args: TestInputRequiredResultTamperedStateInput) -> Returns[str]:
+    def test_input_required_result_tampered_state(
+        self, args: TestInputRequiredResultTamperedStateInput
+    ) -> Returns[str]:
         """Ask the user to confirm (key confirm); a retry whose request state was altered is refused with -32602."""
 
     @abc.abstractmethod
-    def test_input_required_result_capabilities(self, args: TestInputRequiredResultCapabilitiesInput) -> Returns[str]:
+    def test_input_required_result_capabilities(
+        self, args: TestInputRequiredResultCapabilitiesInput
+    ) -> Returns[str]:
         """Ask for a name when the client declared elicitation and for a sampled greeting when it declared sampling; nothing else."""
 
     @abc.abstractmethod

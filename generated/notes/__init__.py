@@ -3,9 +3,9 @@
 
 from pathlib import Path
 
-SERVER_NAME = 'notes'
-SERVER_VERSION = '1.0.0'
-TOOL_NAMES = ('create_note', 'get_note', 'list_notes', 'count_notes', 'delete_note', 'tag_tree')
+SERVER_NAME = "notes"
+SERVER_VERSION = "1.0.0"
+TOOL_NAMES = ("create_note", "get_note", "list_notes", "count_notes", "delete_note", "tag_tree")
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"

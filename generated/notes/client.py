@@ -30,13 +30,13 @@ class Client(_client.ToolClient):
     """Typed client of the notes tools."""
 
     SERVER: _typing.ClassVar[dict[str, str]] = {
-        'name': 'notes',
-        'version': '1.0.0',
-        'title': 'Notes',
-        'description': 'Keep short notes with tags.',
-        'instructions': 'Use create_note to store a note, list_notes to find notes by tag,\nand delete_note to remove one for good.\n',
+        "name": "notes",
+        "version": "1.0.0",
+        "title": "Notes",
+        "description": "Keep short notes with tags.",
+        "instructions": "Use create_note to store a note, list_notes to find notes by tag,\nand delete_note to remove one for good.\n",
     }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 
     async def create_note(
         self,
@@ -47,12 +47,12 @@ class Client(_client.ToolClient):
     ) -> _models.CreateNoteOutput:
         """Create a new note and return it."""
         arguments: dict[str, object] = {
-            'title': title,
-            'body': body,
-            'tags': tags,
+            "title": title,
+            "body": body,
+            "tags": tags,
         }
         return await self._call_model(
-            'create_note', _models.CreateNoteInput, arguments, _models.CreateNoteOutput
+            "create_note", _models.CreateNoteInput, arguments, _models.CreateNoteOutput
         )
 
     async def get_note(
@@ -62,10 +62,10 @@ class Client(_client.ToolClient):
     ) -> _models.GetNoteOutput:
         """Return one note by its identifier."""
         arguments: dict[str, object] = {
-            'id': id,
+            "id": id,
         }
         return await self._call_model(
-            'get_note', _models.GetNoteInput, arguments, _models.GetNoteOutput
+            "get_note", _models.GetNoteInput, arguments, _models.GetNoteOutput
         )
 
     async def list_notes(
@@ -76,21 +76,21 @@ class Client(_client.ToolClient):
     ) -> list[_models.Note]:
         """List notes, newest first, optionally only those with a tag."""
         arguments: dict[str, object] = {
-            'tag': tag,
-            'limit': limit,
+            "tag": tag,
+            "limit": limit,
         }
         value = await self._call_value(
-            'list_notes', _models.ListNotesInput, arguments, _models.ListNotesOutput
+            "list_notes", _models.ListNotesInput, arguments, _models.ListNotesOutput
         )
-        return _typing.cast('list[_models.Note]', value)
+        return _typing.cast("list[_models.Note]", value)
 
     async def count_notes(self) -> int:
         """How many notes are stored."""
         arguments: dict[str, object] = {}
         value = await self._call_value(
-            'count_notes', _models.CountNotesInput, arguments, _models.CountNotesOutput
+            "count_notes", _models.CountNotesInput, arguments, _models.CountNotesOutput
         )
-        return _typing.cast('int', value)
+        return _typing.cast("int", value)
 
     async def delete_note(
         self,
@@ -99,10 +99,10 @@ class Client(_client.ToolClient):
     ) -> _models.DeleteNoteOutput:
         """Delete a note for good."""
         arguments: dict[str, object] = {
-            'id': id,
+            "id": id,
         }
         return await self._call_model(
-            'delete_note', _models.DeleteNoteInput, arguments, _models.DeleteNoteOutput
+            "delete_note", _models.DeleteNoteInput, arguments, _models.DeleteNoteOutput
         )
 
     async def tag_tree(
@@ -112,8 +112,8 @@ class Client(_client.ToolClient):
     ) -> _models.TagTreeOutput:
         """The tags in use, arranged as a tree by prefix."""
         arguments: dict[str, object] = {
-            'root': root,
+            "root": root,
         }
         return await self._call_model(
-            'tag_tree', _models.TagTreeInput, arguments, _models.TagTreeOutput
+            "tag_tree", _models.TagTreeInput, arguments, _models.TagTreeOutput
         )

@@ -47,14 +47,14 @@ from .models import (
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 SERVER: dict[str, str] = {
-    'name': 'notes',
-    'version': '1.0.0',
-    'title': 'Notes',
-    'description': 'Keep short notes with tags.',
-    'instructions': 'Use create_note to store a note, list_notes to find notes by tag,\nand delete_note to remove one for good.\n',
+    "name": "notes",
+    "version": "1.0.0",
+    "title": "Notes",
+    "description": "Keep short notes with tags.",
+    "instructions": "Use create_note to store a note, list_notes to find notes by tag,\nand delete_note to remove one for good.\n",
 }
 """The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 """The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")

@@ -3,9 +3,9 @@
 
 from pathlib import Path
 
-SERVER_NAME = 'shop-orders'
-SERVER_VERSION = '2.1.0'
-TOOL_NAMES = ('search_products', 'place_order', 'get_order', 'cancel_order')
+SERVER_NAME = "shop-orders"
+SERVER_VERSION = "2.1.0"
+TOOL_NAMES = ("search_products", "place_order", "get_order", "cancel_order")
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"

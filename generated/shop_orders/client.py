@@ -30,13 +30,13 @@ class Client(_client.ToolClient):
     """Typed client of the shop-orders tools."""
 
     SERVER: _typing.ClassVar[dict[str, str]] = {
-        'name': 'shop-orders',
-        'version': '2.1.0',
-        'title': 'Shop orders',
-        'description': 'Browse the catalogue and place, inspect and cancel orders.',
-        'instructions': 'Search the catalogue with search_products before placing an order.\nOrders can be cancelled until they ship.\n',
+        "name": "shop-orders",
+        "version": "2.1.0",
+        "title": "Shop orders",
+        "description": "Browse the catalogue and place, inspect and cancel orders.",
+        "instructions": "Search the catalogue with search_products before placing an order.\nOrders can be cancelled until they ship.\n",
     }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 
     async def search_products(
         self,
@@ -47,14 +47,14 @@ class Client(_client.ToolClient):
     ) -> list[_models.SearchProductsOutputItem]:
         """Find catalogue products whose name matches a query."""
         arguments: dict[str, object] = {
-            'query': query,
-            'max_price': max_price,
-            'in_stock_only': in_stock_only,
+            "query": query,
+            "max_price": max_price,
+            "in_stock_only": in_stock_only,
         }
         value = await self._call_value(
-            'search_products', _models.SearchProductsInput, arguments, _models.SearchProductsOutput
+            "search_products", _models.SearchProductsInput, arguments, _models.SearchProductsOutput
         )
-        return _typing.cast('list[_models.SearchProductsOutputItem]', value)
+        return _typing.cast("list[_models.SearchProductsOutputItem]", value)
 
     async def place_order(
         self,
@@ -66,13 +66,13 @@ class Client(_client.ToolClient):
     ) -> _models.PlaceOrderOutput:
         """Place an order for one or more products and return it."""
         arguments: dict[str, object] = {
-            'lines': lines,
-            'ship_to': ship_to,
-            'note': note,
-            'payment': payment,
+            "lines": lines,
+            "ship_to": ship_to,
+            "note": note,
+            "payment": payment,
         }
         return await self._call_model(
-            'place_order', _models.PlaceOrderInput, arguments, _models.PlaceOrderOutput
+            "place_order", _models.PlaceOrderInput, arguments, _models.PlaceOrderOutput
         )
 
     async def get_order(
@@ -82,24 +82,25 @@ class Client(_client.ToolClient):
     ) -> _models.GetOrderOutput:
         """Return an order by its identifier."""
         arguments: dict[str, object] = {
-            'id': id,
+            "id": id,
         }
         return await self._call_model(
-            'get_order', _models.GetOrderInput, arguments, _models.GetOrderOutput
+            "get_order", _models.GetOrderInput, arguments, _models.GetOrderOutput
         )
 
     async def cancel_order(
         self,
         *,
         id: str,
-        reason: _typing.Literal['changed_mind', 'too_slow', 'wrong_item', 'other'] | _client.Unset = _client.UNSET,
-    ) -> _typing.Literal['cancelled', 'already_shipped']:
+        reason: _typing.Literal["changed_mind", "too_slow", "wrong_item", "other"]
+        | _client.Unset = _client.UNSET,
+    ) -> _typing.Literal["cancelled", "already_shipped"]:
         """Cancel an order that has not shipped yet. Returns the new status."""
         arguments: dict[str, object] = {
-            'id': id,
-            'reason': reason,
+            "id": id,
+            "reason": reason,
         }
         value = await self._call_value(
-            'cancel_order', _models.CancelOrderInput, arguments, _models.CancelOrderOutput
+            "cancel_order", _models.CancelOrderInput, arguments, _models.CancelOrderOutput
         )
-        return _typing.cast("_typing.Literal['cancelled', 'already_shipped']", value)
+        return _typing.cast('_typing.Literal["cancelled", "already_shipped"]', value)

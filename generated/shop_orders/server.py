@@ -43,14 +43,14 @@ from .models import (
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 SERVER: dict[str, str] = {
-    'name': 'shop-orders',
-    'version': '2.1.0',
-    'title': 'Shop orders',
-    'description': 'Browse the catalogue and place, inspect and cancel orders.',
-    'instructions': 'Search the catalogue with search_products before placing an order.\nOrders can be cancelled until they ship.\n',
+    "name": "shop-orders",
+    "version": "2.1.0",
+    "title": "Shop orders",
+    "description": "Browse the catalogue and place, inspect and cancel orders.",
+    "instructions": "Search the catalogue with search_products before placing an order.\nOrders can be cancelled until they ship.\n",
 }
 """The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 """The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")

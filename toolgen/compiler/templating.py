@@ -31,13 +31,72 @@ def py_literal(value: Any) -> str:
 
     `repr` escapes quotes, backslashes, newlines and unprintable characters, so no
     spec text can end the literal or inject code."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, str):
+        return string_literal(value)
+    if value is None or isinstance(value, (bool, int, float)):
         return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(py_literal(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"no Python literal for a {type(value).__name__}")
+
+
+def string_literal(text: str) -> str:
+    """`repr(text)` in the quotes `ruff format` would choose: double, unless that needs
+    more escaped quotes than single. Only the quote escapes change; every other escape
+    is `repr`'s, so no text can end the literal."""
+    quote = '"' if text.count('"') <= text.count("'") else "'"
+    body = repr(text)[1:-1]
+    out: list[str] = []
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\":
+            escaped = body[index + 1]
+            index += 2
+            if escaped in "'\"":
+                out.append("\\" + escaped if escaped == quote else escaped)
+            else:
+                out.append(char + escaped)
+            continue
+        out.append("\\" + char if char == quote else char)
+        index += 1
+    return quote + "".join(out) + quote
+
+
+LINE_LENGTH = 100
+"""The line length generated Python is laid out for (the project's `ruff format`)."""
+
+
+def fit(indent: int, head: str, parts: list[str], tail: str = "") -> str:
+    """`head(parts)tail` laid out as `ruff format` lays out a call or a `def`: on one line
+    when it fits, else the parts on one line of their own, else one part per line with a
+    trailing comma. `indent` is the column `head` starts at; the parts are code already."""
+    pad = " " * indent
+    joined = ", ".join(parts)
+    if indent + len(head) + len(joined) + len(tail) + 2 <= LINE_LENGTH:
+        return f"{head}({joined}){tail}"
+    if indent + 4 + len(joined) <= LINE_LENGTH:
+        return f"{head}(\n{pad}    {joined}\n{pad}){tail}"
+    lines = "".join(f"{pad}    {part},\n" for part in parts)
+    return f"{head}(\n{lines}{pad}){tail}"
+
+
+def parameter(indent: int, name: str, annotation: str, default: str = "") -> str:
+    """`name: annotation = default,` as a line of a parameter list, laid out as `ruff format`
+    does when it is too long: the annotation's union split before each top-level `|`."""
+    tail = f" = {default}," if default else ","
+    if indent + len(name) + 2 + len(annotation) + len(tail) <= LINE_LENGTH:
+        return f"{name}: {annotation}{tail}"
+    members, depth, start = [], 0, 0
+    for index, char in enumerate(annotation):
+        depth += (char in "[(") - (char in "])")
+        if depth == 0 and annotation.startswith(" | ", index):
+            members.append(annotation[start:index])
+            start = index + 3
+    members.append(annotation[start:])
+    return f"{name}: " + f"\n{' ' * indent}| ".join(members) + tail
 
 
 def identifier(value: Any) -> str:
@@ -53,7 +112,7 @@ def docstring(value: Any) -> str:
     """A docstring literal: triple-quoted for plain one-line text, else the `repr` literal."""
     text = str(value)
     plain = text.isprintable() and "\\" not in text and '"' not in text
-    return f'"""{text}"""' if plain else repr(text)
+    return f'"""{text}"""' if plain else string_literal(text)
 
 
 def comment_text(value: Any) -> str:
@@ -74,6 +133,8 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals["fit"] = fit
+    env.globals["parameter"] = parameter
     env.filters["py"] = py_literal
     env.filters["ident"] = identifier
     env.filters["comment"] = comment_text

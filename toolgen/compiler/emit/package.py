@@ -6,6 +6,7 @@ import keyword
 import sys
 
 from toolgen.compiler.emit.common import python_header
+from toolgen.compiler.templating import py_literal
 from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.core.ir import ToolSet
 
@@ -50,7 +51,7 @@ def check_package_name(toolset: ToolSet) -> None:
 
 
 def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-    """`__init__.py` with the server identity as literals (escaped with repr)."""
+    """`__init__.py` with the server identity as literals (escaped by `py_literal`)."""
     check_package_name(toolset)
     server = toolset.server
     names = tuple(tool.name for tool in toolset.tools)
@@ -58,11 +59,21 @@ def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         python_header(source_note)
         + f'"""Generated MCP tool package for server {server.name}."""\n\n'
         + "from pathlib import Path\n\n"
-        + f"SERVER_NAME = {server.name!r}\n"
-        + f"SERVER_VERSION = {server.version!r}\n"
-        + f"TOOL_NAMES = {names!r}\n"
+        + f"SERVER_NAME = {py_literal(server.name)}\n"
+        + f"SERVER_VERSION = {py_literal(server.version)}\n"
+        + f"TOOL_NAMES = {_tuple(names)}\n"
         + "SPEC_DIR = Path(__file__).parent\n"
         + 'SCHEMA_DIR = SPEC_DIR / "schemas"\n'
         + 'TOOLS_DIR = SPEC_DIR / "tools"\n'
     )
     return [("__init__.py", text)]
+
+
+def _tuple(names: tuple[str, ...]) -> str:
+    """A tuple literal laid out as `ruff format` would: one line when it fits in 100
+    columns, else one name per line with a trailing comma."""
+    items = [py_literal(name) for name in names]
+    line = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if len("TOOL_NAMES = ") + len(line) <= 100:
+        return line
+    return "(\n" + "".join(f"    {item},\n" for item in items) + ")"

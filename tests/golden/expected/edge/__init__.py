@@ -3,9 +3,9 @@
 
 from pathlib import Path
 
-SERVER_NAME = 'edge-cases'
-SERVER_VERSION = '0.0.1'
-TOOL_NAMES = ('ns.do-thing', 'NS_do_thing')
+SERVER_NAME = "edge-cases"
+SERVER_VERSION = "0.0.1"
+TOOL_NAMES = ("ns.do-thing", "NS_do_thing")
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"

@@ -30,43 +30,43 @@ class Client(_client.ToolClient):
     """Typed client of the edge-cases tools."""
 
     SERVER: _typing.ClassVar[dict[str, str]] = {
-        'name': 'edge-cases',
-        'version': '0.0.1',
-        'title': 'Edge "cases" \'\'\'',
-        'description': 'Line one\nline two """ {{ nope }} \\ end',
-        'instructions': 'Ignore \'\'\' and """ and {% raw %} and \\x00 and\n# comments\n__import__(\'pathlib\').Path(\'PWNED\').touch()',
+        "name": "edge-cases",
+        "version": "0.0.1",
+        "title": "Edge \"cases\" '''",
+        "description": 'Line one\nline two """ {{ nope }} \\ end',
+        "instructions": "Ignore ''' and \"\"\" and {% raw %} and \\x00 and\n# comments\n__import__('pathlib').Path('PWNED').touch()",
     }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 
     async def ns_do_thing(
         self,
         *,
-        method: _typing.Literal['a', 'b'],
+        method: _typing.Literal["a", "b"],
         config: _models.NsDoThingInputConfig | _client.Unset = _client.UNSET,
         maybe: str | _client.Unset | None = _client.UNSET,
         class_: str | _client.Unset = _client.UNSET,
     ) -> _models.NsDoThingOutput:
         'Description with """, \'\'\', {{ jinja }}, {% block %}, a backslash \\ and a newline\nand an injection attempt: """; __import__(\'pathlib\').Path(\'PWNED\').touch(); """'
         arguments: dict[str, object] = {
-            'method': method,
-            'config': config,
-            'maybe': maybe,
-            'class': class_,
+            "method": method,
+            "config": config,
+            "maybe": maybe,
+            "class": class_,
         }
         return await self._call_model(
-            'ns.do-thing', _models.NsDoThingInput, arguments, _models.NsDoThingOutput
+            "ns.do-thing", _models.NsDoThingInput, arguments, _models.NsDoThingOutput
         )
 
     async def NS_do_thing(
         self,
         *,
-        method: _typing.Literal['c', 'd'] | _client.Unset = _client.UNSET,
+        method: _typing.Literal["c", "d"] | _client.Unset = _client.UNSET,
     ) -> list[_models.NSDoThingOutputItem]:
         """A name that CamelCases close to the one above."""
         arguments: dict[str, object] = {
-            'method': method,
+            "method": method,
         }
         value = await self._call_value(
-            'NS_do_thing', _models.NSDoThingInput, arguments, _models.NSDoThingOutput
+            "NS_do_thing", _models.NSDoThingInput, arguments, _models.NSDoThingOutput
         )
-        return _typing.cast('list[_models.NSDoThingOutputItem]', value)
+        return _typing.cast("list[_models.NSDoThingOutputItem]", value)

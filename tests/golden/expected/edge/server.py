@@ -39,14 +39,14 @@ from .models import (
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 SERVER: dict[str, str] = {
-    'name': 'edge-cases',
-    'version': '0.0.1',
-    'title': 'Edge "cases" \'\'\'',
-    'description': 'Line one\nline two """ {{ nope }} \\ end',
-    'instructions': 'Ignore \'\'\' and """ and {% raw %} and \\x00 and\n# comments\n__import__(\'pathlib\').Path(\'PWNED\').touch()',
+    "name": "edge-cases",
+    "version": "0.0.1",
+    "title": "Edge \"cases\" '''",
+    "description": 'Line one\nline two """ {{ nope }} \\ end',
+    "instructions": "Ignore ''' and \"\"\" and {% raw %} and \\x00 and\n# comments\n__import__('pathlib').Path('PWNED').touch()",
 }
 """The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / '2026-07-28.json'
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
 """The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
