@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,17 +33,32 @@ class ProcessTime:
     stderr: str
 
 
-def run_timed(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> ProcessTime:
-    """Run a process to completion; raise with its stderr when the exit code is not in `ok`."""
+def run_timed(
+    argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,), timeout: float | None = None
+) -> ProcessTime:
+    """Run a process to completion; raise with its stderr when the exit code is not in `ok`,
+    and `TimeoutError` (with what it printed) when it is still running after `timeout` s."""
     with open(os.devnull, "wb") as devnull:
         started = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=cwd, stdout=devnull, stderr=subprocess.PIPE)
+        killed: list[bool] = []
+        timer = (
+            threading.Timer(timeout, lambda: (killed.append(True), proc.kill()))
+            if timeout
+            else None
+        )
+        if timer:
+            timer.start()
         assert proc.stderr is not None
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
+        if timer:
+            timer.cancel()
     text = err.decode(errors="replace")
+    if killed:
+        raise TimeoutError(f"{' '.join(argv)} still running after {timeout:g} s:\n{text}")
     if proc.returncode not in ok:
         tail = "\n".join(text.strip().splitlines()[-8:])
         raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")

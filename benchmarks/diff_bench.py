@@ -44,12 +44,13 @@ def edit(path: Path, tools: int = 3) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def inputs(work: Path) -> dict[str, tuple[str, str, Path]]:
-    """Scenario -> (OLD, NEW, working directory)."""
+def inputs(work: Path, tools: int = TOOLS) -> dict[str, tuple[str, str, Path]]:
+    """Scenario -> (OLD, NEW, working directory), `tools` tools on each side (at least 100,
+    so that the pull request has files to edit)."""
     work.mkdir(parents=True, exist_ok=True)
     old = work / "old"
     if not old.is_dir():
-        write_spec_set(old, spec_tools(TOOLS, load_corpus()), "bench_diff")
+        write_spec_set(old, spec_tools(tools, load_corpus()), "bench_diff")
     files = sorted(old.glob("tools_*.yaml"))
     pr, every = work / "pr", work / "every"
     for target, edited in ((pr, files[3:30:13]), (every, files)):
@@ -67,13 +68,15 @@ def inputs(work: Path) -> dict[str, tuple[str, str, Path]]:
         shutil.rmtree(repo / "specs")
         shutil.copytree(pr, repo / "specs")
     return {
-        "pull request (3 of 41 files edited)": (str(old), str(pr), work),
-        "every file edited (41 of 41)": (str(old), str(every), work),
+        PULL_REQUEST: (str(old), str(pr), work),
+        EVERY_FILE: (str(old), str(every), work),
         "git revision (git:HEAD:specs vs the working tree)": ("git:HEAD:specs", "specs", repo),
         REFERENCE: (REFERENCE, str(old), work),
     }
 
 
+PULL_REQUEST = "pull request (3 files edited)"
+EVERY_FILE = "every file edited"
 REFERENCE = "reference: `toolgen lint` of OLD alone"
 
 

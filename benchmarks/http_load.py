@@ -45,6 +45,18 @@ LEGACY = "2025-11-25"
 TOOL = "get_note"
 ARGUMENTS = {"id": "n_0000abcd"}
 EXPECTED = {"id": "n_0000abcd", "title": "Groceries", "body": "milk", "tags": ["home"]}
+
+
+@dataclass(frozen=True)
+class Call:
+    """The one tool every client calls, its arguments, and the `structuredContent` expected."""
+
+    tool: str
+    arguments: dict[str, Any]
+    expected: dict[str, Any]
+
+
+NOTES = Call(TOOL, ARGUMENTS, EXPECTED)
 META = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -132,7 +144,7 @@ class Connection:
         await self.writer.wait_closed()
 
 
-def check(run: Run, status: int, payload: bytes, request_id: int) -> None:
+def check(run: Run, status: int, payload: bytes, request_id: int, call: Call = NOTES) -> None:
     if status != 200:
         run.fail(f"HTTP {status}: {payload[:200]!r}")
         return
@@ -140,11 +152,11 @@ def check(run: Run, status: int, payload: bytes, request_id: int) -> None:
     result = body.get("result")
     if body.get("id") != request_id or not isinstance(result, dict):
         run.fail(f"unexpected response: {payload[:200]!r}")
-    elif result.get("isError") or result.get("structuredContent") != EXPECTED:
+    elif result.get("isError") or result.get("structuredContent") != call.expected:
         run.fail(f"unexpected result: {payload[:200]!r}")
 
 
-async def client_loop(url: str, run: Run, deadline: float, index: int) -> None:
+async def client_loop(url: str, run: Run, deadline: float, index: int, call: Call = NOTES) -> None:
     parts = urlsplit(url)
     assert parts.hostname is not None and parts.port is not None
     connection = Connection(parts.hostname, parts.port)
@@ -169,15 +181,15 @@ async def client_loop(url: str, run: Run, deadline: float, index: int) -> None:
         }
         note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         await connection.request("POST", orjson.dumps(note), headers)
-        params: dict[str, Any] = {"name": TOOL, "arguments": ARGUMENTS}
+        params: dict[str, Any] = {"name": call.tool, "arguments": call.arguments}
     else:
         headers = {
             **headers,
             "mcp-protocol-version": MODERN,
             "mcp-method": "tools/call",
-            "mcp-name": TOOL,
+            "mcp-name": call.tool,
         }
-        params = {"name": TOOL, "arguments": ARGUMENTS, "_meta": META}
+        params = {"name": call.tool, "arguments": call.arguments, "_meta": META}
     request_id = 0
     while time.perf_counter() < deadline:
         request_id += 1
@@ -193,17 +205,17 @@ async def client_loop(url: str, run: Run, deadline: float, index: int) -> None:
             await connection.open()
             continue
         run.latencies.append(time.perf_counter() - started)
-        check(run, status, payload, request_id)
+        check(run, status, payload, request_id, call)
     if run.era == "legacy":
         await connection.request("DELETE", b"", {"mcp-session-id": headers["mcp-session-id"]})
     await connection.close()
 
 
-async def measure(url: str, era: str, clients: int, seconds: float) -> Run:
+async def measure(url: str, era: str, clients: int, seconds: float, call: Call = NOTES) -> Run:
     run = Run(era, clients)
     started = time.perf_counter()
     deadline = started + seconds
-    await asyncio.gather(*(client_loop(url, run, deadline, i) for i in range(clients)))
+    await asyncio.gather(*(client_loop(url, run, deadline, i, call) for i in range(clients)))
     run.seconds = time.perf_counter() - started
     return run
 

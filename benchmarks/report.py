@@ -51,8 +51,9 @@ def _target_rows(targets: list[Target]) -> list[list[str]]:
             verdict = "not measured"
         elif t.met:
             verdict = "met"
+        elif t.cost is None:
+            verdict = "**missed**"
         else:
-            assert t.cost is not None
             verdict = f"**missed** ({t.cost:.1f}x off)"
         rows.append([t.name, t.contender or "toolgen", measured, limit, verdict])
     return rows
@@ -85,11 +86,19 @@ def markdown(
     lines += _table(
         ["target", "contender", "measured", "limit", "verdict"], _target_rows(summary["targets"])
     )
+    if summary.get("targets17"):
+        lines += ["## Targets (issue 17)", ""]
+        lines += _table(
+            ["target", "contender", "measured", "limit", "verdict"],
+            _target_rows(summary["targets17"]),
+        )
     if chart.exists():
         rel = os.path.relpath(chart, out.parent)
         lines += [f"![Ratios against the targets and against MCPServer]({rel})", ""]
     lines += _build_section(summary, sizes)
+    lines += _raised_section(summary, sizes)
     lines += _serve_section(summary, sizes)
+    lines += _http_section(summary, sizes)
     if notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     if ANALYSIS.exists() and not meta["quick"]:
@@ -159,6 +168,112 @@ def _build_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
             ],
         )
         lines += [f"Validators compiled with: {load['how']}.", ""]
+    return lines
+
+
+def _raised_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
+    """Huge-enum builds, and the diff, import and verify figures."""
+    more = summary.get("raised") or {}
+    lines: list[str] = []
+    if more.get("enum"):
+        lines += ["## Builds of huge enums (one tool, fresh output directory)", ""]
+        rows = []
+        for key, row in more["enum"].items():
+            stopped = (
+                f"{row['capped']} of {row['runs']} at {row['cap']:g} s" if row["capped"] else ""
+            )
+            rows.append(
+                [
+                    key,
+                    f"{row['values']:,}" if row.get("values") else "?",
+                    f"{row['spec_mib']:.1f}",
+                    cell(row["wall"]),
+                    cell(row["cpu"]),
+                    cell(row["rss_mib"], 0),
+                    "yes" if row["progress"] else "no",
+                    stopped,
+                ]
+            )
+        lines += _table(
+            [
+                "case",
+                "enum values",
+                "spec MiB",
+                "wall s",
+                "CPU s",
+                "peak RSS MiB",
+                "progress shown",
+                "stopped",
+            ],
+            rows,
+        )
+    rows = []
+    raised_sizes = sizes.get("raised", {})
+    for name, row in (more.get("diff") or {}).items():
+        label = f"`toolgen diff`, {raised_sizes.get('diff_tools', '?')} tools: {name}"
+        rows.append([label, cell(row["wall"]), cell(row["cpu"])])
+    imp = more.get("import") or {}
+    if imp.get("wall"):
+        label = f"`toolgen import` of {raised_sizes.get('import_tools', '?')} real tools"
+        rows.append([label, cell(imp["wall"]), cell(imp["cpu"])])
+    if rows:
+        lines += ["## Diff and import (whole process)", ""]
+        lines += _table(["command", "wall s", "CPU s"], rows)
+    if more.get("verify"):
+        lines += [
+            "## Verify's call path",
+            "",
+            f"{raised_sizes.get('verify_calls', '?')} `tools/call`s against `toolgen serve "
+            f"specs/notes --mock` over stdio, each judged as `toolgen verify` does: "
+            f"**{cell(more['verify'], 0)} calls/s**.",
+            "",
+        ]
+    return lines
+
+
+def _http_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
+    more = summary.get("raised") or {}
+    http = more.get("http") or {}
+    if not http:
+        return []
+    r = sizes.get("raised", {})
+    base = http.get("mcpserver_http", {})
+    lines = [
+        "## Streamable HTTP, side by side",
+        "",
+        f"Each server serves the 3-tool set on 127.0.0.1 in its fastest stateless "
+        f"configuration (toolgen: `serve --mock --http`; the SDK's MCPServer and FastMCP: "
+        f"`stateless_http=True, json_response=True`). One load client "
+        f"(`http_load.py`), {r.get('http_clients', '?')} keep-alive connections calling "
+        f"`tools/call get_issue` back to back (2026-07-28 requests) for "
+        f"{r.get('http_seconds', '?')} s after a {r.get('http_warmup', '?')} s warm-up, every "
+        "answer checked. The client runs on the same 2 cores as the server.",
+        "",
+    ]
+    rows = [
+        [
+            row["label"],
+            cell(row.get("rps"), 0),
+            cell(row.get("p50_ms")),
+            cell(row.get("p99_ms")),
+            cell(row.get("errors"), 0),
+            ratio_cell(ratio(row.get("rps"), base.get("rps"))),
+            ratio_cell(ratio(row.get("p99_ms"), base.get("p99_ms"))),
+        ]
+        for row in http.values()
+    ]
+    lines += _table(
+        [
+            "server",
+            "req/s",
+            "p50 ms",
+            "p99 ms",
+            "errors",
+            "req/s vs MCPServer",
+            "p99 vs MCPServer",
+        ],
+        rows,
+    )
     return lines
 
 
@@ -248,7 +363,7 @@ def write_chart(summary: dict[str, Any], path: Path) -> str | None:
         import matplotlib.pyplot as plt
     except ImportError:
         return "chart not drawn: matplotlib is not installed (pip install -e '.[bench]')"
-    targets = [t for t in summary["targets"] if t.cost is not None]
+    targets = [t for t in summary.get("targets17") or summary["targets"] if t.cost is not None]
     serve = summary["serve"]
     base = serve.get("mcpserver")
     panels = 1 + (1 if base else 0)
@@ -277,7 +392,8 @@ def write_chart(summary: dict[str, Any], path: Path) -> str | None:
         )
     _pad(ax, costs)
     ax.set_title(
-        "Targets: measured ÷ limit (left of the line = met; green met, red missed)", fontsize=10
+        "Issue 17's targets: measured ÷ limit (left of the line = met; green met, red missed)",
+        fontsize=10,
     )
     if base:
         ax = axes[1][0]

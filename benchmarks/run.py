@@ -30,11 +30,12 @@ sys.path.insert(0, str(HERE))
 import build_bench  # noqa: E402
 import driver  # noqa: E402
 import make_specs  # noqa: E402
+import raised  # noqa: E402
 import report  # noqa: E402
 import serve_bench  # noqa: E402
 from stats import Stat, Target, percentile, ratio  # noqa: E402
 
-PARTS = ("build", "lint", "load", "serve")
+PARTS = ("build", "lint", "load", "serve", *raised.PARTS)
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,16 @@ class Sizes:
     list_tools: int
     rounds: int
     serve: driver.ServeSizes
+    raised: raised.RaisedSizes
 
 
-FULL = Sizes(1000, 500, 5, driver.ServeSizes())
+FULL = Sizes(1000, 500, 5, driver.ServeSizes(), raised.FULL)
 QUICK = Sizes(
-    30, 20, 1, driver.ServeSizes(warmup=5, sequential=30, pipelined=30, lists=3, cold_starts=1)
+    30,
+    20,
+    1,
+    driver.ServeSizes(warmup=5, sequential=30, pipelined=30, lists=3, cold_starts=1),
+    raised.QUICK,
 )
 
 
@@ -141,6 +147,7 @@ class Collected:
         self.lint: list[build_bench.ProcessTime] = []
         self.load: list[dict[str, Any]] = []
         self.serve: dict[str, list[driver.SessionResult]] = {}
+        self.raised = raised.RaisedCollected()
         self.notes: list[str] = []
 
 
@@ -238,7 +245,17 @@ def summarize(
         if c.key in collected.serve
     }
     targets = build_targets(build, lint, serve, sizes)
-    return {"build": build, "lint": lint, "load": load, "serve": serve, "targets": targets}
+    more = raised.summary(collected.raised)
+    targets17 = raised.targets(more, build, lint, serve, sizes, sizes.raised)
+    return {
+        "build": build,
+        "lint": lint,
+        "load": load,
+        "serve": serve,
+        "targets": targets,
+        "raised": more,
+        "targets17": targets17,
+    }
 
 
 def build_targets(
@@ -322,10 +339,39 @@ def build_targets(
     return targets
 
 
+def raised_round(
+    parts: set[str],
+    sizes: Sizes,
+    paths: dict[str, Path],
+    round_index: int,
+    work: Path,
+    got: raised.RaisedCollected,
+    say: Any,
+) -> None:
+    """One round of issue 17's parts (those selected)."""
+    mine = sizes.raised
+    if "enum" in parts and round_index < 3:  # minutes each before issue 17's fix: 3 rounds
+        say("huge-enum builds")
+        raised.enum_round(mine, work, got)
+    if "http" in parts:
+        say("Streamable HTTP side by side")
+        raised.http_round(
+            mine, paths["serve_small"], paths["serve_small_defs"], round_index, work, got
+        )
+    if "diff" in parts:
+        raised.diff_round(mine, work, round_index, got)
+    if "import" in parts:
+        raised.import_round(mine, work, round_index, got)
+    if "verify" in parts:
+        raised.verify_round(mine, got)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     base = QUICK if args.quick else FULL
-    sizes = Sizes(base.build_tools, base.list_tools, args.rounds or base.rounds, base.serve)
+    sizes = Sizes(
+        base.build_tools, base.list_tools, args.rounds or base.rounds, base.serve, base.raised
+    )
     parts = set(args.only or PARTS)
     work = (args.work or (HERE / ".work" / ("quick" if args.quick else "full"))).resolve()
     out = args.out or (work / "RESULTS.md" if args.quick else HERE / "RESULTS.md")
@@ -354,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             collected.notes.append(f"lint skipped: {why}")
             parts.discard("lint")
     contenders: list[serve_bench.Contender] = []
-    if "serve" in parts:
+    if parts & {"serve", "http"}:
         if not (args.quick or args.no_install):
             why = serve_bench.install_fastmcp()
             if why:
@@ -394,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
                 collected.notes.append(f"load failed: {exc}")
         if "serve" in parts:
             serve_round(contenders, inputs, sizes, round_index, work, collected)
+        raised_round(parts, sizes, paths, round_index, work, collected.raised, say)
     machine["loadavg_end"] = os.getloadavg()
+    collected.notes += collected.raised.notes
     summary = summarize(collected, contenders, sizes)
     meta = {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),

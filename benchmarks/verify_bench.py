@@ -39,7 +39,7 @@ NOTES = ROOT / "specs" / "notes"
 CALLS = 1000
 
 
-def call_path_rate(rounds: int) -> list[float]:
+def call_path_rate(rounds: int, calls: int = CALLS) -> list[float]:
     """calls/s of verify's call path against one mock server, per round."""
     toolset = load_spec_set(NOTES)
     cases = [(t, e.input) for t in toolset.tools for e in t.examples if e.has_input]
@@ -52,11 +52,11 @@ def call_path_rate(rounds: int) -> list[float]:
     try:
         for _ in range(rounds):
             started = time.perf_counter()
-            for index in range(CALLS):
+            for index in range(calls):
                 tool, arguments = cases[index % len(cases)]
                 failure = judges[tool.name].valid_input(session.call_tool(tool.name, arguments))
                 assert failure is None, failure
-            rates.append(CALLS / (time.perf_counter() - started))
+            rates.append(calls / (time.perf_counter() - started))
     finally:
         transport.close()
     return rates

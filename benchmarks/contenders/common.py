@@ -51,6 +51,13 @@ def get_issue_result(owner: str, repo: str, issue_number: int) -> GetIssueOutput
     )
 
 
+def http_port(argv: list[str] | None = None) -> int | None:
+    """The port of `--http PORT` after TOOLS_JSON (serve Streamable HTTP on 127.0.0.1), or None
+    for stdio."""
+    args = sys.argv if argv is None else argv
+    return int(args[3]) if len(args) >= 4 and args[2] == "--http" else None
+
+
 def tool_definitions(argv: list[str] | None = None) -> list[dict[str, Any]]:
     """The definitions named on the command line (argv[1])."""
     args = sys.argv if argv is None else argv

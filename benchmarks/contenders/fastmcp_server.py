@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from common import GetIssueOutput, get_issue_result, tool_definitions
+from common import GetIssueOutput, get_issue_result, http_port, tool_definitions
 from fastmcp import FastMCP
 from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
@@ -58,4 +58,16 @@ def add_listed_tools(definitions: list[dict[str, Any]]) -> None:
 
 if __name__ == "__main__":
     add_listed_tools(tool_definitions())
-    server.run("stdio", show_banner=False)
+    port = http_port()
+    if port is None:
+        server.run("stdio", show_banner=False)
+    else:  # Streamable HTTP, stateless, JSON responses
+        server.run(
+            "http",
+            host="127.0.0.1",
+            port=port,
+            stateless_http=True,
+            json_response=True,
+            show_banner=False,
+            log_level="warning",
+        )

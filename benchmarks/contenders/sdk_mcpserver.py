@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from common import GetIssueOutput, get_issue_result, tool_definitions
+from common import GetIssueOutput, get_issue_result, http_port, tool_definitions
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -55,4 +55,8 @@ def add_listed_tools(definitions: list[dict[str, Any]]) -> None:
 
 if __name__ == "__main__":
     add_listed_tools(tool_definitions())
-    server.run("stdio")
+    port = http_port()
+    if port is None:
+        server.run("stdio")
+    else:  # Streamable HTTP, stateless, JSON responses (the SDK's fastest HTTP configuration)
+        server.run("streamable-http", port=port, stateless_http=True, json_response=True)
