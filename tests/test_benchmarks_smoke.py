@@ -36,3 +36,8 @@ def test_quick_benchmark_run_completes_and_writes_its_table(tmp_path: Path) -> N
     assert serving_rows, text
     assert "n/a" not in serving_rows[0].split("|")[2], serving_rows[0]
     assert "| one `datamodel-codegen --formatters builtin` run |" in text
+    assert "## Targets (issue 17)" in text
+    issue17 = text.split("## Targets (issue 17)", 1)[1].split("\n## ", 1)[0]
+    for target in ("enum", "diff of", "import of", "verify calls/s", "HTTP req/s vs SDK"):
+        rows = [line for line in issue17.splitlines() if target in line]
+        assert rows and all("not measured" not in row for row in rows), (target, issue17)

@@ -27,6 +27,7 @@ from toolgen.compiler.emit.reasons import render_reasons
 from toolgen.compiler.emit.schemas import render_schemas
 from toolgen.compiler.emit.tooldefs import render_tooldefs
 from toolgen.compiler.emit.views import render_views
+from toolgen.compiler.progress import Progress, step
 from toolgen.compiler.writer import PackageOutput, apply, drift, find_fresh, plan
 from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
@@ -36,7 +37,6 @@ from toolgen.frontend.pipeline import load_set
 from toolgen.frontend.source import read_source
 
 Emitter = Callable[..., list[tuple[str, str]]]
-Progress = Callable[[str], None]
 
 
 def emitters(model_cache: Cache | None = None) -> list[Emitter]:
@@ -44,7 +44,10 @@ def emitters(model_cache: Cache | None = None) -> list[Emitter]:
     (the models emitter reads and fills `model_cache`, which never changes its output)."""
 
     def models(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+        from toolgen.compiler import dcgfixes
         from toolgen.compiler.emit.models import render_models
+
+        dcgfixes.apply()  # DCG's formatter is quadratic in the length of a line (huge enums)
 
         return [("models.py", render_models(toolset, source_note=source_note, cache=model_cache))]
 
@@ -71,13 +74,20 @@ def emitters(model_cache: Cache | None = None) -> list[Emitter]:
 
 
 def render_package(
-    toolset: ToolSet, *, source_note: str, model_cache: Cache | None = None
+    toolset: ToolSet,
+    *,
+    source_note: str,
+    model_cache: Cache | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, str]:
-    """All generated files of one spec set, relative to `OUT/<package>/`."""
+    """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
+    of emitters that run for seconds)."""
     files: dict[str, str] = {}
+    package = toolset.server.package
     for emit in emitters(model_cache):
-        for path, text in emit(toolset, source_note=source_note):
-            files[path] = text
+        with step(progress, f"{package}: {emit.__name__.removeprefix('render_')}"):
+            for path, text in emit(toolset, source_note=source_note):
+                files[path] = text
     return files
 
 
@@ -163,7 +173,8 @@ def render_all(
         cache = Cache.for_spec_set(out, note) if caches is not None else None
         read = partial(read_source_cached, cache=cache) if cache else read_source
         try:
-            toolset = load_set(spec_set, read, name=name)
+            with step(progress, f"reading {note}"):
+                toolset = load_set(spec_set, read, name=name)
         except SpecError as exc:
             problems.extend(exc.diagnostics)
             continue
@@ -176,7 +187,7 @@ def render_all(
             progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
         if caches is not None and cache is not None:
             caches.append(cache)
-        files = render_package(toolset, source_note=note, model_cache=cache)
+        files = render_package(toolset, source_note=note, model_cache=cache, progress=progress)
         outputs.append(
             PackageOutput(
                 package,
@@ -226,8 +237,9 @@ def build(
             scaffold=scaffold,
             name=name,
         )
-    changes = plan(out, outputs, force=force)
-    apply(changes)
+    with step(progress, f"writing {out}"):
+        changes = plan(out, outputs, force=force)
+        apply(changes)
     for cache in caches:  # only once the output is written: a failed build leaves no trace
         cache.save()
     return BuildReport(

@@ -19,10 +19,12 @@ from __future__ import annotations
 import inspect
 import logging
 import queue
+import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar, get_type_hints
 
 from toolgen.core.naming import handler_name
@@ -35,19 +37,32 @@ class BoundHandler:
     func: Callable[..., Any]
     is_async: bool
     takes_arguments: bool
-    input_model: Any = None
-    """A pydantic model class to parse the arguments into (None: pass the dict)."""
+    find_model: Callable[[], Any] | None = None
+    """Finds the pydantic model class to parse the arguments into (None: pass the dict)."""
     inline: bool = False
     """A sync handler marked with `@inline`: run on the event loop, no worker thread."""
     starts_task: bool = False
     """An async handler marked with `@starts_task`: it starts its task itself."""
+    _found: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def input_model(self) -> Any:
+        """The model class the arguments are parsed into, or None. Found on first use, not
+        when binding: a generated server imports its models module only when a tool is
+        first called, so that starting a server of hundreds of tools stays fast."""
+        if self.find_model is None:
+            return None
+        if "model" not in self._found:
+            self._found["model"] = self.find_model()
+        return self._found["model"]
 
     def call_args(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
         """The positional arguments for `func`: (), (dict,) or (model,)."""
         if not self.takes_arguments:
             return ()
-        if self.input_model is not None:
-            return (self.input_model.model_validate(arguments),)
+        model = self.input_model
+        if model is not None:
+            return (model.model_validate(arguments),)
         return (arguments,)
 
 
@@ -101,8 +116,8 @@ def bind(func: Callable[..., Any]) -> BoundHandler:
     if not positional:
         return BoundHandler(func, is_async, False, inline=marked, starts_task=own_task)
     first = positional[0]
-    model = None if first.kind is first.VAR_POSITIONAL else _input_model(func, first.name)
-    return BoundHandler(func, is_async, True, model, inline=marked, starts_task=own_task)
+    find = None if first.kind is first.VAR_POSITIONAL else partial(_input_model, func, first.name)
+    return BoundHandler(func, is_async, True, find, inline=marked, starts_task=own_task)
 
 
 def _input_model(func: Callable[..., Any], parameter: str) -> Any:
@@ -115,7 +130,9 @@ def _input_model(func: Callable[..., Any], parameter: str) -> Any:
         candidates += [k.__dict__[name] for k in type(owner).__mro__[1:] if name in k.__dict__]
     for candidate in candidates:
         try:
-            hints = get_type_hints(candidate)
+            hints = get_type_hints(candidate, localns=_ModuleNames(candidate))
+        except ImportError:  # a models module that does not import: say so, never pass a dict
+            raise
         except Exception:  # unresolvable annotations: look further, else pass a dict
             continue
         if parameter not in hints and candidate is func:
@@ -125,6 +142,29 @@ def _input_model(func: Callable[..., Any], parameter: str) -> Any:
             return annotation
         return None
     return None
+
+
+class _ModuleNames(Mapping[str, Any]):
+    """The names of `func`'s module as `get_type_hints` looks them up, through the module's
+    `__getattr__` (PEP 562): a generated server's `Handlers` names its models without
+    importing them, and a lookup imports them then."""
+
+    def __init__(self, func: Any) -> None:
+        self._module = sys.modules.get(getattr(func, "__module__", None) or "")
+
+    def __getitem__(self, name: str) -> Any:
+        if self._module is None:
+            raise KeyError(name)
+        try:
+            return getattr(self._module, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(vars(self._module) if self._module is not None else ())
+
+    def __len__(self) -> int:
+        return len(vars(self._module)) if self._module is not None else 0
 
 
 def instantiate(handlers: Any) -> Any:
