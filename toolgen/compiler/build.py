@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from toolgen.compiler import journal
+from toolgen.compiler import beside, journal
 from toolgen.compiler.cache import Cache, read_source_cached
 from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.package import render_init
@@ -81,14 +81,44 @@ def render_package(
     progress: Progress | None = None,
 ) -> dict[str, str]:
     """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
-    of emitters that run for seconds)."""
-    files: dict[str, str] = {}
+    of emitters that run for seconds). On a machine with two cores, the models of a big spec
+    set are made in a forked child while this process renders the rest (`compiler.beside`)."""
     package = toolset.server.package
-    for emit in emitters(model_cache):
-        with step(progress, f"{package}: {emit.__name__.removeprefix('render_')}"):
-            for path, text in emit(toolset, source_note=source_note):
-                files[path] = text
-    return files
+    run = emitters(model_cache)
+    made: dict[str, list[tuple[str, str]]] = {}
+    child = None
+    if beside.worth_forking(len(toolset.tools)):
+        models = next(emit for emit in run if emit.__name__ == "models")
+        child = beside.Beside(partial(_models_and_cache, models, toolset, source_note, model_cache))
+    for emit in run:
+        if child is None or emit.__name__ != "models":
+            with step(progress, f"{package}: {emit.__name__.removeprefix('render_')}"):
+                made[emit.__name__] = emit(toolset, source_note=source_note)
+    if child is not None:
+        with step(progress, f"{package}: models"):
+            made["models"] = _models_from(child, models, toolset, source_note, model_cache)
+    return {path: text for emit in run for path, text in made[emit.__name__]}
+
+
+def _models_and_cache(
+    models: Emitter, toolset: ToolSet, note: str, cache: Cache | None
+) -> tuple[list[tuple[str, str]], dict[str, object]]:
+    """In the child: the models emitter's files, and the cache entries it used or made."""
+    return models(toolset, source_note=note), (cache.used() if cache is not None else {})
+
+
+def _models_from(
+    child: beside.Beside, models: Emitter, toolset: ToolSet, note: str, cache: Cache | None
+) -> list[tuple[str, str]]:
+    """The child's models (its cache entries join ours); made here when the child died."""
+    try:
+        files, used = child.result()
+    except beside.ChildFailed:
+        return models(toolset, source_note=note)
+    if cache is not None:
+        for key, value in used.items():
+            cache.put(key, value)
+    return [(path, text) for path, text in files]
 
 
 @dataclass

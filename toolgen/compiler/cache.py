@@ -60,6 +60,10 @@ class Cache:
     def put(self, key: str, value: Any) -> None:
         self._used[key] = value
 
+    def used(self) -> dict[str, Any]:
+        """The entries this build used or made so far (what `save` would keep)."""
+        return dict(self._used)
+
     def save(self) -> None:
         """Write the entries used since loading (atomically; errors are ignored)."""
         stored = self._stored if self._stored is not None else {}
