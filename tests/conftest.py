@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +16,9 @@ CORPUS = DATA / "corpus" / "github-mcp-server"
 """117 real tool definitions of the GitHub MCP server, vendored (source in its README.md)."""
 SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
+
+os.environ.setdefault("TOOLGEN_CACHE_DIR", tempfile.mkdtemp(prefix="toolgen-test-cache-"))
+"""lint and diff cache parsed files (`frontend.parsecache`): never in the user's ~/.cache."""
 
 VALID_SERVER = "toolgen: 1\nserver: {name: demo, version: '1.0.0'}\n"
 

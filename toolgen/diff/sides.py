@@ -40,27 +40,37 @@ class SharedReader:
         """Parse the files not parsed yet, on two cores (`preparse`); unreadable ones are left
         for the ordinary load to report."""
         from toolgen.diff.preparse import parse_all
+        from toolgen.frontend import parsecache
         from toolgen.frontend.source import read_text
 
         texts: dict[str, Path] = {}
         for path in paths:
             try:
-                text, _ = read_text(path)
+                text, shown = read_text(path)
             except SpecError:
                 continue
-            if text not in self._parsed:
-                texts.setdefault(text, path)
-        self._parsed.update(parse_all(texts))
+            if text in self._parsed or text in texts:
+                continue
+            cached = parsecache.lookup(text, path, shown)  # parsed by an earlier lint or diff
+            if cached is not None:
+                self._parsed[text] = cached
+            else:
+                texts[text] = path
+        parsed = parse_all(texts)
+        for text, source in parsed.items():
+            parsecache.remember(text, source)
+        self._parsed.update(parsed)
 
     def __call__(self, path: Path) -> SourceFile:
-        from toolgen.frontend.source import parse_source, read_text
+        from toolgen.frontend.parsecache import parse_source_cached
+        from toolgen.frontend.source import read_text
 
         text, shown = read_text(path)
         shown = self.display.get(path, shown)
         known = self._parsed.get(text)
         if known is not None:
             return replace(known, path=path, display=shown)
-        source = parse_source(text, path, shown)
+        source = parse_source_cached(text, path, shown)
         self._parsed[text] = source
         return source
 

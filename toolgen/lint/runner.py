@@ -74,6 +74,7 @@ def _lint_published(path: Path, config: LintConfig, run: LintRun) -> None:
 
 def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
     from toolgen.frontend.loader import spec_sets
+    from toolgen.frontend.parsecache import read_source_cached
     from toolgen.frontend.pipeline import load_set
 
     try:
@@ -83,7 +84,7 @@ def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
         return
     for spec_set in sets:
         try:
-            toolset = load_set(spec_set)
+            toolset = load_set(spec_set, read_source_cached)  # files parsed before: not again
         except SpecError as exc:
             run.failed_to_load(exc)
             continue

@@ -1,0 +1,141 @@
+"""lint and diff keep parsed spec files in a cache: a file read before is not parsed again,
+and every finding and error keeps its file:line:col."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SPECS
+
+from toolgen.diff.sides import SharedReader, Side, load_side
+from toolgen.frontend import parsecache, source
+from toolgen.lint.config import LintConfig
+from toolgen.lint.runner import lint_paths
+
+NOTES_WITH_FINDINGS = """toolgen: 1
+server: {name: demo, version: '1.0.0'}
+tools:
+  - name: get_thing
+    description: x
+    input:
+      type: object
+      properties:
+        id: {type: string}
+"""
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """A fresh cache directory, and the display names of the files actually parsed."""
+    monkeypatch.setenv(parsecache.ENV, str(tmp_path / "cache"))
+    seen: list[str] = []
+    real = source.parse_source
+
+    def counting(text: str, path: Path, display: str | None = None) -> source.SourceFile:
+        seen.append(display or str(path))
+        return real(text, path, display)
+
+    monkeypatch.setattr(source, "parse_source", counting)
+    return seen
+
+
+def _findings(paths: list[Path]) -> list[str]:
+    """Each finding as `code file:line:col message`."""
+    out = []
+    for f in lint_paths(paths, LintConfig()).findings:
+        where = f"{f.location.file}:{f.location.line}:{f.location.column}" if f.location else "-"
+        out.append(f"{f.code} {where} {f.message}")
+    return out
+
+
+def _specs(tmp_path: Path) -> Path:
+    root = tmp_path / "specs"
+    root.mkdir()
+    (root / "main.yaml").write_text(NOTES_WITH_FINDINGS, encoding="utf-8")
+    shutil.copy(SPECS / "notes" / "tags.yaml", root / "tags.yaml")
+    return root
+
+
+def test_a_second_lint_parses_nothing_and_reports_the_same_findings_with_positions(
+    parses: list[str], tmp_path: Path
+) -> None:
+    specs = _specs(tmp_path)
+    first = _findings([specs])
+    assert len(parses) == 2 and first
+    assert any("main.yaml:6:5" in finding for finding in first), first
+    parses.clear()
+    assert _findings([specs]) == first
+    assert parses == []
+
+
+def test_the_same_text_elsewhere_is_found_and_named_after_its_new_place(
+    parses: list[str], tmp_path: Path
+) -> None:
+    specs = _specs(tmp_path)
+    first = _findings([specs])
+    moved = tmp_path / "moved"
+    shutil.copytree(specs, moved)
+    parses.clear()
+    again = _findings([moved])
+    assert parses == []
+    assert again == [f.replace(str(specs), str(moved)) for f in first] != first
+
+
+def test_a_damaged_entry_is_parsed_again(parses: list[str], tmp_path: Path) -> None:
+    specs = _specs(tmp_path)
+    first = _findings([specs])
+    for entry in (tmp_path / "cache" / "sources").glob("*.bin"):
+        entry.write_bytes(b"\x00garbage")
+    parses.clear()
+    assert _findings([specs]) == first
+    assert len(parses) == 2
+
+
+def test_a_file_that_does_not_load_is_never_cached_and_keeps_its_error(
+    parses: list[str], tmp_path: Path
+) -> None:
+    specs = tmp_path / "bad"
+    specs.mkdir()
+    (specs / "main.yaml").write_text("toolgen: 1\nserver: {name: [\n", encoding="utf-8")
+    first = _findings([specs])
+    assert any("main.yaml:" in f for f in first), first
+    assert _findings([specs]) == first
+    assert len(parses) == 2
+
+
+def test_the_cache_can_be_turned_off(
+    parses: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(parsecache.ENV, "off")
+    specs = _specs(tmp_path)
+    _findings([specs])
+    _findings([specs])
+    assert len(parses) == 4
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_second_diff_parses_nothing(parses: list[str], tmp_path: Path) -> None:
+    old = SPECS / "notes"
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    (new / "tags.yaml").write_text(
+        (new / "tags.yaml").read_text(encoding="utf-8").replace("A lowercase", "One lowercase"),
+        encoding="utf-8",
+    )
+    sides = [load_side(str(p), SharedReader()) for p in (old, new)]
+    assert parses
+    parses.clear()
+    again = [load_side(str(p), SharedReader()) for p in (old, new)]
+    assert parses == []
+    assert _shape(again) == _shape(sides)
+
+
+def _shape(sides: list[Side]) -> list[object]:
+    return [
+        (t.name, t.input_schema, t.output_schema, t.origin.locate() if t.origin else None)
+        for side in sides
+        for toolset in side.toolsets
+        for t in toolset.tools
+    ]

@@ -1,0 +1,129 @@
+"""A cache of parsed spec files on disk, shared by `lint` and `diff`: a file read before is
+not parsed again.
+
+Parsing YAML (PyYAML's composer plus our YAML 1.2 builder, which records
+every value's position) is most of what `toolgen lint` and `toolgen diff` of
+a large spec set cost. Entries are content-addressed: the key is a hash of
+the file's text and of the parser's own code, so an entry is never stale,
+only unused, and the same text under another name or in a git revision is
+found too. A cached file keeps its positions: errors and findings still say
+`file:line:col`. Files with problems are never stored (they are parsed again
+and reported). Entries are `marshal`led plain data (loading never runs code);
+a missing, damaged or unreadable entry is a miss, and a cache that cannot be
+written is no cache: it can cost a parse, never change a result.
+
+Where: `$TOOLGEN_CACHE_DIR` (`off` turns the cache off), else
+`$XDG_CACHE_HOME/toolgen`, else `~/.cache/toolgen`; under it `sources/`. When
+more than `MAX_ENTRIES` files accumulate, the least recently written half is
+removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from toolgen.core.positions import SourceFile
+from toolgen.core.version import __version__
+
+ENV = "TOOLGEN_CACHE_DIR"
+FORMAT = f"toolgen-sources-1 marshal-{marshal.version} python-{sys.version_info[:2]}"
+MAX_ENTRIES = 4096
+
+
+def cache_root() -> Path | None:
+    """The directory of parsed files, or None when the cache is off."""
+    chosen = os.environ.get(ENV)
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "off", "0", "no") else Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "toolgen"
+
+
+def parse_source_cached(text: str, path: Path, display: str | None = None) -> SourceFile:
+    """`parse_source(text, path, display)`, from the cache when this text was parsed before."""
+    from toolgen.core.positions import display_path
+    from toolgen.frontend.source import parse_source
+
+    shown = display if display is not None else display_path(path)
+    found = lookup(text, path, shown)
+    if found is not None:
+        return found
+    source = parse_source(text, path, shown)
+    remember(text, source)
+    return source
+
+
+def read_source_cached(path: Path) -> SourceFile:
+    """`read_source(path)` through the cache (a `Reader` for the load pipeline)."""
+    from toolgen.frontend.source import read_text
+
+    text, display = read_text(path)
+    return parse_source_cached(text, path, display)
+
+
+def lookup(text: str, path: Path, display: str) -> SourceFile | None:
+    """The cached parse of `text`, as a `SourceFile` for `path`; None on a miss."""
+    entry = _entry(text)
+    if entry is None:
+        return None
+    with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+        stored = marshal.loads(entry.read_bytes())
+        if isinstance(stored, tuple) and len(stored) == 4 and stored[0] == FORMAT:
+            _, data, positions, keys = stored
+            if isinstance(positions, dict) and isinstance(keys, dict):
+                return SourceFile(path, display, data, positions, keys)
+    return None
+
+
+def remember(text: str, source: SourceFile) -> None:
+    """Store `source` (the parse of `text`) unless it has problems; errors are ignored."""
+    entry = _entry(text)
+    if entry is None or source.problems:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        data = marshal.dumps((FORMAT, source.data, source.positions, source.key_positions))
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(name, entry)
+        finally:
+            Path(name).unlink(missing_ok=True)
+        _prune(entry.parent)
+
+
+def _entry(text: str) -> Path | None:
+    root = cache_root()
+    if root is None:
+        return None
+    key = hashlib.sha256(_salt().encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
+    return root / "sources" / f"{key}.bin"
+
+
+def _prune(directory: Path) -> None:
+    """Keep the newest half when the cache holds more than `MAX_ENTRIES` entries."""
+    entries = list(directory.glob("*.bin"))
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort(key=lambda entry: entry.stat().st_mtime)
+    for entry in entries[: len(entries) - MAX_ENTRIES // 2]:
+        entry.unlink(missing_ok=True)
+
+
+@functools.cache
+def _salt() -> str:
+    """toolgen's version and the parser's code: an entry made by other code is never read."""
+    from toolgen.frontend import limits, source
+
+    digest = hashlib.sha256(f"toolgen {__version__}\n".encode())
+    for module in (source, limits):
+        digest.update(Path(module.__file__ or "").read_bytes())
+    return digest.hexdigest()
