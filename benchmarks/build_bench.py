@@ -34,13 +34,17 @@ class ProcessTime:
 
 
 def run_timed(
-    argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,), timeout: float | None = None
+    argv: list[str],
+    cwd: Path,
+    ok: tuple[int, ...] = (0,),
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
 ) -> ProcessTime:
     """Run a process to completion; raise with its stderr when the exit code is not in `ok`,
     and `TimeoutError` (with what it printed) when it is still running after `timeout` s."""
     with open(os.devnull, "wb") as devnull:
         started = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=devnull, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=devnull, stderr=subprocess.PIPE, env=env)
         killed: list[bool] = []
         timer = (
             threading.Timer(timeout, lambda: (killed.append(True), proc.kill()))
@@ -112,9 +116,18 @@ def build_round(
     return results
 
 
-def lint_once(specs: Path, work: Path) -> ProcessTime:
+def cache_env(work: Path, cold: bool) -> dict[str, str]:
+    """The environment of a lint or diff with toolgen's parse cache under `work`: `cold`, an
+    empty cache (a first run); else the one cache every warm run shares (a repeated run)."""
+    root = work / ("parse-cache-cold" if cold else "parse-cache")
+    if cold:
+        shutil.rmtree(root, ignore_errors=True)
+    return {**os.environ, "TOOLGEN_CACHE_DIR": str(root)}
+
+
+def lint_once(specs: Path, work: Path, cold: bool = False) -> ProcessTime:
     """`toolgen lint` of the spec set, whole process (findings, exit 1, are fine)."""
-    return run_timed(toolgen_argv("lint", str(specs)), work, ok=(0, 1))
+    return run_timed(toolgen_argv("lint", str(specs)), work, ok=(0, 1), env=cache_env(work, cold))
 
 
 LOAD_SNIPPET = r"""

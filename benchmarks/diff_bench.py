@@ -26,7 +26,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
-from build_bench import ProcessTime, run_timed, toolgen_argv
+from build_bench import ProcessTime, cache_env, run_timed, toolgen_argv
 from make_specs import WORK, load_corpus, spec_tools, write_spec_set
 
 TOOLS = 1000
@@ -80,10 +80,13 @@ EVERY_FILE = "every file edited"
 REFERENCE = "reference: `toolgen lint` of OLD alone"
 
 
-def diff(old: str, new: str, cwd: Path) -> ProcessTime:
+def diff(old: str, new: str, cwd: Path, cold: bool = False) -> ProcessTime:
+    """One whole-process run; `cold`: with an empty parse cache (else the shared one)."""
+    env = cache_env(cwd, cold)
     if old == REFERENCE:
-        return run_timed(toolgen_argv("lint", new, "--statistics", "--isolated"), cwd, ok=(0, 1))
-    return run_timed(toolgen_argv("diff", old, new, "--isolated"), cwd, ok=(1,))
+        argv = toolgen_argv("lint", new, "--statistics", "--isolated")
+        return run_timed(argv, cwd, ok=(0, 1), env=env)
+    return run_timed(toolgen_argv("diff", old, new, "--isolated"), cwd, ok=(1,), env=env)
 
 
 def main() -> None:

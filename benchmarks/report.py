@@ -147,7 +147,12 @@ def _build_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
     lint = summary["lint"]
     if lint.get("wall"):
         lines += [f"## Lint ({sizes['build_tools']} tools, whole process)", ""]
-        lines += _table(["wall s", "CPU s"], [[cell(lint["wall"]), cell(lint["cpu"])]])
+        rows = [["parse cache warm (a repeated lint)", cell(lint["wall"]), cell(lint["cpu"])]]
+        if lint.get("cold_wall"):
+            rows.append(
+                ["first run (parse cache empty)", cell(lint["cold_wall"]), cell(lint["cold_cpu"])]
+            )
+        lines += _table(["run", "wall s", "CPU s"], rows)
     load = summary["load"]
     if load.get("total"):
         lines += [f"## Runtime load ({sizes['build_tools']} tools, in process)", ""]

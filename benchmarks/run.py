@@ -145,6 +145,7 @@ class Collected:
     def __init__(self) -> None:
         self.build: list[dict[str, build_bench.ProcessTime]] = []
         self.lint: list[build_bench.ProcessTime] = []
+        self.lint_cold: list[build_bench.ProcessTime] = []
         self.load: list[dict[str, Any]] = []
         self.serve: dict[str, list[driver.SessionResult]] = {}
         self.raised = raised.RaisedCollected()
@@ -232,6 +233,8 @@ def summarize(
     lint = {
         "wall": Stat.of([p.wall for p in collected.lint]),
         "cpu": Stat.of([p.cpu for p in collected.lint]),
+        "cold_wall": Stat.of([p.wall for p in collected.lint_cold]),
+        "cold_cpu": Stat.of([p.cpu for p in collected.lint_cold]),
     }
     load: dict[str, Any] = {
         k: Stat.of([float(r[k]) for r in collected.load])
@@ -430,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
                 say(f"build failed: {exc}")
         if "lint" in parts:
             try:
+                collected.lint_cold.append(build_bench.lint_once(paths["specs"], work, cold=True))
                 collected.lint.append(build_bench.lint_once(paths["specs"], work))
             except RuntimeError as exc:
                 collected.notes.append(f"lint failed: {exc}")
