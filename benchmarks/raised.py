@@ -43,6 +43,7 @@ class RaisedCollected:
     """Raw per-round measurements of issue 17's parts."""
 
     enum: dict[str, list[enum_bench.EnumBuild]] = field(default_factory=dict)
+    enum_values: dict[str, int] = field(default_factory=dict)
     http: dict[str, list[dict[str, float]]] = field(default_factory=dict)
     diff: dict[str, list[build_bench.ProcessTime]] = field(default_factory=dict)
     imports: list[build_bench.ProcessTime] = field(default_factory=list)
@@ -54,6 +55,7 @@ def enum_round(sizes: RaisedSizes, work: Path, got: RaisedCollected) -> None:
     root = work / "enum"
     root.mkdir(parents=True, exist_ok=True)
     for key, values in sizes.enum_values:
+        got.enum_values[key] = values
         specs = root / key
         if not (specs / "pick.yaml").is_file() or f"enum_{values}" not in _head(specs):
             enum_bench.write_enum_spec(specs, values)
@@ -169,7 +171,7 @@ def summary(got: RaisedCollected) -> dict[str, Any]:
     for key, runs in got.enum.items():
         done = [r for r in runs if r.wall is not None]
         enum[key] = {
-            "values": dict(FULL.enum_values + QUICK.enum_values).get(key),
+            "values": got.enum_values.get(key),
             "spec_mib": runs[0].spec_bytes / 2**20,
             "wall": Stat.of([r.wall for r in done if r.wall is not None]),
             "cpu": Stat.of([r.cpu for r in done if r.cpu is not None]),
