@@ -24,47 +24,96 @@ from __future__ import annotations
 import abc
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from toolgen.runtime import RuntimeToolSet, ToolError
 from toolgen.runtime.definitions import load_definitions
 
-from .models import (
-    ConfirmDeleteInput,
-    FailingJobInput,
-    GreetInput,
-    JsonSchema202012ToolInput,
-    MultiInputInput,
-    ProtocolErrorJobInput,
-    SlowComputeInput,
-    TestAudioContentInput,
-    TestElicitationInput,
-    TestElicitationSep1034DefaultsInput,
-    TestElicitationSep1330EnumsInput,
-    TestEmbeddedResourceInput,
-    TestErrorHandlingInput,
-    TestImageContentInput,
-    TestInputRequiredResultCapabilitiesInput,
-    TestInputRequiredResultElicitationInput,
-    TestInputRequiredResultListRootsInput,
-    TestInputRequiredResultMultipleInputsInput,
-    TestInputRequiredResultMultiRoundInput,
-    TestInputRequiredResultRequestStateInput,
-    TestInputRequiredResultSamplingInput,
-    TestInputRequiredResultTamperedStateInput,
-    TestLoggingToolInput,
-    TestMissingCapabilityInput,
-    TestMultipleContentTypesInput,
-    TestParamHeaderInput,
-    TestSamplingInput,
-    TestSimpleTextInput,
-    TestStreamingElicitationInput,
-    TestToolWithLoggingInput,
-    TestToolWithProgressInput,
-    TestToolWithTaskInput,
-)
+if TYPE_CHECKING:
+    from .models import (
+        ConfirmDeleteInput,
+        FailingJobInput,
+        GreetInput,
+        JsonSchema202012ToolInput,
+        MultiInputInput,
+        ProtocolErrorJobInput,
+        SlowComputeInput,
+        TestAudioContentInput,
+        TestElicitationInput,
+        TestElicitationSep1034DefaultsInput,
+        TestElicitationSep1330EnumsInput,
+        TestEmbeddedResourceInput,
+        TestErrorHandlingInput,
+        TestImageContentInput,
+        TestInputRequiredResultCapabilitiesInput,
+        TestInputRequiredResultElicitationInput,
+        TestInputRequiredResultListRootsInput,
+        TestInputRequiredResultMultipleInputsInput,
+        TestInputRequiredResultMultiRoundInput,
+        TestInputRequiredResultRequestStateInput,
+        TestInputRequiredResultSamplingInput,
+        TestInputRequiredResultTamperedStateInput,
+        TestLoggingToolInput,
+        TestMissingCapabilityInput,
+        TestMultipleContentTypesInput,
+        TestParamHeaderInput,
+        TestSamplingInput,
+        TestSimpleTextInput,
+        TestStreamingElicitationInput,
+        TestToolWithLoggingInput,
+        TestToolWithProgressInput,
+        TestToolWithTaskInput,
+    )
 
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
+
+_MODELS = frozenset(
+    {
+        'ConfirmDeleteInput',
+        'FailingJobInput',
+        'GreetInput',
+        'JsonSchema202012ToolInput',
+        'MultiInputInput',
+        'ProtocolErrorJobInput',
+        'SlowComputeInput',
+        'TestAudioContentInput',
+        'TestElicitationInput',
+        'TestElicitationSep1034DefaultsInput',
+        'TestElicitationSep1330EnumsInput',
+        'TestEmbeddedResourceInput',
+        'TestErrorHandlingInput',
+        'TestImageContentInput',
+        'TestInputRequiredResultCapabilitiesInput',
+        'TestInputRequiredResultElicitationInput',
+        'TestInputRequiredResultListRootsInput',
+        'TestInputRequiredResultMultipleInputsInput',
+        'TestInputRequiredResultMultiRoundInput',
+        'TestInputRequiredResultRequestStateInput',
+        'TestInputRequiredResultSamplingInput',
+        'TestInputRequiredResultTamperedStateInput',
+        'TestLoggingToolInput',
+        'TestMissingCapabilityInput',
+        'TestMultipleContentTypesInput',
+        'TestParamHeaderInput',
+        'TestSamplingInput',
+        'TestSimpleTextInput',
+        'TestStreamingElicitationInput',
+        'TestToolWithLoggingInput',
+        'TestToolWithProgressInput',
+        'TestToolWithTaskInput',
+    }
+)
+"""The model classes the `Handlers` methods name. `models` is imported on first use (a
+tool's first call, or `from conformance.server import SomeInput`), not with this module:
+a server of hundreds of tools then starts without building every model class."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODELS:
+        from . import models
+
+        return getattr(models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 SERVER: dict[str, str] = {
     "name": "conformance",
