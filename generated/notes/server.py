@@ -49,18 +49,18 @@ __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 _MODELS = frozenset(
     {
-        'CountNotesInput',
-        'CountNotesOutput',
-        'CreateNoteInput',
-        'CreateNoteOutput',
-        'DeleteNoteInput',
-        'DeleteNoteOutput',
-        'GetNoteInput',
-        'GetNoteOutput',
-        'ListNotesInput',
-        'ListNotesOutput',
-        'TagTreeInput',
-        'TagTreeOutput',
+        "CountNotesInput",
+        "CountNotesOutput",
+        "CreateNoteInput",
+        "CreateNoteOutput",
+        "DeleteNoteInput",
+        "DeleteNoteOutput",
+        "GetNoteInput",
+        "GetNoteOutput",
+        "ListNotesInput",
+        "ListNotesOutput",
+        "TagTreeInput",
+        "TagTreeOutput",
     }
 )
 """The model classes the `Handlers` methods name. `models` is imported on first use (a
@@ -74,6 +74,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 SERVER: dict[str, str] = {
     "name": "notes",

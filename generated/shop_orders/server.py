@@ -45,14 +45,14 @@ __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 _MODELS = frozenset(
     {
-        'CancelOrderInput',
-        'CancelOrderOutput',
-        'GetOrderInput',
-        'GetOrderOutput',
-        'PlaceOrderInput',
-        'PlaceOrderOutput',
-        'SearchProductsInput',
-        'SearchProductsOutput',
+        "CancelOrderInput",
+        "CancelOrderOutput",
+        "GetOrderInput",
+        "GetOrderOutput",
+        "PlaceOrderInput",
+        "PlaceOrderOutput",
+        "SearchProductsInput",
+        "SearchProductsOutput",
     }
 )
 """The model classes the `Handlers` methods name. `models` is imported on first use (a
@@ -66,6 +66,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 SERVER: dict[str, str] = {
     "name": "shop-orders",

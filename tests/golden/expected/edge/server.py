@@ -41,10 +41,10 @@ __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
 _MODELS = frozenset(
     {
-        'NSDoThingInput',
-        'NsDoThingInput',
-        'NSDoThingOutput',
-        'NsDoThingOutput',
+        "NSDoThingInput",
+        "NsDoThingInput",
+        "NSDoThingOutput",
+        "NsDoThingOutput",
     }
 )
 """The model classes the `Handlers` methods name. `models` is imported on first use (a
@@ -58,6 +58,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 SERVER: dict[str, str] = {
     "name": "edge-cases",
