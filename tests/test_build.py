@@ -7,11 +7,13 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, snapshot
+from conftest import ROOT, SPECS, snapshot
 
+import toolgen
 from toolgen.cli import cli
 from toolgen.compiler.build import build, check
 from toolgen.compiler.writer import MANIFEST
@@ -219,3 +221,22 @@ def test_renaming_a_server_removes_its_old_package_but_keeps_edited_files(
     assert sorted(p.name for p in Path("generated/notes").rglob("*")) == ["NOTES.txt"]
     assert report.deleted > 0
     assert check([Path("specs/notes")], Path("generated")) == ""
+
+
+def test_one_build_plans_the_models_once_for_the_models_server_and_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolgen.compiler.build import render_package
+    from toolgen.compiler.emit import modelplan
+
+    planned: list[object] = []
+    real = modelplan.build_plan
+
+    def counting(toolset: Any) -> Any:
+        planned.append(toolset)
+        return real(toolset)
+
+    monkeypatch.setattr(modelplan, "build_plan", counting)
+    files = render_package(toolgen.load_toolset(SPECS / "notes"), source_note="notes")
+    assert {"models.py", "server.py", "client.py"} <= set(files)
+    assert len(planned) == 1

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolgen.compiler import beside, journal
 from toolgen.compiler.cache import Cache, read_source_cached
@@ -36,12 +37,25 @@ from toolgen.frontend.loader import SpecSetFiles, spec_sets
 from toolgen.frontend.pipeline import load_set
 from toolgen.frontend.source import read_source
 
+if TYPE_CHECKING:
+    from toolgen.compiler.emit.modelplan import ModelPlan
+
 Emitter = Callable[..., list[tuple[str, str]]]
 
 
 def emitters(model_cache: Cache | None = None) -> list[Emitter]:
     """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`
-    (the models emitter reads and fills `model_cache`, which never changes its output)."""
+    (the models emitter reads and fills `model_cache`, which never changes its output).
+    The models, server and client emitters share one model plan per toolset."""
+    plans: dict[int, tuple[ToolSet, ModelPlan]] = {}
+
+    def plan_of(toolset: ToolSet) -> ModelPlan:
+        from toolgen.compiler.emit.modelplan import build_plan
+
+        known = plans.get(id(toolset))
+        if known is None or known[0] is not toolset:
+            known = plans[id(toolset)] = (toolset, build_plan(toolset))
+        return known[1]
 
     def models(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         from toolgen.compiler import dcgfixes
@@ -49,17 +63,20 @@ def emitters(model_cache: Cache | None = None) -> list[Emitter]:
 
         dcgfixes.apply()  # DCG's formatter is quadratic in the length of a line (huge enums)
 
-        return [("models.py", render_models(toolset, source_note=source_note, cache=model_cache))]
+        text = render_models(
+            toolset, source_note=source_note, cache=model_cache, plan=plan_of(toolset)
+        )
+        return [("models.py", text)]
 
     def server(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         from toolgen.compiler.emit.server import render_server  # jinja2: imported only to render
 
-        return render_server(toolset, source_note=source_note)
+        return render_server(toolset, source_note=source_note, plan=plan_of(toolset))
 
     def client(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         from toolgen.compiler.emit.client import render_client  # jinja2: imported only to render
 
-        return render_client(toolset, source_note=source_note)
+        return render_client(toolset, source_note=source_note, plan=plan_of(toolset))
 
     return [
         render_init,

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from toolgen.compiler.emit.common import header_text
-from toolgen.compiler.emit.modelplan import DEFS, build_plan
+from toolgen.compiler.emit.modelplan import DEFS, ModelPlan, build_plan
 from toolgen.compiler.emit.server import TOOLS_FILE, server_block, tool_methods
 from toolgen.compiler.templating import py_literal, render
 from toolgen.core.ir import Tool, ToolSet
@@ -43,9 +43,11 @@ _SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolea
 _ANY = f"{TYPING}.Any"
 
 
-def render_client(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+def render_client(
+    toolset: ToolSet, *, source_note: str, plan: ModelPlan | None = None
+) -> list[tuple[str, str]]:
     """`client.py` of the generated package."""
-    plan = build_plan(toolset)
+    plan = plan or build_plan(toolset)
     types = TypeNames(plan.schema.get("$defs", {}))
     methods = tool_methods(toolset.tools)
     tools = [

@@ -96,22 +96,19 @@ class ModelPlan:
     """The defs' unit (when there are defs) then one per tool, in spec-set order."""
 
 
-def model_class_names(toolset: ToolSet) -> dict[str, tuple[str, str | None]]:
+def model_class_names(
+    toolset: ToolSet, plan: ModelPlan | None = None
+) -> dict[str, tuple[str, str | None]]:
     """Tool name → (input class, output class or None): the one place these names are made."""
-    return dict(build_plan(toolset).tool_classes)
+    return dict((plan or build_plan(toolset)).tool_classes)
 
 
 def build_plan(toolset: ToolSet) -> ModelPlan:
-    """Name every class and build the combined schema (deterministic for the same IR)."""
-    if _last_plan and _last_plan[0][0] is toolset:
-        return _last_plan[0][1]
-    plan = _Planner(toolset).plan()
-    _last_plan[:] = [(toolset, plan)]
-    return plan
+    """Name every class and build the combined schema (deterministic for the same IR).
 
-
-# The plan of the last toolset planned: the models and server emitters both need it.
-_last_plan: list[tuple[ToolSet, ModelPlan]] = []
+    The models, server and client emitters all need it: a build plans once and hands the
+    plan to each (`plan=`); called alone, each emitter plans for itself."""
+    return _Planner(toolset).plan()
 
 
 class _Planner:

@@ -104,9 +104,15 @@ def dcg_options() -> dict[str, Any]:
     }
 
 
-def render_models(toolset: ToolSet, *, source_note: str, cache: Cache | None = None) -> str:
+def render_models(
+    toolset: ToolSet,
+    *,
+    source_note: str,
+    cache: Cache | None = None,
+    plan: ModelPlan | None = None,
+) -> str:
     """The text of `models.py` for `toolset` (deterministic, with or without `cache`)."""
-    plan = build_plan(toolset)
+    plan = plan or build_plan(toolset)
     header = python_header(source_note) + f'"""{MODULE_DOC}"""'
     if not plan.class_names:  # no tools: DCG refuses an empty schema
         return header + "\n"

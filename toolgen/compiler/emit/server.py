@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from toolgen.compiler.emit.common import header_text
+from toolgen.compiler.emit.modelplan import ModelPlan
 from toolgen.compiler.emit.models import model_class_names
 from toolgen.compiler.templating import render
 from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
@@ -36,10 +37,12 @@ def scaffold_path(package: str) -> str:
     return f"{package}_handlers.py"
 
 
-def render_server(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+def render_server(
+    toolset: ToolSet, *, source_note: str, plan: ModelPlan | None = None
+) -> list[tuple[str, str]]:
     """`server.py` of the generated package: `Handlers` (one abstract method per tool) and
     `serve(handlers)`, which runs the toolgen runtime over stdio."""
-    context = _context(toolset)
+    context = _context(toolset, plan)
     text = render("server.py.jinja", header=header_text(source_note), **context)
     return [(SERVER_FILE, text)]
 
@@ -58,11 +61,11 @@ def render_handlers_scaffold(toolset: ToolSet) -> str:
     )
 
 
-def _context(toolset: ToolSet) -> dict[str, Any]:
+def _context(toolset: ToolSet, plan: ModelPlan | None = None) -> dict[str, Any]:
     server = toolset.server
     if not _SERVER_NAME.match(server.name):  # the spec model guarantees it; checked again
         raise ValueError(f"invalid server name {server.name!r}")
-    names = model_class_names(toolset)
+    names = model_class_names(toolset, plan)
     methods = tool_methods(toolset.tools)
     tools = []
     imports: set[str] = set()
