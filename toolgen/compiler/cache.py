@@ -18,7 +18,6 @@ Entries are `marshal`led (plain data only: loading never runs code).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import marshal
 import os
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.core.positions import SourceFile, display_path
-from toolgen.core.version import __version__
+from toolgen.frontend.parsecache import parser_salt
 from toolgen.frontend.source import parse_source, read_source
 
 CACHE_DIR = ".toolgen-cache"
@@ -94,14 +93,6 @@ class Cache:
         return self._stored
 
 
-def code_salt(*files: str) -> str:
-    """A hash of toolgen's version and the given source files: the code behind an entry."""
-    digest = hashlib.sha256(f"toolgen {__version__}\n".encode())
-    for file in files:
-        digest.update(Path(file).read_bytes())
-    return digest.hexdigest()
-
-
 def read_source_cached(path: Path, cache: Cache) -> SourceFile:
     """`read_source(path)`, from the cache when a file with these bytes was parsed before."""
     try:
@@ -109,7 +100,7 @@ def read_source_cached(path: Path, cache: Cache) -> SourceFile:
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return read_source(path)  # reports the problem
-    key = "source:" + hashlib.sha256(_source_salt().encode() + raw).hexdigest()
+    key = "source:" + hashlib.sha256(parser_salt().encode() + raw).hexdigest()
     display = display_path(path)
     found = cache.get(key)
     if isinstance(found, tuple) and len(found) == 3:
@@ -119,10 +110,3 @@ def read_source_cached(path: Path, cache: Cache) -> SourceFile:
     if not source.problems:  # a file with problems fails the build: nothing worth keeping
         cache.put(key, (source.data, source.positions, source.key_positions))
     return source
-
-
-@functools.cache
-def _source_salt() -> str:
-    from toolgen.frontend import source
-
-    return code_salt(source.__file__)

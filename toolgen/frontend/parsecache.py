@@ -104,7 +104,7 @@ def _entry(text: str) -> Path | None:
     root = cache_root()
     if root is None:
         return None
-    key = hashlib.sha256(_salt().encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
+    key = hashlib.sha256(parser_salt().encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
     return root / "sources" / f"{key}.bin"
 
 
@@ -118,12 +118,18 @@ def _prune(directory: Path) -> None:
         entry.unlink(missing_ok=True)
 
 
+def code_salt(*files: str) -> str:
+    """A hash of toolgen's version and the given source files: the code behind an entry."""
+    digest = hashlib.sha256(f"toolgen {__version__}\n".encode())
+    for file in files:
+        digest.update(Path(file).read_bytes())
+    return digest.hexdigest()
+
+
 @functools.cache
-def _salt() -> str:
-    """toolgen's version and the parser's code: an entry made by other code is never read."""
+def parser_salt() -> str:
+    """toolgen's version and the parser's code: a parse made by other code is never read
+    (this cache's entries and the build cache's parsed files alike)."""
     from toolgen.frontend import limits, source
 
-    digest = hashlib.sha256(f"toolgen {__version__}\n".encode())
-    for module in (source, limits):
-        digest.update(Path(module.__file__ or "").read_bytes())
-    return digest.hexdigest()
+    return code_salt(source.__file__ or "", limits.__file__ or "")

@@ -193,8 +193,8 @@ def _salt() -> list[str]:
     DCG options)."""
     from importlib.metadata import version
 
-    from toolgen.compiler.cache import code_salt
     from toolgen.compiler.emit import modelshape, modelsplice
+    from toolgen.frontend.parsecache import code_salt
 
     return [
         "models",
