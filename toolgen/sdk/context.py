@@ -11,30 +11,30 @@ of the call, so none arrives after the result it belongs to.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 class SdkNotifier:
     """Sends one call's notifications through the SDK session of its request."""
 
     def __init__(self, ctx: Any) -> None:
-        from mcp_types import ServerNotification
-        from pydantic import TypeAdapter
-
         self._session = ctx.session
         self._request_id = ctx.request_id
         self._loop = asyncio.get_running_loop()
-        self._adapter: TypeAdapter[Any] = TypeAdapter(ServerNotification)
         self._pending: list[Future[None]] = []
 
     def send(self, notification: dict[str, Any]) -> None:
         """Queue `notification` (a JSON-RPC notification) on the server's loop; any thread."""
-        typed = self._adapter.validate_python(
+        typed = _notification_adapter().validate_python(
             {"method": notification["method"], "params": notification.get("params")}
         )
         coroutine = self._session.send_notification(typed, related_request_id=self._request_id)
@@ -65,3 +65,12 @@ def sdk_call_context(ctx: Any, params: Any) -> Iterator[SdkNotifier]:
 def _raw(params: Any) -> dict[str, Any]:
     dumped: dict[str, Any] = params.model_dump(by_alias=True, mode="json", exclude_none=True)
     return dumped
+
+
+@functools.cache
+def _notification_adapter() -> TypeAdapter[Any]:
+    """The SDK's notification union, built once (building it costs milliseconds)."""
+    from mcp_types import ServerNotification
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(ServerNotification)
