@@ -48,6 +48,8 @@ def string_literal(text: str) -> str:
     is `repr`'s, so no text can end the literal."""
     quote = '"' if text.count('"') <= text.count("'") else "'"
     body = repr(text)[1:-1]
+    if "\\" not in body and quote not in body:
+        return quote + body + quote  # nothing escaped (most spec strings): no loop
     out: list[str] = []
     index = 0
     while index < len(body):

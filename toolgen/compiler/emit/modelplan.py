@@ -22,6 +22,10 @@ Naming (helpers in `toolgen.compiler.emit.modelnames`):
   `Item`, map values `Value`, union branches by `modelnames.branch_labels`.
   A name still taken gets an 8-digit hash of its schema path: no counters.
 
+An enum of more than `modelvalues.LARGE_ENUM` strings is a `str` checked against a
+frozenset (`toolgen.compiler.emit.modelvalues`), not a `Literal`: the plan names it
+(`PickInputChoice`, as a hoisted object would be named) and tells DCG its type by name.
+
 Formats are left out of the plan: the runtime does not enforce them, so neither
 do the models (a `date-time` is a `str`, a `uri` is not rewritten on dump).
 
@@ -47,8 +51,10 @@ from toolgen.compiler.emit.modelnames import (
     branch_labels,
     camel,
     class_name,
+    hash8,
     tool_bases,
 )
+from toolgen.compiler.emit.modelvalues import ValueSet, constant_name, is_large_enum, typed_by_name
 from toolgen.core.ir import Def, ToolSet
 from toolgen.frontend.resolver import def_name, def_ref, unescape_token
 from toolgen.jsonschema.walk import map_refs
@@ -94,6 +100,8 @@ class ModelPlan:
     """Every class of the plan (tools, defs, hoisted objects), in schema order."""
     units: tuple[Unit, ...]
     """The defs' unit (when there are defs) then one per tool, in spec-set order."""
+    value_sets: tuple[ValueSet, ...] = ()
+    """The enums too long for a `Literal`, in plan order (see `modelvalues`)."""
 
 
 def model_class_names(
@@ -120,6 +128,7 @@ class _Planner:
         self.def_classes: dict[str, str] = {}  # bundled def name -> class name
         self.rewritten_defs: dict[str, Any] = {}  # bundled def name -> schema (class refs)
         self.unit: list[str] = []  # the classes of the unit being planned
+        self.value_sets: list[ValueSet] = []
 
     def plan(self) -> ModelPlan:
         tools = self.toolset.tools
@@ -157,7 +166,9 @@ class _Planner:
         if self.unit:
             units.insert(0, Unit(None, tuple(self.unit)))
         schema = {"$schema": SCHEMA_DIALECT, "$defs": self.classes}
-        return ModelPlan(tool_classes, schema, tuple(self.classes), tuple(units))
+        return ModelPlan(
+            tool_classes, schema, tuple(self.classes), tuple(units), tuple(self.value_sets)
+        )
 
     def _rewrite(self, schema: Any) -> Any:
         """`schema` with refs to bundled defs pointed at their classes."""
@@ -185,6 +196,8 @@ class _Planner:
         if not isinstance(schema, dict):
             return schema
         schema = _nullable_scalar(schema)
+        if is_large_enum(schema):
+            return self._value_set(schema, owner + "Values" if root else owner, key)
         out: dict[str, Any] = {}
         for word, value in schema.items():
             at = f"{key}/{word}"
@@ -218,6 +231,15 @@ class _Planner:
             else:
                 out[word] = value
         return out
+
+    def _value_set(self, schema: Mapping[str, Any], name: str, key: str) -> dict[str, Any]:
+        """`schema`, a large enum, as a string of the value set it names (see `modelvalues`)."""
+        name = self.names.claim([name], key)
+        constant = constant_name(name) + "_VALUES"
+        if any(v.constant == constant for v in self.value_sets):
+            constant += "_" + hash8(key)
+        self.value_sets.append(ValueSet(name, constant, tuple(schema["enum"])))
+        return typed_by_name(schema, name)
 
     def _branches(self, branches: list[Any], owner: str, key: str) -> list[Any]:
         """Union branches; with several object branches each is named by its label."""

@@ -10,7 +10,8 @@ What the options buy: fields are `Annotated[T, Field(...)]` with the
 constraints in `Field` and defaults by `=` (`use_annotated`,
 `field_constraints`); a def or output that is not an object is a type alias
 (`NoteId = TypeAliasType("NoteId", Annotated[str, Field(pattern=...)])`), so
-ids are plain hashable `str`s; enums become `Literal`s; every class derives
+ids are plain hashable `str`s; enums become `Literal`s (longer than
+`modelvalues.LARGE_ENUM`: a checked `str`, see `modelvalues`); every class derives
 from the prelude's `ToolModel` (one shared config); `strict_types` keeps JSON
 types apart (`"5"` is not an integer). DCG's `MISSING` for a property left out
 becomes the prelude's falsy `OMITTED` (see `modelshape`, `modelprelude`): a
@@ -40,7 +41,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolgen.compiler.emit import modelprelude
+from toolgen.compiler.emit import modelprelude, modelvalues
 from toolgen.compiler.emit.common import python_header
 from toolgen.compiler.emit.modelplan import (
     DEFS,
@@ -125,7 +126,9 @@ def render_models(
         for index in missing:
             if cache is not None:
                 cache.put(keys[index], made[index].to_json())
-    return splice(header, [fragments[index] for index in range(len(keys))], PRELUDE)
+    values = modelvalues.fragment(plan.value_sets)  # made every time: no DCG run
+    units = [fragments[index] for index in range(len(keys))]
+    return splice(header, [values, *units] if values else units, PRELUDE)
 
 
 def _cached(cache: Cache, keys: Sequence[str]) -> dict[int, Fragment]:
