@@ -1,6 +1,6 @@
 """`toolgen.sdk.add_tools` on the official SDK's `MCPServer`, its low-level `Server` and
 FastMCP 4, each with its own tool, resource and prompt, called by the official SDK
-client over stdio in both protocol eras."""
+client over stdio and over each server's own Streamable HTTP app, in both protocol eras."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from http_support import asgi_server
 from mcp import ClientSession
 
 import toolgen
-from tests.runtime_support.calls import run_sdk_scenario
+from tests.runtime_support.calls import Scenario, run_sdk_http_scenario, run_sdk_scenario
 from tests.sdk_support import servers
 from toolgen.core.protocol import is_modern
 
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVER_SCRIPT = Path(servers.__file__)
 KINDS = ["mcpserver", "lowlevel", "fastmcp"]
 ERAS = ["legacy", "modern"]
+TRANSPORTS = ["stdio", "http"]
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -55,11 +57,25 @@ async def _scenario(session: ClientSession, era: str) -> dict[str, Any]:
     return out
 
 
-@pytest.fixture(scope="module", params=[(k, e) for k in KINDS for e in ERAS], ids=str)
+def serve_and_run(
+    kind: str, era: str, transport: str, scenario: Scenario, **session_options: Any
+) -> dict[str, Any]:
+    """Run `scenario` against the `kind` server with the demo tools: a stdio process, or
+    the server's own Streamable HTTP app on 127.0.0.1 (uvicorn) in this process."""
+    if transport == "stdio":
+        args = [str(SERVER_SCRIPT), kind]
+        return run_sdk_scenario(era, args, scenario, cwd=ROOT, **session_options)
+    with asgi_server(servers.http_app(kind, servers.build(kind))) as base:
+        return run_sdk_http_scenario(era, f"{base}/mcp", scenario, **session_options)
+
+
+SERVED = [(k, e, t) for k in KINDS for e in ERAS for t in TRANSPORTS]
+
+
+@pytest.fixture(scope="module", params=SERVED, ids=str)
 def served(request: pytest.FixtureRequest) -> tuple[str, dict[str, Any]]:
-    kind, era = request.param
-    args = [str(SERVER_SCRIPT), kind]
-    return era, run_sdk_scenario(era, args, _scenario, cwd=ROOT)
+    kind, era, transport = request.param
+    return era, serve_and_run(kind, era, transport, _scenario)
 
 
 def _text(result: dict[str, Any]) -> str:
@@ -157,10 +173,11 @@ def test_the_example_sdk_server_serves_the_notes_tools_beside_its_own() -> None:
     assert "tag='shop'" in out["prompt"]
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_handlers_progress_and_log_messages_reach_the_sdk_client_before_its_result(
-    kind: str, era: str
+    kind: str, era: str, transport: str
 ) -> None:
     events: list[tuple[str, Any]] = []
 
@@ -176,14 +193,7 @@ def test_a_handlers_progress_and_log_messages_reach_the_sdk_client_before_its_re
             events.append(("result", _dump(result)["structuredContent"]))
         return {}
 
-    run_sdk_scenario(
-        era,
-        [str(SERVER_SCRIPT), kind],
-        scenario,
-        cwd=ROOT,
-        logging_callback=on_log,
-        log_level="info",
-    )
+    serve_and_run(kind, era, transport, scenario, logging_callback=on_log, log_level="info")
     one_call = [
         ("progress", (1.0, 2.0, "half way")),
         ("log", "working"),

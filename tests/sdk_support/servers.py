@@ -1,5 +1,6 @@
 """`python servers.py KIND`: an SDK server with its own tool, resource and prompt, plus
-the demo spec's tools (`toolgen.sdk.add_tools`), over stdio. KIND is `mcpserver`
+the demo spec's tools (`toolgen.sdk.add_tools`), over stdio (`http_app` serves the same
+server over Streamable HTTP, in the test's process). KIND is `mcpserver`
 (the official SDK's `MCPServer`), `lowlevel` (its low-level `Server`) or `fastmcp`
 (FastMCP 4)."""
 
@@ -124,6 +125,13 @@ def build(kind: str) -> Any:
     server = KINDS[kind]()
     add_tools(server, DEMO_SPEC, demo_handlers(), timeout=10)
     return server
+
+
+def http_app(kind: str, server: Any) -> Any:
+    """The server's own Streamable HTTP ASGI app (at `/mcp`), as its users would serve it."""
+    if kind == "fastmcp":
+        return server.http_app()
+    return server.streamable_http_app()
 
 
 def run(kind: str, server: Any) -> None:
