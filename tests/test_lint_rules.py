@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lint_support import case_id, load_cases, run_case
 
+from toolgen.lint.config import parse_section
 from toolgen.lint.docs import missing_sections
 from toolgen.lint.registry import RETIRED, all_rules
+from toolgen.lint.runner import lint_paths
 
 CASES = load_cases()
 
@@ -101,3 +104,21 @@ def test_the_mcp_name_rule_is_the_one_spec_files_must_meet() -> None:
     from toolgen.lint.rules.names import MCP_TOOL_NAME
 
     assert MCP_TOOL_NAME.pattern == TOOL_NAME_PATTERN
+
+
+@pytest.mark.parametrize(
+    ("targets", "name", "message"),
+    [
+        (["gemini"], "1password", "gemini rejects the name '1password'"),
+        (["anthropic", "gemini"], "a.b", "anthropic, gemini reject the name 'a.b'"),
+    ],
+)
+def test_a_provider_name_finding_says_who_rejects_it_and_the_strictest_rule(
+    tmp_path: Path, targets: list[str], name: str, message: str
+) -> None:
+    tools = {"tools": [{"name": name, "inputSchema": {"type": "object"}}]}
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools), encoding="utf-8")
+    run = lint_paths([path], parse_section({"select": [], "target": targets}))
+    letter_first = "1-64 characters of A-Z, a-z, 0-9, `_` and `-`, starting with a letter or `_`"
+    assert [f.message for f in run.findings] == [f"{message}: it takes {letter_first}"]

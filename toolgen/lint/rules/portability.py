@@ -86,9 +86,11 @@ def provider_tool_name(tool: Tool, ctx: Context) -> Iterator[Hit]:
         t for t in sorted(targets) if not NAME_RULES[_PROVIDER_OF_TARGET[t]].accepts(tool.name)
     ]
     if refused:
-        rule_text = NAME_RULES[_PROVIDER_OF_TARGET[refused[0]]].describe()
+        rules = [NAME_RULES[_PROVIDER_OF_TARGET[t]] for t in refused]
+        rule_text = max(rules, key=lambda r: r.letter_first).describe()  # the strictest
+        verb = "rejects" if len(refused) == 1 else "reject"
         yield Hit(
-            f"{', '.join(refused)} reject the name {tool.name!r}: it takes {rule_text}",
+            f"{', '.join(refused)} {verb} the name {tool.name!r}: it takes {rule_text}",
             ctx.name_location(tool),
         )
 
