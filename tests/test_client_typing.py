@@ -1,10 +1,12 @@
 """The generated client type-checks for its users: pyright and `mypy --strict` accept a
 user's file that calls it, and reject one that misuses it (wrong type, unknown
-argument, wrong result type) at the lines of the mistakes."""
+argument, wrong result type) at the lines of the mistakes; also when the generated
+package is installed (found on the path, not beside the user's file)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -59,10 +61,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _mypy(project: Path, name: str) -> tuple[int, list[int]]:
+def _mypy(project: Path, name: str, env: dict[str, str] | None = None) -> tuple[int, list[int]]:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", name],
         cwd=project,
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -100,3 +103,16 @@ def test_misusing_the_client_is_a_type_error_at_each_mistake(project: Path, chec
     code, lines = CHECKERS[checker](project, "bad.py")
     assert code != 0
     assert sorted(set(lines)) == BAD_LINES
+
+
+def test_the_installed_client_package_type_checks_too(tmp_path: Path) -> None:
+    """mypy reads an installed package's types only when it carries `py.typed` (PEP 561);
+    without it every import of the client is an `import-untyped` error."""
+    site = tmp_path / "site"
+    shutil.copytree(
+        GENERATED / "notes", site / "notes", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "good.py").write_text(GOOD, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    assert _mypy(tmp_path / "app", "good.py", env) == (0, [])

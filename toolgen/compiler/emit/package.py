@@ -51,7 +51,10 @@ def check_package_name(toolset: ToolSet) -> None:
 
 
 def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-    """`__init__.py` with the server identity as literals (escaped by `py_literal`)."""
+    """`__init__.py` with the server identity as literals (escaped by `py_literal`), and
+    the `py.typed` marker (PEP 561): type checkers read the package's types (the models,
+    the typed client) also where it is installed, not only beside the user's code. The
+    marker holds only the header comment (not `partial`: the package is fully typed)."""
     check_package_name(toolset)
     server = toolset.server
     names = tuple(tool.name for tool in toolset.tools)
@@ -66,7 +69,7 @@ def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         + 'SCHEMA_DIR = SPEC_DIR / "schemas"\n'
         + 'TOOLS_DIR = SPEC_DIR / "tools"\n'
     )
-    return [("__init__.py", text)]
+    return [("__init__.py", text), ("py.typed", python_header(source_note))]
 
 
 def _tuple(names: tuple[str, ...]) -> str:
