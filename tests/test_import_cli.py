@@ -109,3 +109,12 @@ def test_a_listing_of_the_latest_revision_is_checked_in_that_revision(tmp_path: 
     result = run("import", str(source), "-o", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
     assert "exactly as published (2026-07-28)" in result.stderr
+
+
+def test_an_import_beside_an_earlier_import_leaves_it(tmp_path: Path) -> None:
+    source = tmp_path / "tools.json"
+    source.write_text(json.dumps([TOOL]), encoding="utf-8")
+    assert run("import", str(source), "-o", str(tmp_path / "specs" / "one")).exit_code == 0
+    assert run("import", str(source), "-o", str(tmp_path / "specs" / "two")).exit_code == 0
+    assert (tmp_path / "specs" / "one" / "tools.yaml").is_file()
+    assert (tmp_path / "specs" / "two" / "tools.yaml").is_file()

@@ -68,3 +68,10 @@ def test_init_never_overwrites_a_file_it_did_not_write(tmp_path: Path) -> None:
     result = run("init", str(root))
     assert result.exit_code == 1
     assert (root / "mine.yaml").read_text(encoding="utf-8") == "toolgen: 1\n"
+
+
+def test_a_second_starter_beside_the_first_leaves_the_first(tmp_path: Path) -> None:
+    assert run("init", str(tmp_path / "one")).exit_code == 0
+    assert run("init", str(tmp_path / "two")).exit_code == 0
+    assert (tmp_path / "one" / "one.yaml").is_file()
+    assert (tmp_path / "two" / "two.yaml").is_file()

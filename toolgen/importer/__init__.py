@@ -13,12 +13,12 @@ not write.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolgen.core.protocol import EMITTED_REVISIONS
 from toolgen.importer.convert import ImportWarning, ServerInfo, spec_document
+from toolgen.importer.output import write_spec_set
 from toolgen.importer.sources import Published, read_files
 from toolgen.importer.verify import explain_differences, read_back
 from toolgen.importer.yamlout import dump_yaml
@@ -94,15 +94,9 @@ def import_published(published: Published, *, name: str | None = None) -> Import
 
 def write_import(result: ImportResult, out: Path) -> Path:
     """Write the imported spec file into directory `out` (all or nothing); its path."""
-    from toolgen.compiler.writer import PackageOutput, apply, plan
-
-    out = out.resolve()
-    digest = hashlib.sha256(result.text.encode()).hexdigest()
-    output = PackageOutput(
-        out.name,
+    write_spec_set(
+        out,
         {result.file_name: result.text},
-        digest,
-        header="Imported by toolgen import; the spec files are yours to edit.",
+        "Imported by toolgen import; the spec files are yours to edit.",
     )
-    apply(plan(out.parent, [output]))
-    return out / result.file_name
+    return out.resolve() / result.file_name

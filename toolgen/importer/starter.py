@@ -7,10 +7,10 @@ overwritten that toolgen did not write.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from toolgen.core.naming import server_name
+from toolgen.importer.output import write_spec_set
 
 SPEC = """\
 # A toolgen spec set: the tools of one MCP server, described once.
@@ -112,14 +112,6 @@ def starter_files(root: Path, *, handlers: bool = False) -> dict[str, str]:
 
 def write_starter(root: Path, *, handlers: bool = False) -> list[Path]:
     """Write the starter spec set into `root` (all or nothing); the paths written."""
-    from toolgen.compiler.writer import PackageOutput, apply, plan
-
     files = starter_files(root, handlers=handlers)
-    digest = hashlib.sha256("".join(files.values()).encode()).hexdigest()
-    target = root.resolve()
-    output = PackageOutput(
-        target.name, files, digest, header="Written by toolgen init; the files are yours to edit."
-    )
-    changes = plan(target.parent, [output])
-    apply(changes)
+    write_spec_set(root, files, "Written by toolgen init; the files are yours to edit.")
     return [root / name for name in files]
