@@ -19,17 +19,20 @@ from conftest import CORPUS, DATA
 
 from toolgen.importer import Published, import_published
 
-ROUNDS = 60
+ROUNDS = 80
 DAMAGE: list[Any] = [
     None, True, 0, -1, "", "#", "#/properties", "#/$defs/A", "#/definitions/Nope",
     [], [1, "a"], {}, {"type": "nope"}, {"$ref": "#"}, {"$ref": "#/$defs/A"},
     {"items": [{}]}, {"required": True}, {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
     "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-04/schema#",
+    "(?<=a)b[", {"$dynamicRef": "#nope"}, {"patternProperties": {"(": {}}}, ["nope"],
+    {"a": {"$ref": "#/properties/b"}, "b": {"$ref": "#/properties/a"}}, "#/properties/a",
 ]  # fmt: skip
 KEYS = [
     "$ref", "type", "items", "properties", "required", "$defs", "definitions", "additionalItems",
     "dependencies", "$schema", "anyOf", "name", "annotations", "inputSchema", "outputSchema",
     "icons", "execution", "_meta", "title", "description", "exclusiveMaximum",
+    "pattern", "patternProperties", "$dynamicRef", "additionalProperties",
 ]  # fmt: skip
 
 
@@ -65,3 +68,18 @@ def test_damaged_real_tools_are_imported_and_load(seed: int) -> None:
     batch = [damaged(rng.choice(tools), rng) for _ in range(rng.randint(1, 4))]
     result = import_published(Published(tuple(batch)))
     assert result.tools == len(batch)
+
+
+def test_a_tool_the_repairs_miss_is_imported_accepting_any_object_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("toolgen.importer.repair.SCHEMA_CHECKS", ())  # as if no repair knew it
+    bad = {"name": "grep", "inputSchema": {"type": "object", "properties": {"q": {"pattern": "["}}}}
+    good = {"name": "echo", "inputSchema": {"type": "object", "properties": {"q": {}}}}
+    result = import_published(Published((good, bad)))
+    assert result.tools == 2
+    assert result.identical == 1
+    (warning,) = result.warnings
+    assert warning.tool == "grep"
+    assert "regex" in warning.message and "any object" in warning.message
+    assert "name: echo\n  input:\n    type: object\n    properties:\n      q: {}" in result.text

@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolgen.core.errors import SpecError
 from toolgen.core.protocol import EMITTED_REVISIONS
-from toolgen.importer.convert import ImportWarning, ServerInfo, spec_document
+from toolgen.importer.convert import Conversion, ImportWarning, ServerInfo, spec_document
 from toolgen.importer.output import write_spec_set
 from toolgen.importer.sources import Published, read_files
-from toolgen.importer.verify import explain_differences, read_back
+from toolgen.importer.verify import explain_differences, read_back, unreadable_tools
 from toolgen.importer.yamlout import dump_yaml
 
 __all__ = [
@@ -72,13 +73,16 @@ def import_published(published: Published, *, name: str | None = None) -> Import
             description=server.description if server else None,
             instructions=server.instructions if server else None,
         )
-    conversion = spec_document(published.tools, server)
-    body = dump_yaml(conversion.document)
-    block = conversion.document.get("server")
-    file_name = f"{block['name']}.yaml" if block else "tools.yaml"
-    text = HEADER.format(origin=published.origin) + body
+    conversion, file_name, text = _document(published, server)
+    try:
+        toolset = read_back(text, file_name)
+    except SpecError:  # a case the repairs do not know: those tools lose their schemas
+        unreadable = unreadable_tools(published.tools)
+        if not unreadable:
+            raise
+        conversion, file_name, text = _document(published, server, unreadable)
+        toolset = read_back(text, file_name)
     revision = published.revision if published.revision in EMITTED_REVISIONS else COMPARED_REVISION
-    toolset = read_back(text, file_name)
     identical = explain_differences(conversion, published.tools, toolset, revision)
     return ImportResult(
         file_name=file_name,
@@ -88,8 +92,19 @@ def import_published(published: Published, *, name: str | None = None) -> Import
         identical=identical,
         revision=revision,
         converted=dict(conversion.converted_dialects),
-        server=block["name"] if block else None,
+        server=conversion.document.get("server", {}).get("name"),
     )
+
+
+def _document(
+    published: Published, server: ServerInfo | None, unreadable: dict[int, str] | None = None
+) -> tuple[Conversion, str, str]:
+    """The conversion, the spec file's name, and its text."""
+    conversion = spec_document(published.tools, server, unreadable)
+    block = conversion.document.get("server")
+    file_name = f"{block['name']}.yaml" if block else "tools.yaml"
+    text = HEADER.format(origin=published.origin) + dump_yaml(conversion.document)
+    return conversion, file_name, text
 
 
 def write_import(result: ImportResult, out: Path) -> Path:

@@ -9,7 +9,7 @@ or the network; the same tools always give the same document.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,8 +56,15 @@ class Conversion:
     """Dialect → how many schemas were converted from it to 2020-12."""
 
 
-def spec_document(tools: Sequence[Any], server: ServerInfo | None = None) -> Conversion:
-    """The spec document for published `tools` (Tool objects as parsed JSON)."""
+def spec_document(
+    tools: Sequence[Any],
+    server: ServerInfo | None = None,
+    unreadable: Mapping[int, str] | None = None,
+) -> Conversion:
+    """The spec document for published `tools` (Tool objects as parsed JSON).
+
+    `unreadable`: index → why the frontend refused that tool's imported schemas (a case
+    the repairs do not know); such a tool is imported accepting any object, said so."""
     result = Conversion({"toolgen": 1})
     if server is not None:
         result.document["server"] = _server_block(server, result.warnings)
@@ -70,7 +77,9 @@ def spec_document(tools: Sequence[Any], server: ServerInfo | None = None) -> Con
                 ImportWarning(None, f"entry #{index + 1} is not a Tool object: skipped")
             )
             continue
-        entries.append(_ToolImport(raw, index, seen, registry, result).entry())
+        entry = _ToolImport(raw, index, seen, registry, result)
+        reason = (unreadable or {}).get(index)
+        entries.append(entry.entry() if reason is None else entry.plain_entry(reason))
     if registry.schemas:
         result.document["defs"] = registry.schemas
     result.document["tools"] = entries
@@ -120,6 +129,32 @@ class _ToolImport:
         self.result.warnings.append(ImportWarning(self.name, message))
 
     def entry(self) -> dict[str, Any]:
+        entry = self._fields()
+        meta, output = self._output(repair.meta(self.raw.get("_meta"), self.warn))
+        if meta:
+            entry["_meta"] = meta
+        entry["input"] = self._input()
+        if output is not None:
+            entry["output"] = output
+        self._extensions(entry)
+        return entry
+
+    def plain_entry(self, reason: str) -> dict[str, Any]:
+        """The entry without the published schemas, which the frontend refused."""
+        entry = self._fields()
+        meta = repair.meta(self.raw.get("_meta"), self.warn)
+        if meta:
+            entry["_meta"] = {k: v for k, v in meta.items() if k != WRAPPED_META_KEY}
+        entry["input"] = dict(ANY_OBJECT)
+        self.warn(
+            f"its imported schemas do not load ({reason}): imported as accepting any object, "
+            "without an output schema"
+        )
+        self._extensions(entry)
+        return entry
+
+    def _fields(self) -> dict[str, Any]:
+        """Name, texts, annotations, icons and execution: the keys before the schemas."""
         raw, warn = self.raw, self.warn
         entry: dict[str, Any] = {"name": self.name}
         for key in ("title", "description"):
@@ -135,16 +170,12 @@ class _ToolImport:
         execution = repair.execution(raw.get("execution"), warn)
         if execution is not None:
             entry["execution"] = execution
-        meta, output = self._output(repair.meta(raw.get("_meta"), warn))
-        if meta:
-            entry["_meta"] = meta
-        entry["input"] = self._input()
-        if output is not None:
-            entry["output"] = output
-        for key in raw:
+        return entry
+
+    def _extensions(self, entry: dict[str, Any]) -> None:
+        for key in self.raw:
             if key not in repair.MCP_TOOL_KEYS:
                 self._extension(entry, key)
-        return entry
 
     def _extension(self, entry: dict[str, Any], key: str) -> None:
         spec_key = key if key.startswith("x-") else f"x-{key}"

@@ -93,11 +93,10 @@ class _Hoister:
 
     def run(self) -> Hoisted:
         self._name_local_defs()
-        for name in without_self_references(self.pending):
-            message = f"def {name!r} was only a reference to itself: it accepts anything"
-            self.notes.append(((), message))
+        self._empty_self_references()
         body = {k: v for k, v in self.root.items() if k not in LOCAL_DEFS}
         rewritten = self._rewrite(body, (), ())
+        self._empty_self_references()  # defs made for pointers that only point at each other
         defs = {**self.registry.schemas, **self.pending}
         used = _closure(rewritten, defs)
         unused = {key: name for key, name in self.names.items() if name not in used}
@@ -108,6 +107,11 @@ class _Hoister:
         ):
             self.registry.schemas.setdefault(name, self.pending[name])
         return Hoisted(rewritten, self.notes)
+
+    def _empty_self_references(self) -> None:
+        for name in without_self_references(self.pending):
+            message = f"def {name!r} was only a reference to itself: it accepts anything"
+            self.notes.append(((), message))
 
     def _keep_inline(
         self, rewritten: dict[str, Any], unused: dict[LocalKey, str]

@@ -14,7 +14,9 @@ from typing import Any, Final
 
 from toolgen.core.ir import HINTS
 from toolgen.core.positions import JsonPath
+from toolgen.frontend.spec import unsatisfiable_required
 from toolgen.jsonschema.check import metaschema_errors
+from toolgen.jsonschema.limits import schema_problems
 
 TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _NOT_NAME_CHARS: Final = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -130,10 +132,16 @@ def meta(raw: Any, warn: Warn) -> dict[str, Any] | None:
     return None
 
 
+SCHEMA_CHECKS: Final = (metaschema_errors, unsatisfiable_required, schema_problems)
+"""What the frontend refuses in a spec's schema, in the order it checks: the metaschema
+(2020-12), a `required` name a closed object can never have, and what a validator cannot
+compile (a pattern its regex engine refuses, a `$dynamicRef` to no anchor)."""
+
+
 def valid_schema(schema: Any, part: str, warn: Warn) -> Any:
-    """`schema` with every keyword its metaschema (2020-12) refuses removed, one by one."""
+    """`schema` with every keyword the frontend would refuse removed, one by one."""
     for _ in range(MAX_SCHEMA_REPAIRS):
-        problem = next(iter(metaschema_errors(schema)), None)
+        problem = _first_problem(schema)
         if problem is None:
             return schema
         path, message = problem
@@ -144,6 +152,14 @@ def valid_schema(schema: Any, part: str, warn: Warn) -> Any:
         warn(f"{part}: removed invalid `{'/'.join(map(str, path))}` ({message})")
     warn(f"{part}: too many invalid keywords: imported as accepting anything")
     return {}
+
+
+def _first_problem(schema: Any) -> tuple[JsonPath, str] | None:
+    for check in SCHEMA_CHECKS:
+        problem = next(iter(check(schema)), None)
+        if problem is not None:
+            return problem
+    return None
 
 
 def _without(schema: Any, path: JsonPath) -> Any:

@@ -4,8 +4,8 @@ The imported document is read back through the real frontend (YAML reader,
 format checks, resolver), and each tool's definition for the source's revision
 is compared with what the server published. A tool that differs and got no
 warning yet gets one naming the first place it differs, so no change goes
-unexplained; a document the frontend refuses is a bug of the importer and
-raises `SpecError` with the frontend's diagnostics.
+unexplained. A document the frontend refuses is a case the repairs do not
+know: `unreadable_tools` finds the tools to import without their schemas.
 """
 
 from __future__ import annotations
@@ -14,19 +14,35 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolgen.core.errors import SpecError
 from toolgen.core.ir import ToolSet
 from toolgen.core.protocol import has_execution, has_icons, has_structured_output, tool_definition
 from toolgen.frontend.resolver import resolve
 from toolgen.frontend.source import parse_source
 from toolgen.frontend.spec import parse_spec_file
-from toolgen.importer.convert import Conversion, ImportWarning
+from toolgen.importer.convert import Conversion, ImportWarning, spec_document
 from toolgen.importer.dialects import DRAFT_2020_12, dialect_of
+from toolgen.importer.yamlout import dump_yaml
 
 
 def read_back(text: str, name: str) -> ToolSet:
     """The `ToolSet` toolgen reads from an imported spec file's `text`."""
     source = parse_source(text, Path(name), name)
     return resolve([parse_spec_file(source)], "imported")
+
+
+def unreadable_tools(tools: Sequence[Any]) -> dict[int, str]:
+    """Index → the frontend's first complaint, for each tool whose import on its own does
+    not load (what the repairs missed: a last resort, tried only when an import fails)."""
+    found: dict[int, str] = {}
+    for index, raw in enumerate(tools):
+        if not isinstance(raw, dict):
+            continue
+        try:
+            read_back(dump_yaml(spec_document([raw]).document), "tools.yaml")
+        except SpecError as exc:
+            found[index] = exc.diagnostics[0].message if exc.diagnostics else "refused"
+    return found
 
 
 def explain_differences(
