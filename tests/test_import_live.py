@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -113,13 +114,29 @@ def test_a_hand_written_http_server_is_imported(tmp_path: Path) -> None:
     [
         ["--url", "ftp://example.com/mcp"],
         ["--server", ""],
+        ["--server", "my-server 'unclosed"],
     ],
-    ids=["not-http", "empty-command"],
+    ids=["not-http", "empty-command", "unbalanced-quote"],
 )
 def test_bad_live_sources_are_usage_errors(args: list[str], tmp_path: Path) -> None:
     result = run("import", *args, "-o", str(tmp_path / "out"))
     assert result.exit_code == 2
     assert "Traceback" not in result.output
+
+
+def test_a_server_that_writes_no_json_rpc_is_a_clear_error_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    chatty = shlex.join([sys.executable, "-c", "print('hello, not JSON-RPC')"])
+    result = subprocess.run(
+        [sys.executable, "-m", "toolgen", "import", "--server", chatty, "-o", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=float(TIMEOUT) * 2, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "toolgen import: error:" in result.stderr
+    assert "'hello, not JSON-RPC'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_server_that_never_answers_is_given_up_after_the_timeout(tmp_path: Path) -> None:

@@ -10,11 +10,12 @@ reported there instead of vanishing. The whole exchange is bounded in time.
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 import tempfile
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 from toolgen.importer.convert import ServerInfo
@@ -30,7 +31,10 @@ class LiveError(Exception):
 
 def list_stdio(command: str, *, timeout: float = 60.0) -> Published:
     """The tools of the stdio server `command` (a shell-like command line, never run by a shell)."""
-    argv = shlex.split(command)
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:  # "No closing quotation", "No escaped character"
+        raise LiveError(f"--server {command!r}: {exc}; quote it as a shell would") from None
     if not argv:
         raise LiveError("--server needs a command, e.g. --server 'npx -y my-mcp-server'")
     return _run(_stdio(argv), timeout, f"the stdio server `{argv[0]}`")
@@ -57,14 +61,49 @@ def _run(streams: Any, timeout: float, what: str) -> Published:
             async with streams as (read, write):
                 return await _list(read, write, what)
 
+    sdk_log = _SdkLog()
     try:
         return anyio.run(main)
     except TimeoutError:
-        raise LiveError(f"{what} did not list its tools within {timeout:g} s") from None
-    except LiveError:
-        raise
+        message = f"{what} did not list its tools within {timeout:g} s"
+    except LiveError as exc:
+        message = str(exc)
     except Exception as exc:  # any transport or protocol failure: said plainly, no traceback
-        raise LiveError(f"cannot list the tools of {what}: {_reason(exc)}") from None
+        message = f"cannot list the tools of {what}: {_reason(exc)}"
+    finally:
+        sdk_log.close()
+    raise LiveError(message + sdk_log.detail()) from None
+
+
+class _SdkLog(logging.Handler):
+    """While installed, keeps the SDK's log records (with their tracebacks) off the terminal;
+    what they say about the server (a line on stdout that is not JSON-RPC) goes into the
+    error message instead."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.notes: list[str] = []
+        self.logger = logging.getLogger("mcp")
+        self.propagate = self.logger.propagate
+        self.logger.addHandler(self)
+        self.logger.propagate = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        note = record.getMessage()
+        errors = getattr(record.exc_info[1] if record.exc_info else None, "errors", None)
+        if callable(errors):  # pydantic's ValidationError: the offending input
+            with suppress(LookupError, TypeError, ValueError):
+                note += f": {errors()[0]['input']!r}"
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def detail(self) -> str:
+        return "".join(f"\n  the SDK client: {note}" for note in self.notes[:3])
+
+    def close(self) -> None:
+        self.logger.removeHandler(self)
+        self.logger.propagate = self.propagate
+        super().close()
 
 
 def _reason(exc: BaseException) -> str:
