@@ -1,7 +1,9 @@
 """Round trip on real servers: published tools → `toolgen import` → `toolgen tools`.
 
 The corpus is the GitHub MCP server's 117 tools and the `tools/list` results of
-twelve other public servers (tests/data/servers, sources in its README). A tool
+22 other public servers: tests/data/servers (12, sources in its README) and the
+lint corpus's other servers (tests/data/corpus/*.json, sources in its README; a
+capture identical to one in tests/data/servers is counted once). A tool
 is identical when `toolgen tools` gives back exactly the published definition
 (object key order aside), but for a declared older dialect (`$schema`
 draft-07...) that was converted to 2020-12. At least 98% must be identical,
@@ -16,14 +18,31 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 from conftest import CORPUS, DATA
 
 from toolgen.cli import cli
+from toolgen.frontend.spec import FORMAT_SCHEMA
 
 SERVERS = DATA / "servers"
-SOURCES = [CORPUS, *sorted(SERVERS.glob("*.json"))]
+
+
+def distinct_captures() -> list[Path]:
+    """tests/data/servers, then the lint corpus's servers that are not already among them."""
+    captures = sorted(SERVERS.glob("*.json"))
+    seen = [json.loads(p.read_text(encoding="utf-8")) for p in captures]
+    for path in sorted(CORPUS.parent.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["tools"] not in [s["tools"] for s in seen]:
+            captures.append(path)
+            seen.append(data)
+    return captures
+
+
+SOURCES = [CORPUS, *distinct_captures()]
 REVISION = "2025-11-25"  # the revision these servers were listed in
 OLDER_DIALECTS = ("draft-04/", "draft-06/", "draft-07/", "draft/2019-09/")
 
@@ -85,8 +104,8 @@ def identical(published: dict[str, Any], emitted: dict[str, Any]) -> bool:
 
 
 def test_the_corpus_is_real_and_large(trips: list[RoundTrip]) -> None:
-    assert len(trips) >= 10
-    assert sum(len(t.published) for t in trips) >= 250
+    assert len(trips) >= 20
+    assert sum(len(t.published) for t in trips) >= 390
 
 
 def test_at_least_98_percent_of_real_tools_read_back_identical(trips: list[RoundTrip]) -> None:
@@ -123,3 +142,12 @@ def test_imported_corpus_lints_without_spec_errors(trips: list[RoundTrip], tmp_p
     assert result.exit_code == 0, result.output
     codes = {f["code"] for f in json.loads(result.stdout)["findings"]}
     assert not {c for c in codes if not c.startswith("TG")}
+
+
+def test_every_imported_spec_is_valid_against_the_packaged_format_schema(
+    trips: list[RoundTrip],
+) -> None:
+    validator = jsonschema.Draft202012Validator(json.loads(FORMAT_SCHEMA.read_text()))
+    for trip in trips:
+        errors = [e.message for e in validator.iter_errors(yaml.safe_load(trip.spec_text))]
+        assert errors == [], trip.source
