@@ -33,6 +33,16 @@ def test_every_published_shape_is_imported(shape: object, tmp_path: Path) -> Non
     assert json.loads(listed.stdout)["tools"] == [TOOL]
 
 
+def test_the_summary_names_the_written_file_relative_to_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("tools.json").write_text(json.dumps([TOOL]), encoding="utf-8")
+    result = run("import", "tools.json", "-o", "specs/echo")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("imported 1 tool into specs/echo/tools.yaml: 1 read back")
+
+
 def test_a_name_option_writes_a_server_block(tmp_path: Path) -> None:
     source = tmp_path / "tools.json"
     source.write_text(json.dumps([TOOL]), encoding="utf-8")

@@ -9,6 +9,7 @@ import click
 
 from toolgen.cli.build import check_name, fail_on_spec_errors
 from toolgen.core.errors import SpecError
+from toolgen.core.positions import display_path
 
 
 def _headers(values: tuple[str, ...]) -> dict[str, str]:
@@ -108,7 +109,8 @@ def import_(
     if not quiet:
         converted = ", ".join(f"{n} from {d}" for d, n in sorted(result.converted.items()))
         click.echo(
-            f"imported {result.tools} tool{'s' if result.tools != 1 else ''} into {path}: "
+            f"imported {result.tools} tool{'s' if result.tools != 1 else ''} "
+            f"into {display_path(path)}: "
             f"{result.identical} read back exactly as published ({result.revision})"
             + (f"; schemas converted to 2020-12: {converted}" if converted else "")
             + f"; {len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}",
