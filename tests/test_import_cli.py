@@ -128,3 +128,18 @@ def test_an_import_beside_an_earlier_import_leaves_it(tmp_path: Path) -> None:
     assert run("import", str(source), "-o", str(tmp_path / "specs" / "two")).exit_code == 0
     assert (tmp_path / "specs" / "one" / "tools.yaml").is_file()
     assert (tmp_path / "specs" / "two" / "tools.yaml").is_file()
+
+
+def test_an_edited_import_is_replaced_only_with_force(tmp_path: Path) -> None:
+    source = tmp_path / "tools.json"
+    source.write_text(json.dumps([TOOL]), encoding="utf-8")
+    spec = tmp_path / "out" / "tools.yaml"
+    assert run("import", str(source), "-o", str(tmp_path / "out")).exit_code == 0
+    spec.write_text(spec.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    refused = run("import", str(source), "-o", str(tmp_path / "out"))
+    assert refused.exit_code == 1
+    assert "error[edited-output]" in refused.stderr
+    assert spec.read_text(encoding="utf-8").endswith("# mine\n")
+    forced = run("import", str(source), "-o", str(tmp_path / "out"), "--force")
+    assert forced.exit_code == 0, forced.output
+    assert not spec.read_text(encoding="utf-8").endswith("# mine\n")

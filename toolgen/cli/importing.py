@@ -60,6 +60,12 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
     "none for files).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only warnings.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an earlier import in OUT even if it was edited since (the edits are lost). "
+    "Files toolgen did not write are still never touched.",
+)
 def import_(
     sources: tuple[Path, ...],
     out: Path,
@@ -69,6 +75,7 @@ def import_(
     timeout: float,
     name: str | None,
     quiet: bool,
+    force: bool,
 ) -> None:
     """Import an existing server's tools as a YAML spec set in OUT.
 
@@ -97,7 +104,7 @@ def import_(
         else:
             published = read_files(list(sources))
         result = import_published(published, name=name)
-        path = write_import(result, out)
+        path = write_import(result, out, force=force)
     except LiveError as exc:
         click.echo(f"toolgen import: error: {exc}", err=True)
         sys.exit(2)
@@ -123,14 +130,20 @@ def import_(
 @click.option(
     "--handlers", is_flag=True, help="Also write DIR/handlers.py, Python handlers for the tools."
 )
-def init(directory: Path | None, handlers: bool) -> None:
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an earlier starter in DIRECTORY even if it was edited since (the edits are "
+    "lost). Files toolgen did not write are still never touched.",
+)
+def init(directory: Path | None, handlers: bool, force: bool) -> None:
     """Write a starter spec set into DIRECTORY (default: specs/hello), commented to
     teach the format. It builds, lints clean and serves as it is."""
     from toolgen.importer.starter import write_starter
 
     root = directory or Path("specs") / "hello"
     try:
-        written = write_starter(root, handlers=handlers)
+        written = write_starter(root, handlers=handlers, force=force)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return

@@ -107,11 +107,13 @@ def _document(
     return conversion, file_name, text
 
 
-def write_import(result: ImportResult, out: Path) -> Path:
-    """Write the imported spec file into directory `out` (all or nothing); its path."""
+def write_import(result: ImportResult, out: Path, *, force: bool = False) -> Path:
+    """Write the imported spec file into directory `out` (all or nothing); its path.
+    `force`: replace an earlier import there even when edited since."""
     write_spec_set(
         out,
         {result.file_name: result.text},
         "Imported by toolgen import; the spec files are yours to edit.",
+        force=force,
     )
     return out.resolve() / result.file_name

@@ -13,11 +13,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
-def write_spec_set(root: Path, files: Mapping[str, str], header: str) -> None:
-    """Write `files` (name → text) into directory `root`; `header` is the manifest's note."""
+def write_spec_set(
+    root: Path, files: Mapping[str, str], header: str, *, force: bool = False
+) -> None:
+    """Write `files` (name → text) into directory `root`; `header` is the manifest's note.
+    `force`: replace files toolgen wrote there even when edited since."""
     from toolgen.compiler.writer import PackageOutput, apply, plan
 
     target = root.resolve()
     digest = hashlib.sha256("".join(files[name] for name in sorted(files)).encode()).hexdigest()
     output = PackageOutput(target.name, files, digest, header=header, replaces_renamed=False)
-    apply(plan(target.parent, [output]))
+    apply(plan(target.parent, [output], force=force))

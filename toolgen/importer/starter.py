@@ -110,8 +110,11 @@ def starter_files(root: Path, *, handlers: bool = False) -> dict[str, str]:
     return files
 
 
-def write_starter(root: Path, *, handlers: bool = False) -> list[Path]:
-    """Write the starter spec set into `root` (all or nothing); the paths written."""
+def write_starter(root: Path, *, handlers: bool = False, force: bool = False) -> list[Path]:
+    """Write the starter spec set into `root` (all or nothing); the paths written.
+    `force`: replace an earlier starter there even when edited since."""
     files = starter_files(root, handlers=handlers)
-    write_spec_set(root, files, "Written by toolgen init; the files are yours to edit.")
+    write_spec_set(
+        root, files, "Written by toolgen init; the files are yours to edit.", force=force
+    )
     return [root / name for name in files]
