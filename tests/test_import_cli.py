@@ -54,8 +54,14 @@ def test_a_name_option_writes_a_server_block(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "code"),
-    [("{not json", "yaml-syntax"), ('{"tools": 5}', "wrong-type"), ("7", "wrong-type")],
-    ids=["not-json", "tools-not-a-list", "not-tools"],
+    [
+        ("{not json", "yaml-syntax"),
+        ('{"tools": 5}', "wrong-type"),
+        ("7", "wrong-type"),
+        ('[{"name": "a", "name": "b", "inputSchema": {"type": "object"}}]', "duplicate-key"),
+        ('[{"name": "a", "inputSchema": {"type": "object", "maximum": NaN}}]', "yaml-syntax"),
+    ],
+    ids=["not-json", "tools-not-a-list", "not-tools", "duplicate-key", "nan"],
 )
 def test_unreadable_definitions_are_errors_and_nothing_is_written(
     content: str, code: str, tmp_path: Path
@@ -66,6 +72,16 @@ def test_unreadable_definitions_are_errors_and_nothing_is_written(
     assert result.exit_code == 1
     assert f"error[{code}]" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_file_that_starts_with_a_byte_order_mark_is_read_as_lint_reads_it(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "tools.json"
+    source.write_bytes(b"\xef\xbb\xbf" + json.dumps([TOOL]).encode())
+    result = run("import", str(source), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert json.loads(run("tools", str(tmp_path / "out")).stdout)["tools"] == [TOOL]
 
 
 def test_a_missing_source_is_an_error(tmp_path: Path) -> None:

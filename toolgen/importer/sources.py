@@ -7,12 +7,11 @@ or one Tool per file; a directory is every `*.json` under it, in path order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import display_path
@@ -47,12 +46,12 @@ def read_files(paths: Sequence[Path]) -> Published:
     for path in files:
         where = Location(display_path(path), 1, 1)
         try:
-            data = orjson.loads(path.read_bytes())
+            data = _load(path.read_bytes())
             tools.extend(get_path(data, at) for at in tool_paths(data))
             revisions.add(listed_revision(data))
         except OSError as exc:
             problems.append(Diagnostic(ErrorCode.IO, f"cannot read: {exc.strerror}", where))
-        except orjson.JSONDecodeError:
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, a key twice, NaN, too deep
             problems.extend(_positioned(path))
         except ShapeError as exc:
             problems.append(Diagnostic(ErrorCode.WRONG_TYPE, exc.message, where))
@@ -61,6 +60,25 @@ def read_files(paths: Sequence[Path]) -> Published:
     origin = ", ".join(display_path(p) for p in paths)
     revision = revisions.pop() if len(revisions) == 1 else None
     return Published(tuple(tools), revision=revision, origin=origin)
+
+
+def _load(raw: bytes) -> Any:
+    """The JSON value of a file, read as lint reads it (a UTF-8 byte order mark allowed,
+    no key twice in an object, no NaN or Infinity); `ValueError` when it is not."""
+    return json.loads(
+        raw.decode("utf-8-sig"), object_pairs_hook=_unique_keys, parse_constant=_no_constant
+    )
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise ValueError("a key twice in one object")
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def listed_revision(data: Any) -> str | None:
