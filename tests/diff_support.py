@@ -12,7 +12,8 @@ A case is a mapping:
 - `expect`: the changes, each `"CODE label"` or `"CODE label line:col"` (in
   NEW, or OLD for what was removed), label as the text format prints it
   (breaking, possibly-breaking, error, warning, note), optionally followed
-  by `[tool]`; `[]` when nothing may be reported.
+  by `[tool]` and by the change's JSON pointer (`/inputSchema/...`); `[]`
+  when nothing may be reported.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def describe(change: Change) -> str:
     loc = change.location
     where = f" {loc.line - HEADER_LINES}:{loc.column}" if loc else ""
     tool = f" [{change.tool}]" if change.tool else ""
-    return f"{change.code} {label(change)}{where}{tool}"
+    return f"{change.code} {label(change)}{where}{tool} {change.path}"
 
 
 def matches(expected: str, change: Change) -> bool:
@@ -76,6 +77,9 @@ def matches(expected: str, change: Change) -> bool:
     for word in words[2:]:
         if word.startswith("["):
             if f"[{change.tool}]" != word:
+                return False
+        elif word.startswith("/"):
+            if change.path != word:
                 return False
         elif (
             change.location is None

@@ -312,6 +312,17 @@ def test_output_option_writes_the_report_and_prints_the_summary(
     assert result.stderr.startswith("3 changes (2 breaking, 1 error).")
 
 
+def test_a_report_that_cannot_be_written_is_a_clear_error_exit_2(
+    notes: tuple[Path, Path], tmp_path: Path
+) -> None:
+    target = tmp_path / "missing" / "report.json"
+    result = run(*map(str, notes), "--format", "json", "-o", str(target))
+    assert result.exit_code == 2, result.output
+    assert f"cannot write the report to {target}" in result.stderr
+    assert "internal error" not in result.stderr
+    assert not target.parent.exists()
+
+
 def test_a_spec_set_and_its_own_published_definitions_do_not_differ() -> None:
     from conftest import GENERATED
 

@@ -30,6 +30,15 @@ def _load_failed(exc: SpecError) -> None:
     sys.exit(2)
 
 
+def _write_report(path: Path, text: str) -> None:
+    """Write the report to `path`, or say why not and exit 2 (no traceback)."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"error: cannot write the report to {path}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+
+
 @click.command()
 @click.argument("old", default=DEFAULT_OLD)
 @click.argument("new", default=DEFAULT_NEW)
@@ -102,7 +111,7 @@ def diff(
         return
     text = render(report, output_format)
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        _write_report(output, text)
     else:
         click.echo(text, nl=False)
     if output_format == "text" or output is not None:

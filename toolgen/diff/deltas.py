@@ -62,12 +62,16 @@ class Delta:
     origin: Origin | None
     """The schema node (in NEW, or in OLD for what was removed) the delta is about."""
     at: JsonPath = ()
-    """A key below `origin` to point at (the changed keyword)."""
+    """The changed keyword below `origin` (the JSON pointer ends with it); the location
+    points at its key when it is still written there, else at the node itself."""
 
     def location(self) -> Location | None:
         if self.origin is None:
             return None
-        return self.origin.locate(*self.at, key=bool(self.at))
+        source, here = self.origin.source, (*self.origin.path, *self.at)
+        if self.at and (here in source.key_positions or here in source.positions):
+            return self.origin.locate(*self.at, key=True)
+        return self.origin.locate()
 
     def uncertain(self) -> Delta:
         """This delta seen through `oneOf`, `not` or `if`, where a narrowing may widen:

@@ -103,7 +103,7 @@ def compare_enum(old: Schema, new: Schema) -> Iterator[Finding]:
         yield Finding(Kind.ENUM_REMOVED, YES, NO, f"now restricted to {shown}", keyword)
         return
     if after is None and before is not None:
-        yield Finding(Kind.ENUM_ADDED, NO, YES, f"`{keyword}` removed: any value allowed", None)
+        yield Finding(Kind.ENUM_ADDED, NO, YES, f"`{keyword}` removed: any value allowed", keyword)
         return
     assert before is not None and after is not None
     gone = [v for k, v in before.items() if k not in after]
@@ -163,7 +163,7 @@ def _compare_bound(before: Bound | None, after: Bound | None, *, lower: bool) ->
     if before is None:
         return tightened(message, keyword)
     if after is None:
-        return relaxed(message, None)
+        return relaxed(message, keyword)
     sign = 1 if lower else -1
     old_strength = (sign * before[0], before[1])
     new_strength = (sign * after[0], after[1])
@@ -213,7 +213,7 @@ def compare_multiple_of(old: Schema, new: Schema) -> Iterator[Finding]:
     if a is None:
         yield tightened(message, "multipleOf")
     elif b is None:
-        yield relaxed(message, None)
+        yield relaxed(message, "multipleOf")
     elif not (_number(a) and _number(b)) or a <= 0 or b <= 0:
         yield Finding(Kind.CONSTRAINT_CHANGED, MAYBE, MAYBE, message, "multipleOf")
     else:
@@ -232,7 +232,7 @@ def compare_unique(old: Schema, new: Schema) -> Iterator[Finding]:
         if b:
             yield tightened("uniqueItems now required", "uniqueItems")
         else:
-            yield relaxed("uniqueItems no longer required", None)
+            yield relaxed("uniqueItems no longer required", "uniqueItems")
 
 
 def _text_keyword(keyword: str, sure: Certainty) -> Callable[[Schema, Schema], Iterator[Finding]]:
@@ -246,7 +246,7 @@ def _text_keyword(keyword: str, sure: Certainty) -> Callable[[Schema, Schema], I
         if a is None:
             yield tightened(message, keyword, sure)
         elif b is None:
-            yield relaxed(message, None, sure)
+            yield relaxed(message, keyword, sure)
         else:
             yield Finding(Kind.CONSTRAINT_CHANGED, MAYBE, MAYBE, message, keyword)
 

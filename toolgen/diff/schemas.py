@@ -175,9 +175,7 @@ class Comparison:
         for keyword in sorted(ANNOTATIONS):
             if old.get(keyword) != new.get(keyword):
                 message = f"{keyword} {_shown(old, keyword)} → {_shown(new, keyword)}"
-                self.add(
-                    Kind.DOCS, NO, NO, path, message, origin, (keyword,) if keyword in new else ()
-                )
+                self.add(Kind.DOCS, NO, NO, path, message, origin, (keyword,))
         if old.get("default") != new.get("default") or ("default" in old) != ("default" in new):
             message = f"default {_shown(old, 'default')} → {_shown(new, 'default')}"
             self.add(
@@ -187,7 +185,7 @@ class Comparison:
                 path,
                 message,
                 origin,
-                ("default",) if "default" in new else (),
+                ("default",),
             )
 
     def _unknown(
@@ -202,14 +200,12 @@ class Comparison:
                     path,
                     f"`{keyword}` changed",
                     origin,
-                    (keyword,) if keyword in new else (),
+                    (keyword,),
                 )
         for keyword in sorted((set(old) | set(new)) - _KNOWN):
             if old.get(keyword) != new.get(keyword) or (keyword in old) != (keyword in new):
                 message = f"keyword `{keyword}` changed (JSON Schema does not define it; it does not change validation)"
-                self.add(
-                    Kind.DOCS, NO, NO, path, message, origin, (keyword,) if keyword in new else ()
-                )
+                self.add(Kind.DOCS, NO, NO, path, message, origin, (keyword,))
 
     # -- objects ---------------------------------------------------------------
 
@@ -253,7 +249,7 @@ class Comparison:
                     path,
                     f"property {name!r} is no longer required",
                     new_origin,
-                    ("required",) if "required" in new else (),
+                    ("required",),
                 )
         self._additional(old, old_origin, new, new_origin, path)
         self._keyed("patternProperties", old, old_origin, new, new_origin, path)
@@ -316,13 +312,12 @@ class Comparison:
             a, b = _open(old.get(keyword, True)), _open(new.get(keyword, True))
             if a is True and b is True:
                 continue
-            here = (*path, keyword)
             if b is False and a is not False:
                 self.add(
                     Kind.CLOSED,
                     YES,
                     NO,
-                    here,
+                    path,
                     f"`{keyword}: false`: undeclared properties now rejected",
                     new_origin,
                     (keyword,),
@@ -332,10 +327,10 @@ class Comparison:
                     Kind.OPENED,
                     NO,
                     YES,
-                    here,
+                    path,
                     f"`{keyword}` no longer false: undeclared properties now accepted",
                     new_origin,
-                    (keyword,) if keyword in new else (),
+                    (keyword,),
                 )
             elif a is not False:
                 self._descend(
@@ -358,35 +353,20 @@ class Comparison:
     ) -> None:
         a, b = _mapping(old.get(keyword)), _mapping(new.get(keyword))
         for key in _union(a, b):
-            here = (*path, keyword, key)
+            at = (keyword, key)
             if key in a and key in b:
-                self._descend(a[key], b[key], old_origin, new_origin, path, (keyword, key))
+                self._descend(a[key], b[key], old_origin, new_origin, path, at)
             elif keyword == "dependentSchemas":
                 if key in b:
-                    self.add(
-                        Kind.TIGHTENED,
-                        YES,
-                        NO,
-                        here,
-                        f"new {keyword} entry {key!r}",
-                        new_origin,
-                        (keyword,),
-                    )
+                    message = f"new {keyword} entry {key!r}"
+                    self.add(Kind.TIGHTENED, YES, NO, path, message, new_origin, at)
                 else:
-                    self.add(
-                        Kind.RELAXED, NO, YES, here, f"{keyword} entry {key!r} removed", new_origin
-                    )
+                    message = f"{keyword} entry {key!r} removed"
+                    self.add(Kind.RELAXED, NO, YES, path, message, new_origin, at)
             else:
                 what = "added" if key in b else "removed"
-                self.add(
-                    Kind.CONSTRAINT_CHANGED,
-                    MAYBE,
-                    MAYBE,
-                    here,
-                    f"{keyword} {key!r} {what}",
-                    new_origin,
-                    (keyword,) if keyword in new else (),
-                )
+                message = f"{keyword} {key!r} {what}"
+                self.add(Kind.CONSTRAINT_CHANGED, MAYBE, MAYBE, path, message, new_origin, at)
 
     def _dependent_required(
         self, old: Mapping[str, Any], new: Mapping[str, Any], origin: Origin | None, path: JsonPath
@@ -412,6 +392,7 @@ class Comparison:
                     path,
                     f"when {key!r} is present, {sorted(before - after)} no longer required",
                     origin,
+                    ("dependentRequired",),
                 )
 
     # -- arrays ----------------------------------------------------------------
@@ -466,7 +447,7 @@ class Comparison:
                 ("contains",),
             )
         elif b is None and a is not None:
-            self.add(Kind.RELAXED, NO, YES, path, "`contains` removed", new_origin)
+            self.add(Kind.RELAXED, NO, YES, path, "`contains` removed", new_origin, ("contains",))
         elif a is not None:
             self._descend(a, b, old_origin, new_origin, path, ("contains",))
         for keyword in _POSITIVE:
@@ -515,7 +496,7 @@ class Comparison:
                             path,
                             f"`{keyword}` {what}",
                             new_origin,
-                            (keyword,) if keyword in new else (),
+                            (keyword,),
                         )
                     else:
                         self._descend(
@@ -556,12 +537,7 @@ class Comparison:
                     (Kind.TIGHTENED, YES, NO) if keyword == "allOf" else (Kind.RELAXED, NO, YES)
                 )
                 self.add(
-                    kind,
-                    narrows,
-                    widens,
-                    (*path, keyword, j),
-                    f"new {keyword} branch",
-                    _child(new_origin, keyword, j),
+                    kind, narrows, widens, path, f"new {keyword} branch", new_origin, (keyword, j)
                 )
             for i in gone:
                 kind, narrows, widens = (
@@ -571,7 +547,7 @@ class Comparison:
                     kind,
                     narrows,
                     widens,
-                    (*path, keyword, i),
+                    path,
                     f"{keyword} branch {i} removed",
                     new_origin,
                     (keyword,),
@@ -594,7 +570,7 @@ class Comparison:
                 (keyword,),
             )
         else:
-            self.add(Kind.RELAXED, NO, YES, path, f"`{keyword}` removed", origin)
+            self.add(Kind.RELAXED, NO, YES, path, f"`{keyword}` removed", origin, (keyword,))
 
     def _match(
         self, a: list[Any], b: list[Any]
