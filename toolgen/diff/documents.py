@@ -123,3 +123,84 @@ def deref(document: Document, schema: Any, origin: Origin | None) -> Resolved:
         else:
             schema, origin = target
     return Resolved(schema, origin, None, target_id)
+
+
+_INTERACTING = (
+    frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
+    frozenset(
+        {"prefixItems", "items", "additionalItems", "unevaluatedItems", "contains"}
+        | {"minContains", "maxContains"}
+    ),
+    frozenset({"if", "then", "else"}),
+    frozenset({"minimum", "exclusiveMinimum"}),  # draft-04: a boolean exclusiveMinimum
+    frozenset({"maximum", "exclusiveMaximum"}),
+    frozenset({"contentMediaType", "contentEncoding", "contentSchema"}),
+)
+"""Keywords that read their siblings: moved into another schema object they mean otherwise."""
+_MERGE_LIMIT = 64
+
+
+def merge_conjunct(base: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | None:
+    """`base` and the `allOf` branch `branch` as one schema, when that is exactly what
+    `allOf: [base, branch]` means; None when their keywords interact or disagree.
+
+    Keywords of one schema object are independent but for the families in
+    `_INTERACTING` (`additionalProperties` sees only its own `properties`, ...);
+    a family written on both sides merges only when written alike. A keyword on
+    both sides must have one value; annotations of `base` win.
+    """
+    if any(k == "$ref" for k in branch):
+        return None
+    for key, value in branch.items():
+        if key in base and key not in ANNOTATIONS and key != "default" and base[key] != value:
+            return None
+    for family in _INTERACTING:
+        mine = {k: base[k] for k in family if k in base}
+        theirs = {k: branch[k] for k in family if k in branch}
+        if mine and theirs and mine != theirs:
+            return None
+    return {**branch, **base}
+
+
+def flatten_all_of(
+    document: Document, schema: dict[str, Any], origin: Origin | None
+) -> tuple[dict[str, Any], Origin | None]:
+    """`schema` with the `allOf` branches that merge exactly (`merge_conjunct`) merged in.
+
+    `allOf: [{$ref: X}]` (how pydantic writes a described ref) and a `$ref`
+    with keywords beside it then compare as the schema written out. The origin
+    stays the schema's, unless it was a lone wrapper around one branch.
+    """
+    branches = schema.get("allOf")
+    if not isinstance(branches, list):
+        return schema, origin
+    base = {k: v for k, v in schema.items() if k != "allOf"}
+    wrapper = all(k in ANNOTATIONS for k in base)
+    kept: list[Any] = []
+    queue = [(b, origin.child("allOf", i) if origin else None) for i, b in enumerate(branches)]
+    merged_origins: list[Origin | None] = []
+    while queue and len(merged_origins) < _MERGE_LIMIT:
+        branch, where = queue.pop(0)
+        found = deref(document, branch, where)
+        if found.schema is True or found.schema == {}:
+            continue
+        merged = (
+            merge_conjunct(base, found.schema)
+            if isinstance(found.schema, dict) and found.unresolved is None
+            else None
+        )
+        if merged is None:
+            kept.append(branch)
+            continue
+        inner = merged.pop("allOf", None)  # base has none: it came with the branch
+        if isinstance(inner, list):
+            at = found.origin
+            queue += [(b, at.child("allOf", i) if at else None) for i, b in enumerate(inner)]
+        base = merged
+        merged_origins.append(found.origin)
+    kept += [branch for branch, _ in queue]
+    if kept:
+        return {**base, "allOf": kept}, origin
+    if wrapper and len(merged_origins) == 1:
+        return base, merged_origins[0]
+    return base, origin

@@ -19,7 +19,7 @@ from typing import Any
 from toolgen.core.ir import Origin
 from toolgen.core.positions import JsonPath
 from toolgen.diff.deltas import MAYBE, NO, YES, Certainty, Delta, Kind
-from toolgen.diff.documents import ANNOTATIONS, Document, Resolved, deref
+from toolgen.diff.documents import ANNOTATIONS, Document, Resolved, deref, flatten_all_of
 from toolgen.diff.keywords import VALUE_COMPARISONS, VALUE_KEYWORDS, Finding, show
 
 _IGNORED = frozenset(
@@ -124,7 +124,11 @@ class Comparison:
         if x is None or y is None:
             self._boolean(a.schema, b.schema, a.origin, b.origin, path)
             return
-        self.keywords(x, a.origin, y, b.origin, path)
+        x_origin, y_origin = a.origin, b.origin
+        if len(_list(x.get("allOf"))) != len(_list(y.get("allOf"))):
+            x, x_origin = flatten_all_of(self.old, dict(x), x_origin)
+            y, y_origin = flatten_all_of(self.new, dict(y), y_origin)
+        self.keywords(x, x_origin, y, y_origin, path)
 
     def _unresolved(self, a: Resolved, b: Resolved, path: JsonPath) -> None:
         if a.unresolved == b.unresolved and a.schema == b.schema:
