@@ -7,10 +7,14 @@ A case is a mapping:
   and a `server` block (version 1.0.0 in OLD, 2.0.0 in NEW, so breaking
   changes do not also report a missing major bump); positions count from the
   snippet's first line;
+- `old_files`, `new_files` (optional): more files of the spec set, name -> text
+  (after a two-line header `toolgen: 1` and a comment, so positions count
+  from the snippet's first line there too);
 - `old_version`, `new_version` (optional): override the header's versions;
 - `old_server`, `new_server` (optional): more keys of the `server` block;
 - `expect`: the changes, each `"CODE label"` or `"CODE label line:col"` (in
-  NEW, or OLD for what was removed), label as the text format prints it
+  NEW, or OLD for what was removed; `file.yaml:line:col` in another file),
+  label as the text format prints it
   (breaking, possibly-breaking, error, warning, note), optionally followed
   by `[tool]` and by the change's JSON pointer (`/inputSchema/...`); `[]`
   when nothing may be reported.
@@ -57,13 +61,24 @@ def run_case(case: dict[str, Any], tmp: Path) -> list[Change]:
         text = header(case.get(f"{side}_version", version), case.get(f"{side}_server")) + case[side]
         (tmp / side).mkdir()
         (tmp / side / "main.yaml").write_text(text, encoding="utf-8")
+        for name, more in case.get(f"{side}_files", {}).items():
+            (tmp / side / name).write_text(f"toolgen: 1\n# {name}\n{more}", encoding="utf-8")
     return run_diff(str(tmp / "old"), str(tmp / "new")).changes
+
+
+def _position(change: Change) -> str:
+    """`line:col` in main.yaml, else `file.yaml:line:col` (lines counted after the header)."""
+    loc = change.location
+    if loc is None:
+        return ""
+    name = Path(loc.file).name
+    where = f"{loc.line - HEADER_LINES}:{loc.column}"
+    return where if name == "main.yaml" else f"{name}:{where}"
 
 
 def describe(change: Change) -> str:
     """A change as a case's `expect` writes it, with its position."""
-    loc = change.location
-    where = f" {loc.line - HEADER_LINES}:{loc.column}" if loc else ""
+    where = f" {_position(change)}" if change.location else ""
     tool = f" [{change.tool}]" if change.tool else ""
     return f"{change.code} {label(change)}{where}{tool} {change.path}"
 
@@ -81,9 +96,6 @@ def matches(expected: str, change: Change) -> bool:
         elif word.startswith("/"):
             if change.path != word:
                 return False
-        elif (
-            change.location is None
-            or f"{change.location.line - HEADER_LINES}:{change.location.column}" != word
-        ):
+        elif change.location is None or _position(change) != word:
             return False
     return True
