@@ -192,6 +192,36 @@ def test_an_unknown_git_revision_exits_2(tmp_path: Path, monkeypatch: pytest.Mon
     assert "git:no-such-rev:specs:1:1: error[io]: unknown revision 'no-such-rev'" in result.stderr
 
 
+def test_the_pre_commit_hook_accepts_the_commit_that_adds_the_first_specs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook runs `toolgen diff` with its defaults; before specs/ is committed (or before
+    the first commit) there is nothing to break, so every server is new, exit 0."""
+    import yaml
+
+    hooks = yaml.safe_load(
+        (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    )
+    entry = next(h for h in hooks if h["id"] == "toolgen-diff")["entry"].split()
+    assert entry[:2] == ["toolgen", "diff"] and "args" not in entry
+    git(tmp_path, "init", "-q")
+    shutil.copytree(SPECS / "notes", tmp_path / "specs" / "notes")
+    monkeypatch.chdir(tmp_path)
+    for _ in ("no commit yet", "a commit without specs/"):
+        result = CliRunner().invoke(cli, [*entry[1:], "--isolated"])
+        assert result.exit_code == 0, result.output
+        assert "TD105 note server 'notes' was added" in result.stdout
+        assert "git:HEAD:specs: nothing at revision HEAD yet" in result.stderr
+        git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "specs")
+    make_list_notes_write(tmp_path / "specs" / "notes")
+    assert CliRunner().invoke(cli, [*entry[1:], "--isolated"]).exit_code == 1
+    explicit = run("git:HEAD~2:specs", "specs")
+    assert explicit.exit_code == 2
+    assert "no such file or directory at revision 'HEAD~2'" in explicit.stderr
+
+
 # -- formats -----------------------------------------------------------------------
 
 

@@ -40,7 +40,7 @@ def _write_report(path: Path, text: str) -> None:
 
 
 @click.command()
-@click.argument("old", default=DEFAULT_OLD)
+@click.argument("old", required=False)
 @click.argument("new", default=DEFAULT_NEW)
 @click.option(
     "--format",
@@ -67,7 +67,7 @@ def _write_report(path: Path, text: str) -> None:
 )
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
 def diff(
-    old: str,
+    old: str | None,
     new: str,
     output_format: str,
     fail_on: str | None,
@@ -82,7 +82,8 @@ def diff(
     Tool JSON files), or either at a git revision: git:REV:PATH (e.g.
     git:origin/main:specs/shop), read from the repository of the working
     directory without touching the working tree. Defaults: git:HEAD:specs
-    and specs, i.e. what the working tree changes.
+    and specs, i.e. what the working tree changes (before specs/ is
+    committed, every server is new).
 
     Each change has a stable code (docs/diff-changes.md). Configure in
     pyproject.toml under [tool.toolgen.diff] (fail-on; ignore entries with a
@@ -105,10 +106,15 @@ def diff(
     from toolgen.diff.run import run_diff
 
     try:
-        report = run_diff(old, new, config)
+        report = run_diff(old or DEFAULT_OLD, new, config, old_absent_ok=old is None)
     except SpecError as exc:
         _load_failed(exc)
         return
+    if report.old_absent:
+        click.echo(
+            f"{DEFAULT_OLD}: nothing at revision HEAD yet (not committed); every server is new.",
+            err=True,
+        )
     text = render(report, output_format)
     if output is not None:
         _write_report(output, text)

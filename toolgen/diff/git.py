@@ -43,6 +43,10 @@ class GitPath:
         return f"{PREFIX}{self.rev}:{self.path}"
 
 
+class NotAtRevision(SpecError):
+    """PATH does not exist at REV, or REV is `HEAD` of a repository without commits."""
+
+
 @dataclass(frozen=True)
 class Checkout:
     """Files of a git path copied to `root`; `display` maps each copy to its git name."""
@@ -61,10 +65,16 @@ def checkout(where: GitPath, cwd: Path | None = None) -> Iterator[Checkout]:
     inside = PurePosixPath(os.path.normpath(PurePosixPath(prefix or ".") / where.path))
     if str(inside).startswith(".."):
         raise _error(str(where), f"{where.path!r} is outside the repository at {top}")
-    _git(where, cwd, "rev-parse", "--verify", "--quiet", f"{where.rev}^{{commit}}")
+    try:
+        _git(where, cwd, "rev-parse", "--verify", "--quiet", f"{where.rev}^{{commit}}")
+    except SpecError as exc:
+        if where.rev == "HEAD" and not _git(where, cwd, "rev-list", "-n1", "--all").strip():
+            raise NotAtRevision(exc.diagnostics) from None  # no commit yet
+        raise
     blobs = _list(where, top, str(inside))
     if not blobs:
-        raise _error(str(where), f"no such file or directory at revision {where.rev!r}")
+        message = f"no such file or directory at revision {where.rev!r}"
+        raise NotAtRevision(_error(str(where), message).diagnostics)
     with TemporaryDirectory(prefix="toolgen-diff-") as tmp:
         base = Path(tmp).resolve()
         display: dict[Path, str] = {}

@@ -108,6 +108,8 @@ class Report:
     """Everything a diff found: the changes of every server (after ignores)."""
 
     servers: list[ServerDiff] = field(default_factory=list)
+    old_absent: bool = False
+    """OLD (a git path) is not at its revision yet: every server of NEW is new."""
     ignored: int = 0
 
     @property

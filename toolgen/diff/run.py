@@ -8,16 +8,21 @@ from toolgen.diff.sets import diff_sides, version_check
 from toolgen.diff.sides import SharedReader, load_side
 
 
-def run_diff(old: str, new: str, config: DiffConfig | None = None) -> Report:
+def run_diff(
+    old: str, new: str, config: DiffConfig | None = None, *, old_absent_ok: bool = False
+) -> Report:
     """Diff what `old` and `new` name (paths or `git:REV:PATH`); `SpecError` when one does not load.
 
     Ignored changes are left out (and counted); the version check runs on
     what remains, so ignoring every breaking change also silences it.
+    `old_absent_ok`: OLD at a git revision that does not have it yet is empty
+    (`Report.old_absent`), not an error.
     """
     config = config or DiffConfig()
     reader = SharedReader()
-    servers = diff_sides(load_side(old, reader), load_side(new, reader))
-    report = Report(servers)
+    before = load_side(old, reader, absent_ok=old_absent_ok)
+    servers = diff_sides(before, load_side(new, reader))
+    report = Report(servers, old_absent=before.absent)
     for server in servers:
         kept = [c for c in server.changes if not config.ignored(c)]
         report.ignored += len(server.changes) - len(kept)

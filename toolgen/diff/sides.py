@@ -15,7 +15,7 @@ from pathlib import Path
 from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
 from toolgen.core.positions import SourceFile, display_path
-from toolgen.diff.git import Checkout, GitPath, checkout
+from toolgen.diff.git import Checkout, GitPath, NotAtRevision, checkout
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,8 @@ class Side:
     toolsets: tuple[ToolSet, ...]
     published: bool
     """Published definitions carry no server version (and a made-up server name)."""
+    absent: bool = False
+    """A git path not at its revision yet, read as empty (`load_side(absent_ok=True)`)."""
 
 
 @dataclass
@@ -75,11 +77,24 @@ class SharedReader:
         return source
 
 
-def load_side(name: str, reader: SharedReader) -> Side:
-    """Load what `name` names (a path, or `git:REV:PATH`); `SpecError` when it does not load."""
+def load_side(name: str, reader: SharedReader, *, absent_ok: bool = False) -> Side:
+    """Load what `name` names (a path, or `git:REV:PATH`); `SpecError` when it does not load.
+
+    `absent_ok`: a git path that is not at its revision (not committed yet, or
+    no commit at all) is an empty side instead of an error.
+    """
     where = GitPath.parse(name)
     if where is None:
         return _load(Path(name), name, reader)
+    try:
+        return _load_git(where, name, reader)
+    except NotAtRevision:
+        if not absent_ok:
+            raise
+        return Side(name, (), published=False, absent=True)
+
+
+def _load_git(where: GitPath, name: str, reader: SharedReader) -> Side:
     with checkout(where) as copied:
         reader.display.update(copied.display)
         try:
