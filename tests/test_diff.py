@@ -184,6 +184,23 @@ def test_a_git_revision_is_read_without_touching_the_working_tree(
     assert git(repo, "status", "--porcelain").strip() == "M specs/notes/notes.yaml"
 
 
+def test_a_git_path_is_relative_to_the_working_directory_and_the_error_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(SPECS / "notes", tmp_path / "specs" / "notes")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "specs")
+    monkeypatch.chdir(tmp_path / "specs")
+    assert run("git:HEAD:notes", "notes").exit_code == 0
+    result = run("git:HEAD:specs/notes", "notes")
+    assert result.exit_code == 2
+    assert (
+        "git:HEAD:specs/notes:1:1: error[io]: no such file or directory at revision 'HEAD' "
+        "(looked for specs/specs/notes: PATH is relative to the working directory)"
+    ) in result.stderr
+
+
 def test_an_unknown_git_revision_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     git(tmp_path, "init", "-q")
     monkeypatch.chdir(tmp_path)

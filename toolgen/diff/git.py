@@ -74,6 +74,8 @@ def checkout(where: GitPath, cwd: Path | None = None) -> Iterator[Checkout]:
     blobs = _list(where, top, str(inside))
     if not blobs:
         message = f"no such file or directory at revision {where.rev!r}"
+        if prefix:  # PATH was read from a subdirectory: say where it was looked for
+            message += f" (looked for {inside}: PATH is relative to the working directory)"
         raise NotAtRevision(_error(str(where), message).diagnostics)
     with TemporaryDirectory(prefix="toolgen-diff-") as tmp:
         base = Path(tmp).resolve()
