@@ -10,6 +10,8 @@ A case is a mapping:
 - `old_files`, `new_files` (optional): more files of the spec set, name -> text
   (after a two-line header `toolgen: 1` and a comment, so positions count
   from the snippet's first line there too);
+- `git: true` (optional): OLD is committed to a repository and read as
+  `git:HEAD:old` (positions in it are the same lines of `HEAD:old/...`);
 - `old_version`, `new_version` (optional): override the header's versions;
 - `old_server`, `new_server` (optional): more keys of the `server` block;
 - `expect`: the changes, each `"CODE label"` or `"CODE label line:col"` (in
@@ -23,6 +25,9 @@ A case is a mapping:
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+from contextlib import chdir
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +68,23 @@ def run_case(case: dict[str, Any], tmp: Path) -> list[Change]:
         (tmp / side / "main.yaml").write_text(text, encoding="utf-8")
         for name, more in case.get(f"{side}_files", {}).items():
             (tmp / side / name).write_text(f"toolgen: 1\n# {name}\n{more}", encoding="utf-8")
-    return run_diff(str(tmp / "old"), str(tmp / "new")).changes
+    if not case.get("git"):
+        return run_diff(str(tmp / "old"), str(tmp / "new")).changes
+    for args in (["init", "-q"], ["add", "old"], ["commit", "-qm", "old"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+            cwd=tmp,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    shutil.rmtree(tmp / "old")  # what is read comes from the commit, not the working tree
+    with chdir(tmp):
+        changes = run_diff("git:HEAD:old", "new").changes
+    assert all(
+        c.location is None or c.location.file.startswith(("HEAD:old/", "new/")) for c in changes
+    ), [c.location for c in changes]
+    return changes
 
 
 def _position(change: Change) -> str:
