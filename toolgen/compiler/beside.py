@@ -1,15 +1,11 @@
-"""Run one slow step of a build in a forked child process while the parent does the rest.
+"""Compute one value in a forked child process while the parent does other work.
 
-A full build spends about two thirds of its time in the models step
-(datamodel-code-generator), which needs nothing but the loaded tool set; the
-other emitters need the same and nothing of the models. On a machine with a
-second core, forking a child for the models step after the spec set is
-loaded makes the build's wall time about max(models, rest) instead of their
-sum. The child inherits everything (the tool set, the cache's entries, the
-DCG fix), computes one value and sends it back `marshal`led (plain data
-only); an exception comes back pickled and is raised in the parent as if the
-step had run there (one that does not survive pickling makes the caller run the
-step in process, where it raises again). `TOOLGEN_BUILD_JOBS=1` turns it off.
+The child inherits everything (the tool set, the cache's entries, the DCG fix),
+computes one value and sends it back `marshal`led (plain data only); an
+exception comes back pickled and is raised in the parent as if the computation
+had run there (one that does not survive pickling, or a child that dies, is
+`ChildFailed`: the caller computes the value in process, where it raises again).
+`toolgen.compiler.modeljobs` makes a big build's models this way.
 """
 
 from __future__ import annotations
@@ -19,18 +15,6 @@ import os
 import pickle
 from collections.abc import Callable
 from typing import Any
-
-MIN_TOOLS = 50
-"""Spec sets with fewer tools run the step in process: a fork costs more than it saves."""
-
-
-def worth_forking(tools: int) -> bool:
-    """Whether a step over `tools` tools should run in a child: fork exists, a second core
-    is ours to use, the spec set is big enough, and `TOOLGEN_BUILD_JOBS` is not 1."""
-    if not hasattr(os, "fork") or os.environ.get("TOOLGEN_BUILD_JOBS", "").strip() == "1":
-        return False
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (cores or 1) >= 2 and tools >= MIN_TOOLS
 
 
 class Beside:

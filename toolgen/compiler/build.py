@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolgen.compiler import beside, journal
+from toolgen.compiler import journal, modeljobs
 from toolgen.compiler.cache import Cache, read_source_cached
 from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.package import render_init
@@ -43,19 +43,27 @@ if TYPE_CHECKING:
 Emitter = Callable[..., list[tuple[str, str]]]
 
 
-def emitters(model_cache: Cache | None = None) -> list[Emitter]:
-    """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`
-    (the models emitter reads and fills `model_cache`, which never changes its output).
-    The models, server and client emitters share one model plan per toolset."""
-    plans: dict[int, tuple[ToolSet, ModelPlan]] = {}
+class Plans:
+    """One model plan per toolset, shared by the models, server and client emitters (and the
+    children that make models beside the build)."""
 
-    def plan_of(toolset: ToolSet) -> ModelPlan:
+    def __init__(self) -> None:
+        self._plans: dict[int, tuple[ToolSet, ModelPlan]] = {}
+
+    def of(self, toolset: ToolSet) -> ModelPlan:
         from toolgen.compiler.emit.modelplan import build_plan
 
-        known = plans.get(id(toolset))
+        known = self._plans.get(id(toolset))
         if known is None or known[0] is not toolset:
-            known = plans[id(toolset)] = (toolset, build_plan(toolset))
+            known = self._plans[id(toolset)] = (toolset, build_plan(toolset))
         return known[1]
+
+
+def emitters(model_cache: Cache | None = None, plans: Plans | None = None) -> list[Emitter]:
+    """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`
+    (the models emitter reads and fills `model_cache`, which never changes its output).
+    The models, server and client emitters share one model plan per toolset (`plans`)."""
+    plan_of = (plans or Plans()).of
 
     def models(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         from toolgen.compiler import dcgfixes
@@ -99,43 +107,23 @@ def render_package(
 ) -> dict[str, str]:
     """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
     of emitters that run for seconds). On a machine with two cores, the models of a big spec
-    set are made in a forked child while this process renders the rest (`compiler.beside`)."""
+    set are made in forked children while this process renders the rest
+    (`compiler.modeljobs`); the models emitter then finds them in the cache."""
     package = toolset.server.package
-    run = emitters(model_cache)
+    plans = Plans()
+    jobs = modeljobs.jobs_for(len(toolset.tools))
+    cache = Cache.scratch() if jobs and model_cache is None else model_cache
+    children = []
+    if jobs and cache is not None:
+        children = modeljobs.start(toolset, plans.of(toolset), cache, jobs)
+    run = emitters(cache, plans)
     made: dict[str, list[tuple[str, str]]] = {}
-    child = None
-    if beside.worth_forking(len(toolset.tools)):
-        models = next(emit for emit in run if emit.__name__ == "models")
-        child = beside.Beside(partial(_models_and_cache, models, toolset, source_note, model_cache))
-    for emit in run:
-        if child is None or emit.__name__ != "models":
-            with step(progress, f"{package}: {emit.__name__.removeprefix('render_')}"):
-                made[emit.__name__] = emit(toolset, source_note=source_note)
-    if child is not None:
-        with step(progress, f"{package}: models"):
-            made["models"] = _models_from(child, models, toolset, source_note, model_cache)
+    for emit in sorted(run, key=lambda emit: emit.__name__ == "models"):  # models last
+        with step(progress, f"{package}: {emit.__name__.removeprefix('render_')}"):
+            if emit.__name__ == "models" and cache is not None:
+                modeljobs.finish(children, cache)  # what they made, the emitter finds
+            made[emit.__name__] = emit(toolset, source_note=source_note)
     return {path: text for emit in run for path, text in made[emit.__name__]}
-
-
-def _models_and_cache(
-    models: Emitter, toolset: ToolSet, note: str, cache: Cache | None
-) -> tuple[list[tuple[str, str]], dict[str, object]]:
-    """In the child: the models emitter's files, and the cache entries it used or made."""
-    return models(toolset, source_note=note), (cache.used() if cache is not None else {})
-
-
-def _models_from(
-    child: beside.Beside, models: Emitter, toolset: ToolSet, note: str, cache: Cache | None
-) -> list[tuple[str, str]]:
-    """The child's models (its cache entries join ours); made here when the child died."""
-    try:
-        files, used = child.result()
-    except beside.ChildFailed:
-        return models(toolset, source_note=note)
-    if cache is not None:
-        for key, value in used.items():
-            cache.put(key, value)
-    return [(path, text) for path, text in files]
 
 
 @dataclass

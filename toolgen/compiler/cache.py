@@ -37,10 +37,17 @@ FORMAT = f"toolgen-cache-1 marshal-{marshal.version} python-{sys.version_info[:2
 class Cache:
     """Entries of one file, loaded on first use; `save` writes the used ones back."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None) -> None:
         self.path = path
+        """The file of the entries; None: held in memory only (`scratch`)."""
         self._stored: dict[str, Any] | None = None
         self._used: dict[str, Any] = {}
+
+    @classmethod
+    def scratch(cls) -> Cache:
+        """An empty cache held in memory only and never saved (for builds without a cache
+        whose models are made by child processes, which hand them over through it)."""
+        return cls(None)
 
     @classmethod
     def for_spec_set(cls, out: Path, source_note: str) -> Cache:
@@ -66,7 +73,7 @@ class Cache:
     def save(self) -> None:
         """Write the entries used since loading (atomically; errors are ignored)."""
         stored = self._stored if self._stored is not None else {}
-        if stored.keys() == self._used.keys():
+        if self.path is None or stored.keys() == self._used.keys():
             return  # nothing new, nothing unused (an entry's value never changes)
         with contextlib.suppress(OSError, ValueError):
             data = marshal.dumps({"format": FORMAT, "entries": dict(sorted(self._used.items()))})
@@ -84,13 +91,19 @@ class Cache:
 
     def _entries(self) -> dict[str, Any]:
         if self._stored is None:
-            self._stored = {}
-            with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-                data = marshal.loads(self.path.read_bytes())
-                if isinstance(data, dict) and data.get("format") == FORMAT:
-                    entries = data.get("entries")
-                    self._stored = entries if isinstance(entries, dict) else {}
+            self._stored = self._load()
         return self._stored
+
+    def _load(self) -> dict[str, Any]:
+        """The entries in the file (none when it is missing, damaged or of another format)."""
+        if self.path is None:
+            return {}
+        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+            data = marshal.loads(self.path.read_bytes())
+            if isinstance(data, dict) and data.get("format") == FORMAT:
+                entries = data.get("entries")
+                return entries if isinstance(entries, dict) else {}
+        return {}
 
 
 def read_source_cached(path: Path, cache: Cache) -> SourceFile:

@@ -1,0 +1,81 @@
+"""Make a big spec set's models in forked children while the build renders the rest.
+
+The models step (datamodel-code-generator, DCG) is most of a full build. Its units
+are independent: a unit's fragment is the same text whichever DCG run makes it
+(`toolgen.compiler.emit.models`). So the units the cache lacks are shared out
+between `jobs` forked children, each running DCG over its share, while the
+parent renders the other files; the children's fragments then go into the cache,
+where the models emitter finds them and only splices. On two cores a full build
+then takes about half the models step's time instead of all of it.
+
+The output never depends on the children: a child that fails leaves its units
+missing from the cache, and the emitter makes them in process (raising there
+what the child raised, such as a spec error). `TOOLGEN_BUILD_JOBS=1` turns this
+off; `TOOLGEN_BUILD_JOBS=N` asks for N children.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from toolgen.compiler.beside import Beside, ChildFailed
+from toolgen.compiler.cache import Cache
+from toolgen.core.ir import ToolSet
+
+if TYPE_CHECKING:
+    from toolgen.compiler.emit.modelplan import ModelPlan
+
+MIN_TOOLS = 50
+"""Spec sets with fewer tools make their models in process: a fork costs more than it saves."""
+MAX_JOBS = 4
+
+
+def jobs_for(tools: int) -> int:
+    """How many children should make the models of `tools` tools (0: none, in process):
+    one per core (at most `MAX_JOBS`) or `TOOLGEN_BUILD_JOBS`, when fork exists and the spec
+    set is big enough."""
+    if not hasattr(os, "fork") or tools < MIN_TOOLS:
+        return 0
+    asked = os.environ.get("TOOLGEN_BUILD_JOBS", "").strip()
+    if asked.isdigit():
+        jobs = int(asked)
+    else:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        jobs = min(cores or 1, MAX_JOBS)
+    return jobs if jobs >= 2 else 0
+
+
+def start(toolset: ToolSet, plan: ModelPlan, cache: Cache, jobs: int) -> list[Beside]:
+    """Children making, between them, every model fragment of `plan` that `cache` lacks."""
+    from toolgen.compiler.emit.models import unit_keys
+
+    keys = unit_keys(plan)
+    missing = [index for index, key in enumerate(keys) if cache.get(key) is None]
+    shares = [missing[job::jobs] for job in range(jobs)]
+    return [Beside(partial(_fragments, toolset, plan, share, keys)) for share in shares if share]
+
+
+def finish(children: list[Beside], cache: Cache) -> None:
+    """Wait for `children` and put the fragments they made into `cache` (a child that failed
+    adds nothing: the models emitter makes its units in process)."""
+    for child in children:
+        try:
+            made: dict[str, Any] = child.result()
+        except ChildFailed:
+            continue
+        for key, value in made.items():
+            cache.put(key, value)
+
+
+def _fragments(
+    toolset: ToolSet, plan: ModelPlan, share: list[int], keys: list[str]
+) -> dict[str, Any]:
+    """In a child: the fragments of the units `share`, by cache key, as cache values."""
+    from toolgen.compiler import dcgfixes
+    from toolgen.compiler.emit.models import generate_fragments
+
+    dcgfixes.apply()
+    made = generate_fragments(plan, share, toolset)
+    return {keys[index]: fragment.to_json() for index, fragment in made.items()}
