@@ -388,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     def say(text: str) -> None:
         print(f"[{time.perf_counter() - started:6.1f}s] {text}", file=sys.stderr, flush=True)
 
+    build_bench.compile_bytecode()  # toolgen starts as it would from its wheel
     say(f"generating inputs under {work}")
     paths = make_specs.generate(work, sizes.build_tools, sizes.list_tools)
     inputs = serve_bench.ServeInputs(
