@@ -136,3 +136,10 @@ def test_integers_beyond_2_to_the_53_are_written_as_doubles() -> None:
 
     assert canonical_bytes({"n": 2**70}) == b'{"n":1.1805916207174113e+21}'
     assert canonical_bytes({"n": 2**53}) == b'{"n":9007199254740992}'
+
+
+def test_a_path_that_does_not_load_is_an_error_exit_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["digest", str(tmp_path / "missing")])
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'missing'}:1:1: error[io]: no such file or directory" in result.stderr
+    assert result.stderr.endswith("1 error; nothing was digested.\n")

@@ -21,12 +21,12 @@ DEFAULT_OLD = "git:HEAD:specs"
 DEFAULT_NEW = "specs"
 
 
-def _load_failed(exc: SpecError) -> None:
+def _load_failed(exc: SpecError, done: str = "compared") -> None:
     """Print every diagnostic (no traceback) and exit 2: the input does not load."""
     for diagnostic in exc.diagnostics:
         click.echo(str(diagnostic), err=True)
     count = len(exc.diagnostics)
-    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was compared.", err=True)
+    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was {done}.", err=True)
     sys.exit(2)
 
 
@@ -156,6 +156,6 @@ def digest(path: str, protocol: str, output_format: str) -> None:
     try:
         servers = digest_servers(path, protocol)
     except SpecError as exc:
-        _load_failed(exc)
+        _load_failed(exc, "digested")
         return
     click.echo(render_digests(servers, output_format), nl=False)
