@@ -90,6 +90,7 @@ def test_a_toolgen_http_server_with_a_token_is_imported_with_a_header(tmp_path: 
             "-o", str(tmp_path / "out"), "--timeout", TIMEOUT,
         )  # fmt: skip
     assert refused.exit_code == 2 and "toolgen import: error:" in refused.stderr
+    assert f"HTTP 401 Unauthorized to POST {url}" in refused.stderr
     assert not (tmp_path / "no").exists()
     assert result.exit_code == 0, result.output
     revision = imported_revision(result)

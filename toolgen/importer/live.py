@@ -14,7 +14,7 @@ import logging
 import os
 import shlex
 import tempfile
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
@@ -46,10 +46,14 @@ def list_http(
     """The tools of the Streamable HTTP server at `url`, sending `headers` with every request."""
     if not url.startswith(("http://", "https://")):
         raise LiveError(f"--url {url!r}: expected an http:// or https:// URL of the MCP endpoint")
-    return _run(_http(url, dict(headers or {})), timeout, f"the server at {url}")
+    refusals: list[str] = []
+    return _run(
+        _http(url, dict(headers or {}), refusals), timeout, f"the server at {url}", refusals
+    )
 
 
-def _run(streams: Any, timeout: float, what: str) -> Published:
+def _run(streams: Any, timeout: float, what: str, notes: Sequence[str] = ()) -> Published:
+    """List the tools over `streams`; `notes` (filled while it runs) go into an error."""
     try:
         import anyio
         import mcp  # noqa: F401  (the official client: an optional dependency)
@@ -72,7 +76,7 @@ def _run(streams: Any, timeout: float, what: str) -> Published:
         message = f"cannot list the tools of {what}: {_reason(exc)}"
     finally:
         sdk_log.close()
-    raise LiveError(message + sdk_log.detail()) from None
+    raise LiveError(message + "".join(f"\n  {note}" for note in notes[:3]) + sdk_log.detail())
 
 
 class _SdkLog(logging.Handler):
@@ -132,15 +136,21 @@ async def _stdio(argv: list[str]) -> AsyncIterator[Any]:
 
 
 @asynccontextmanager
-async def _http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _http(url: str, headers: dict[str, str], refusals: list[str]) -> AsyncIterator[Any]:
+    """Streamable HTTP streams to `url`; each POST the server refuses (HTTP 4xx/5xx) is noted
+    in `refusals` (the SDK's error says only "Server returned an error response")."""
+    import httpx
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with (
-        create_mcp_http_client(headers=headers) as client,
-        streamable_http_client(url, http_client=client) as streams,
-    ):
-        yield streams
+    async def note(response: httpx.Response) -> None:
+        if response.request.method == "POST" and response.status_code >= 400:
+            refusals.append(f"HTTP {response.status_code} {response.reason_phrase} to POST {url}")
+
+    async with create_mcp_http_client(headers=headers) as client:
+        client.event_hooks["response"].append(note)
+        async with streamable_http_client(url, http_client=client) as streams:
+            yield streams
 
 
 async def _list(read: Any, write: Any, what: str) -> Published:
