@@ -75,3 +75,13 @@ def test_a_second_starter_beside_the_first_leaves_the_first(tmp_path: Path) -> N
     assert run("init", str(tmp_path / "two")).exit_code == 0
     assert (tmp_path / "one" / "one.yaml").is_file()
     assert (tmp_path / "two" / "two.yaml").is_file()
+
+
+@pytest.mark.parametrize("name", ["hello", "h2", "a-much-longer-server"])
+def test_the_comments_beside_the_server_name_stay_in_their_column(name: str) -> None:
+    from toolgen.importer.starter import starter_files
+
+    text = starter_files(Path(name))[f"{name}.yaml"]
+    server_line = next(line for line in text.splitlines() if line.startswith("server:"))
+    name_line = next(line for line in text.splitlines() if line.startswith("  name:"))
+    assert name_line.index("#") == server_line.index("#")

@@ -21,7 +21,7 @@ SPEC = """\
 toolgen: 1                         # the format version: every spec file starts with it
 
 server:                            # at most one file of a spec set has this block
-  name: {name}                     # [a-z][a-z0-9_-]*; also the Python package name (- becomes _)
+  {name_line}# [a-z][a-z0-9_-]*; also the Python package name (- becomes _)
   version: 0.1.0
   title: {title}
   instructions: |                  # sent to clients when they connect
@@ -104,7 +104,8 @@ def starter_files(root: Path, *, handlers: bool = False) -> dict[str, str]:
     name = server_name(root.resolve().name, "hello")
     title = name.replace("-", " ").replace("_", " ").capitalize()
     shown = root.as_posix()
-    files = {f"{name}.yaml": SPEC.format(root=shown, name=name, title=title)}
+    name_line = f"name: {name}".ljust(33)  # the comments stay in one column
+    files = {f"{name}.yaml": SPEC.format(root=shown, name=name, name_line=name_line, title=title)}
     if handlers:
         files["handlers.py"] = HANDLERS.format(root=shown, name=name)
     return files
