@@ -74,6 +74,19 @@ def test_unreadable_definitions_are_errors_and_nothing_is_written(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_saved_json_rpc_error_response_is_named_as_one(tmp_path: Path) -> None:
+    source = tmp_path / "tools.json"
+    error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
+    source.write_text(json.dumps(error), encoding="utf-8")
+    result = run("import", str(source), "-o", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    assert "tools.json:1:38: error[wrong-type]: a JSON-RPC error response (-32601: Method" in (
+        result.stderr
+    )
+    linted = run("lint", str(source))
+    assert "a JSON-RPC error response (-32601: Method not found)" in linted.output
+
+
 def test_a_file_that_starts_with_a_byte_order_mark_is_read_as_lint_reads_it(
     tmp_path: Path,
 ) -> None:

@@ -156,6 +156,13 @@ def tool_paths(data: Any) -> list[JsonPath]:
             raise ShapeError("'tools' must be a list of Tool objects", (*prefix, "tools"))
         if "name" in data or "inputSchema" in data:
             return [()]
+        error = data.get("error")
+        if isinstance(error, dict):
+            raise ShapeError(
+                f"a JSON-RPC error response ({error.get('code')}: {error.get('message')}), "
+                "not a tools/list result; list the tools again",
+                ("error",),
+            )
     elif isinstance(data, list):
         return [(i,) for i in range(len(data))]
     raise ShapeError(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
-from toolgen.core.positions import display_path
+from toolgen.core.positions import JsonPath, display_path
 from toolgen.core.protocol import LATEST_REVISION
 from toolgen.frontend.published import ShapeError, definition_files, get_path, tool_paths
 from toolgen.importer.convert import ServerInfo
@@ -54,7 +54,7 @@ def read_files(paths: Sequence[Path]) -> Published:
         except (ValueError, RecursionError):  # not UTF-8, not JSON, a key twice, NaN, too deep
             problems.extend(_positioned(path))
         except ShapeError as exc:
-            problems.append(Diagnostic(ErrorCode.WRONG_TYPE, exc.message, where))
+            problems.append(Diagnostic(ErrorCode.WRONG_TYPE, exc.message, _located(path, exc.path)))
     if problems:
         raise SpecError(problems)
     origin = ", ".join(display_path(p) for p in paths)
@@ -88,6 +88,13 @@ def listed_revision(data: Any) -> str | None:
     if isinstance(result, dict) and "resultType" in result:
         return LATEST_REVISION
     return None
+
+
+def _located(path: Path, at: JsonPath) -> Location:
+    """Where the value at `at` stands in the JSON file `path` (the slow reader's positions)."""
+    from toolgen.frontend.jsonsource import read_json
+
+    return read_json(path).locate(at)
 
 
 def _positioned(path: Path) -> tuple[Diagnostic, ...]:
