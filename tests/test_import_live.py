@@ -72,6 +72,14 @@ def test_a_hand_written_stdio_server_is_imported_page_by_page(tmp_path: Path) ->
     assert "2 from draft-07" in result.stderr
 
 
+def test_pages_that_go_round_in_a_circle_are_a_clear_error(tmp_path: Path) -> None:
+    command = shlex.join([sys.executable, str(HANDWRITTEN_STDIO), "--circular-cursor"])
+    result = run("import", "--server", command, "-o", str(tmp_path / "out"), "--timeout", TIMEOUT)
+    assert result.exit_code == 2
+    assert "sent the tools/list cursor 'page-2' twice" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_server_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:
     missing = str(tmp_path / "no-such-server")
     result = run("import", "--server", missing, "-o", str(tmp_path / "out"), "--timeout", TIMEOUT)

@@ -55,7 +55,7 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     elif method == "tools/list":
         page = 1 if params.get("cursor") == "page-2" else 0
         result = {"tools": PAGES[page]}
-        if page == 0:
+        if page == 0 or "--circular-cursor" in sys.argv:  # a broken server's pages loop
             result["nextCursor"] = "page-2"
     elif method == "ping":
         result = {}

@@ -166,6 +166,7 @@ async def _list(read: Any, write: Any, what: str) -> Published:
         init = await session.initialize()
         tools: list[Any] = []
         cursor: str | None = None
+        cursors: set[str] = set()
         for _ in range(MAX_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             result = await session.send_request(types.ListToolsRequest(params=params), RawPage)
@@ -177,6 +178,12 @@ async def _list(read: Any, write: Any, what: str) -> Published:
             cursor = page.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
                 break
+            if cursor in cursors:
+                raise LiveError(
+                    f"{what} sent the tools/list cursor {cursor!r} twice: its pages go round "
+                    "in a circle"
+                )
+            cursors.add(cursor)
         else:
             raise LiveError(f"{what} kept paginating tools/list past {MAX_PAGES} pages")
     info = init.server_info
