@@ -5,7 +5,10 @@ input that broke the contract:
 
 1. mutate: the repo's spec files, mutated at random (bytes flipped, deleted and
    repeated; control characters, deep nesting, huge numbers and YAML tags spliced
-   in), go through the whole load pipeline: a `ToolSet` or a `SpecError`, nothing else.
+   in), and chains of defs of random shapes and lengths around the limits, go
+   through the whole load pipeline: a `ToolSet` or a `SpecError`, nothing else. A
+   spec that loads is then linted, converted to every provider view and diffed
+   against its original (these walk the schemas through their `$ref`s).
 2. kill: `toolgen build` of the notes specs is SIGKILLed at a random moment while it
    rebuilds after an edit; the next build must leave exactly what a clean build
    gives, and `toolgen check` must then pass.
@@ -28,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
@@ -58,30 +62,96 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     return bytes(out)
 
 
+CHAIN_SHAPES = [
+    "{{type: array, items: {ref}}}", "{{type: object, properties: {{x: {ref}}}}}", "{ref}",
+    "{{anyOf: [{ref}, {{type: string}}]}}", "{{oneOf: [{{type: 'null'}}, {ref}]}}",
+    "{{type: [array, 'null'], items: {{anyOf: [{ref}, {{type: 'null'}}]}}}}",
+    "{{allOf: [{{type: object, properties: {{y: {{type: string}}}}}}, {{properties: {{x: {ref}}}}}]}}",
+    "{{type: object, properties: {{a: {ref}, b: {ref}}}}}", "{{not: {ref}}}",
+    "{{type: object, additionalProperties: {ref}, propertyNames: {{maxLength: 3}}}}",
+]  # fmt: skip
+
+
+def chain(rng: random.Random) -> bytes:
+    """A spec whose tool reaches a chain of defs of one random shape, of a length around
+    the depth and size limits, sometimes looping back to its start."""
+    shape, length = rng.choice(CHAIN_SHAPES), rng.choice([1, 2, 10, 11, 12, 40, 41, 62, 63, 130])
+    end = "{$ref: '#/defs/A0'}" if rng.random() < 0.2 else "{type: string}"
+    defs = [
+        f"  A{i}: " + shape.format(ref=f"{{$ref: '#/defs/A{i + 1}'}}" if i + 1 < length else end)
+        for i in range(length)
+    ]
+    return (
+        "toolgen: 1\nserver: {name: chain, version: '1.0.0'}\ndefs:\n" + "\n".join(defs)
+        + "\ntools:\n  - name: a\n    input: {type: object, properties: {p: {$ref: '#/defs/A0'}}}\n"
+        + "    output: {type: object, properties: {p: {$ref: '#/defs/A0'}}}\n"
+    ).encode()  # fmt: skip
+
+
+def past_the_loader(toolset: Any, original: Any) -> None:
+    """What else reads a loaded spec set: lint, the provider views, the diff."""
+    from toolgen.compiler.emit.views import render_views
+    from toolgen.diff.sets import diff_toolsets
+    from toolgen.lint.engine import lint_toolset
+
+    lint_toolset(toolset)
+    render_views(toolset, source_note="fuzz")
+    if original is not None:
+        diff_toolsets(original, toolset, False, False)
+
+
 def fuzz_loader(seconds: float, rng: random.Random) -> int:
-    """Mutated spec files through the load pipeline until `seconds` pass; the count."""
+    """Mutated spec files and chains of defs through the load pipeline (and, when they
+    load, lint, views and diff) until `seconds` pass; the count."""
     from toolgen.core.errors import SpecError
     from toolgen.frontend.pipeline import load_spec_set
 
-    originals = sorted(SPECS.rglob("*.yaml"))
+    originals = {path: _loaded(path) for path in sorted(SPECS.rglob("*.yaml"))}
+    signal.signal(signal.SIGALRM, _wedged)
     deadline = time.monotonic() + seconds
     count = 0
     with tempfile.TemporaryDirectory() as work:
         target = Path(work) / "spec.yaml"
         while time.monotonic() < deadline:
-            data = mutate(rng.choice(originals).read_bytes(), rng)
+            path = rng.choice(sorted(originals))
+            from_chain = rng.random() < 0.25
+            data = chain(rng) if from_chain else mutate(path.read_bytes(), rng)
             target.write_bytes(data)
+            signal.setitimer(signal.ITIMER_REAL, WEDGED)
             try:
-                load_spec_set(target)
+                past_the_loader(load_spec_set(target), None if from_chain else originals[path])
             except SpecError:
                 pass
             except BaseException:
                 keep = Path(tempfile.gettempdir()) / "toolgen-fuzz-crash.yaml"
                 keep.write_bytes(data)
-                print(f"fuzz: the loader crashed on an input kept at {keep}", file=sys.stderr)
+                print(
+                    f"fuzz: toolgen crashed or wedged on an input kept at {keep}", file=sys.stderr
+                )
                 raise
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
             count += 1
     return count
+
+
+WEDGED = 30.0
+"""Seconds one input may take (a few hundred milliseconds each): past it, toolgen is wedged."""
+
+
+def _wedged(signum: int, frame: object) -> None:
+    raise TimeoutError(f"one input took more than {WEDGED:.0f} s")
+
+
+def _loaded(path: Path) -> Any:
+    """The tool set of one spec file loaded alone (None: it needs the other files of its set)."""
+    from toolgen.core.errors import SpecError
+    from toolgen.frontend.pipeline import load_spec_set
+
+    try:
+        return load_spec_set(path)
+    except SpecError:
+        return None
 
 
 def tree(directory: Path) -> dict[str, bytes]:

@@ -13,7 +13,9 @@ property does not break them), and formats may or may not be asserted.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolgen.core.ir import Origin
@@ -52,13 +54,16 @@ _POSITIVE = ("propertyNames", "unevaluatedItems", "contentSchema")
 class Comparison:
     """Compares one old schema document with one new one; collects `Delta`s."""
 
-    def __init__(self, old: Document, new: Document) -> None:
+    def __init__(
+        self, old: Document, new: Document, equivalences: _Equivalences | None = None
+    ) -> None:
         self.old = old
         self.new = new
         self.deltas: list[Delta] = []
         self._pairs: set[tuple[int, int]] = set()
         self._uncertain = 0
         self._defs_equal = _defs(old.root) == _defs(new.root)
+        self._equivalences = equivalences if equivalences is not None else _Equivalences()
 
     def run(self) -> list[Delta]:
         self.node(self.old.root, self.old.origin, self.new.root, self.new.origin, ())
@@ -593,10 +598,40 @@ class Comparison:
         return pairs, gone, free
 
     def equivalent(self, old: Any, new: Any) -> bool:
-        """Whether two subschemas accept the same values (as far as the comparison can tell)."""
-        probe = Comparison(Document(self.old.root, None), Document(self.new.root, None))
+        """Whether two subschemas accept the same values (as far as the comparison can tell).
+
+        Each answer is computed once per pair (a chain of `anyOf` defs made this exponential),
+        and a pair met again while it is being compared (a recursive def) is assumed
+        equivalent, as a recursive type is: its differences show elsewhere.
+        """
+        known = self._equivalences
+        key = (id(old), id(new))
+        if key in known.answers:
+            return known.answers[key]
+        if key in known.pending:
+            known.lowest = min(known.lowest, known.pending[key])
+            return True
+        level = known.pending[key] = len(known.pending)
+        outer, known.lowest = known.lowest, level
+        probe = Comparison(Document(self.old.root, None), Document(self.new.root, None), known)
         probe.node(old, None, new, None, ())
-        return not any(d.validates for d in probe.deltas)
+        answer = not any(d.validates for d in probe.deltas)
+        del known.pending[key]
+        if known.lowest >= level:  # rests on no assumption about a pair still being compared
+            known.answers[key] = answer
+        known.lowest = min(outer, known.lowest)
+        return answer
+
+
+@dataclass
+class _Equivalences:
+    """`Comparison.equivalent`'s answers, shared by a comparison and all its probes."""
+
+    answers: dict[tuple[int, int], bool] = field(default_factory=dict)
+    pending: dict[tuple[int, int], int] = field(default_factory=dict)
+    """Pairs being compared, with their nesting level."""
+    lowest: int = sys.maxsize
+    """The outermost pending level an answer under way has assumed equivalent."""
 
 
 def compare_schemas(old: Document, new: Document) -> list[Delta]:

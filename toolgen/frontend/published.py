@@ -26,6 +26,7 @@ from toolgen.core.ir import HINTS, Annotations, Origin, Server, Tool, ToolSet
 from toolgen.core.positions import JsonPath, SourceFile, display_path
 from toolgen.core.protocol import WRAP_KEY, WRAPPED_META_KEY
 from toolgen.frontend.jsonsource import read_json
+from toolgen.jsonschema.limits import extent_problem
 from toolgen.jsonschema.pointer import MISSING, resolve_pointer
 from toolgen.jsonschema.walk import walk_schemas
 
@@ -340,6 +341,9 @@ class _Reader:
                 f"invalid JSON Schema at {'/'.join(map(str, path)) or '(root)'}: {message}",
                 origin.locate(*path),
             )
+            return False
+        if problem := extent_problem(schema):
+            self.error(ErrorCode.LIMIT, problem, origin.locate())
             return False
         for path, ref in dangling_refs(schema):
             self.error(

@@ -6,21 +6,31 @@ syntax), a `$dynamicRef` to an anchor that does not exist, and a chain of
 `$ref`s too long for its stack (a chain of 2,000 defs crashes the process).
 These checks find each of them first, with the path to the offending
 keyword, so the frontend reports them as located spec errors.
+
+`extent_problem` bounds what every recursive walker of a bundled schema meets
+(provider views, lint, models, the diff): nesting inside one file is bounded
+by the reader, but `$ref`s chain defs into any depth.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 import jsonschema_rs
 
 from toolgen.core.positions import JsonPath
-from toolgen.jsonschema.walk import walk_schemas
+from toolgen.jsonschema.pointer import MISSING, resolve_pointer
+from toolgen.jsonschema.walk import subschemas, walk_schemas
 
-MAX_REF_DEPTH: Final = 256
-"""Longest chain of defs one schema may reach through `$ref` (each def referring to the next)."""
+MAX_SCHEMA_DEPTH: Final = 128
+"""Deepest nesting of subschemas in one schema, counted through its local `$ref`s (each
+reference one more level): what toolgen's recursive walkers are tested to handle."""
+MAX_INLINED_SCHEMAS: Final = 10_000
+"""Most subschemas one schema may expand to with its `$refs` inlined (provider views inline
+them; the largest of 422 real tool schemas has 84)."""
 
 
 def schema_problems(schema: Any) -> Iterator[tuple[JsonPath, str]]:
@@ -65,22 +75,82 @@ def regex_problem(pattern: str) -> str | None:
     return None
 
 
-def ref_depth(start: set[str], deps: Mapping[str, set[str]], limit: int = MAX_REF_DEPTH) -> int:
-    """The longest chain of defs followed depth-first from `start` (stops counting past
-    `limit`): what a compiler that resolves `$ref`s eagerly recurses through."""
-    deepest = 0
-    for root in sorted(start):
-        seen = {root}
-        stack: list[tuple[str, Iterator[str]]] = [(root, iter(sorted(deps.get(root, ()))))]
-        while stack:
-            deepest = max(deepest, len(stack))
-            if deepest > limit:
-                return deepest
-            _, children = stack[-1]
-            child = next(children, None)
-            if child is None:
-                stack.pop()
-            elif child not in seen:
-                seen.add(child)
-                stack.append((child, iter(sorted(deps.get(child, ())))))
-    return deepest
+_Child = tuple[Any, str | None]  # (a subschema, or the target of a local ref; that ref)
+
+
+@dataclass(slots=True)
+class _Frame:
+    children: Iterator[_Child]
+    ref: str | None  # the ref this schema was reached through (memoized under it)
+    height: int = 0  # of the deepest child so far
+    size: int = 1  # this schema and its children so far, refs inlined
+
+
+def _children(schema: Any, root: Any) -> Iterator[_Child]:
+    """The subschemas of `schema` (its `$defs` only through refs), then its ref's target."""
+    for rel, sub in subschemas(schema):
+        if rel[0] not in ("$defs", "definitions"):
+            yield sub, None
+    ref = schema.get("$ref") if isinstance(schema, Mapping) else None
+    if isinstance(ref, str) and ref.startswith("#"):
+        target = resolve_pointer(root, ref)
+        if target is not MISSING:
+            yield target, ref
+
+
+def extent_problem(
+    root: Any, depth: int = MAX_SCHEMA_DEPTH, size: int = MAX_INLINED_SCHEMAS
+) -> str | None:
+    """Why the self-contained schema `root` is too deep or too large once its same-document
+    `$ref`s are followed (None: it is not). A schema is one level (a leaf is 1) and counts
+    once per place it is reached from; a ref back to a schema on the path counts nothing.
+    Iterative, and each ref's target is measured once: a chain of defs may be any length,
+    and one that refers twice to the next doubles at every step."""
+    memo: dict[str, tuple[int, int]] = {}  # ref -> (height, inlined size) of its target
+    stack = [_Frame(_children(root, root), "#")]
+    active = {"#"}
+    while stack:
+        frame = stack[-1]
+        if len(stack) + frame.height > depth:  # the frames above it, and its deepest child
+            return too_deep(depth)
+        if frame.size > size:
+            return too_large(size)
+        child = next(frame.children, None)
+        if child is None:
+            stack.pop()
+            measured = (frame.height + 1, frame.size)
+            if frame.ref is not None:
+                memo[frame.ref] = measured
+                active.discard(frame.ref)
+            if stack:
+                _add(stack[-1], measured)
+            continue
+        sub, ref = child
+        if ref is not None and ref in memo:  # measured where it was first reached
+            _add(frame, memo[ref])
+        elif ref is None or ref not in active:
+            if ref is not None:
+                active.add(ref)
+            stack.append(_Frame(_children(sub, root), ref))
+    return None
+
+
+def _add(parent: _Frame, child: tuple[int, int]) -> None:
+    parent.height = max(parent.height, child[0])
+    parent.size += child[1]
+
+
+def too_deep(limit: int) -> str:
+    return (
+        f"this schema nests more than {limit} levels deep, counting through its $refs (each def "
+        "it reaches adds its own depth); no client or validator handles that: flatten it or "
+        "shorten the chain of defs"
+    )
+
+
+def too_large(limit: int) -> str:
+    return (
+        f"this schema expands to more than {limit:,} subschemas once its $refs are inlined "
+        "(as model APIs and many clients inline them): defs that each refer to the next more "
+        "than once double at every step; refer to shared defs less often"
+    )

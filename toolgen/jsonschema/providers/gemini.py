@@ -5,7 +5,7 @@ Gemini's `Schema` (the `parameters` of a function declaration) is an OpenAPI
 `$ref`/`$defs`, `const`, `oneOf`, `allOf`, `not`, `additionalProperties`,
 `exclusiveMinimum`/`exclusiveMaximum`, `multipleOf`, `uniqueItems`. The
 conversion inlines refs (a recursive def is expanded `MAX_RECURSION` times,
-then cut), turns type lists into `anyOf` or `nullable`, `oneOf` into `anyOf`,
+then cut; no ref is expanded once `MAX_INLINED_SCHEMAS` schemas are), turns type lists into `anyOf` or `nullable`, `oneOf` into `anyOf`,
 `const` into a one-value string `enum`, merges `allOf`, and writes what is left
 over into descriptions. The tests validate the output with the `google-genai`
 SDK's own models.
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolgen.jsonschema.limits import MAX_INLINED_SCHEMAS
 from toolgen.jsonschema.providers.model import Losses, ToolView
 from toolgen.jsonschema.providers.schemaops import (
     ANNOTATIONS,
@@ -74,8 +75,10 @@ class _Gemini:
         self.source = root
         self.losses = Losses()
         self.stack: list[str] = []
+        self.converted = 0  # schemas converted so far: refs stop being expanded past the limit
 
     def convert(self, schema: Any, path: str) -> dict[str, Any]:
+        self.converted += 1
         if isinstance(schema, bool):
             self.losses.add(
                 path, "type", "dropped", f"a `{str(schema).lower()}` schema has no Gemini form"
@@ -135,6 +138,15 @@ class _Gemini:
                 path, "$ref", "dropped", f"recursion through {ref} cut after {MAX_RECURSION} levels"
             )
             text = "Nested further like its parent (not described: recursion limit)."
+            return {"type": "object", "description": text, "nullable": True}
+        if self.converted > MAX_INLINED_SCHEMAS:  # loops of defs that each refer twice onward
+            self.losses.add(
+                path,
+                "$ref",
+                "dropped",
+                f"{ref} not expanded: {MAX_INLINED_SCHEMAS:,} schemas inlined",
+            )
+            text = "Not described: the schema is too large to inline."
             return {"type": "object", "description": text, "nullable": True}
         self.stack.append(ref)
         try:
