@@ -147,6 +147,45 @@ def test_usage_errors_exit_2() -> None:
     assert code == 2 and "error[" in err
 
 
+USAGE_ERRORS = [
+    ("unclosed-quote", ["--server", "python 'x"], "not a command line: No closing quotation"),
+    ("output-dir-missing", ["-o", "{tmp}/nowhere/r.json"], "no such directory"),
+    ("output-is-a-directory", ["-o", "{tmp}"], "is a directory, not a file"),
+    ("only-matches-nothing", ["--only", "serch"], "'serch' matches no tool of the spec set"),
+    ("exclude-matches-nothing", ["--exclude", "wipe_*"], "'wipe_*' matches no tool"),
+    ("header-without-url", ["--header", "A: b"], "--header needs --url"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"), [c[1:] for c in USAGE_ERRORS], ids=[c[0] for c in USAGE_ERRORS]
+)
+def test_a_usage_error_is_refused_before_any_server_starts(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    started = tmp_path / "started"
+    server = f"{sys.executable} -c \"open({str(started)!r}, 'w')\""  # leaves a mark if started
+    argv = [str(DEMO_SPEC), "--server", server, *[a.format(tmp=tmp_path) for a in args]]
+    if args[0] == "--server":
+        argv = [str(DEMO_SPEC), *args]
+    code, out, err = verify_raw(argv)
+    assert (code, out) == (2, "")
+    assert message in err and "internal error" not in err
+    assert not started.exists() and not (tmp_path / "nowhere").exists()
+
+
+def test_the_same_seed_generates_the_same_inputs() -> None:
+    strategy = strategy_for(SCHEMA, SchemaValidator(SCHEMA).is_valid)
+
+    def inputs(seed: int) -> list[Any]:
+        seen: list[Any] = []
+        explore(strategy, lambda v: seen.append(v), cases=15, seed=seed)  # type: ignore[func-returns-value]
+        return seen
+
+    assert inputs(7) == inputs(7)
+    assert inputs(7) != inputs(8)
+
+
 def test_json_and_junit_reports_carry_every_result(tmp_path: Path) -> None:
     run = verify(DEMO_SPEC, "--server", demo_server("no-text-fallback"), "--protocol", "2025-11-25")
     summary = run.report["summary"]
@@ -170,6 +209,7 @@ def test_json_and_junit_reports_carry_every_result(tmp_path: Path) -> None:
         ]
     )
     assert code == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["report.xml"]  # written whole, no temp left
     suites = ET.parse(out).getroot()
     cases = suites.findall(".//testcase")
     assert len(cases) == len(run.report["results"])
@@ -218,3 +258,41 @@ def test_a_run_leaves_the_working_directory_clean(
     run = verify(DEMO_SPEC, "--server", demo_server(), "--protocol", "2025-11-25")
     assert run.exit_code == 0
     assert list(tmp_path.iterdir()) == []  # no .hypothesis/ cache left behind
+
+
+HINTS_SPEC = """toolgen: 1
+server: {name: hints, version: 1.0.0}
+tools:
+  - name: undeclared
+    description: Says nothing about its behaviour.
+    input: {type: object}
+  - name: reader
+    description: Only reads.
+    annotations: {readOnly: true}
+    input: {type: object}
+  - name: adder
+    description: Writes, destroys nothing.
+    annotations: {readOnly: false, destructive: false}
+    input: {type: object}
+"""
+SAFETY = [
+    # (tool, the hints the server lists, skipped without --allow-destructive)
+    ("undeclared", {}, True),  # MCP's default: destructive
+    ("reader", {"readOnlyHint": True}, False),
+    ("reader", {}, True),  # the server's listing leaves it to the destructive default
+    ("adder", {"destructiveHint": False}, False),
+    ("adder", {"destructiveHint": True}, True),  # either side saying so is enough
+    ("undeclared", {"readOnlyHint": True}, True),  # the spec's default still counts
+]
+
+
+@pytest.mark.parametrize(("name", "listed", "skipped"), SAFETY)
+def test_a_tool_is_destructive_when_either_side_says_so_or_leaves_the_default(
+    tmp_path: Path, name: str, listed: dict[str, bool], skipped: bool
+) -> None:
+    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.verify.revision import is_destructive
+
+    (tmp_path / "hints.yaml").write_text(HINTS_SPEC, encoding="utf-8")
+    tool = load_spec_set(tmp_path).tool(name)
+    assert is_destructive(tool, {"name": name, "annotations": listed}) is skipped

@@ -13,6 +13,7 @@ from http_support import http_server
 from verify_support.run import DEMO_SPEC, TOOLGEN_BASELINE, demo_server, verify
 
 from toolgen.frontend.pipeline import load_spec_set
+from toolgen.runtime.http import SecurityPolicy
 from toolgen.runtime.mock import mock_handlers
 from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -31,6 +32,15 @@ BROKEN = [
     ("invalid-args-protocol-error", {"call.invalid-input"}),
     ("crashes-on-input", {"call.answers"}),
     ("prints-to-stdout", {"protocol.stdout-clean"}),
+    # the other rules, one defect each
+    ("echoes-unknown-version", {"protocol.version-negotiation"}),
+    ("no-ping", {"protocol.ping"}),
+    ("unknown-method-wrong-code", {"protocol.unknown-method"}),
+    ("dies-on-malformed-json", {"protocol.parse-error", "protocol.survives"}),
+    ("extra-tool", {"listing.tool-extra"}),
+    ("output-schema-differs", {"listing.output-schema"}),
+    ("bad-result-shape", {"call.result-shape"}),
+    ("accepts-invalid-input", {"call.invalid-input"}),
 ]
 
 
@@ -49,6 +59,35 @@ def test_a_crash_is_reported_with_the_shrunk_input() -> None:
     assert "exited with code 3" in result["message"]
     assert len(result["input"]["tags"]) == 3  # the server dies from 3 tags on: shrunk to exactly 3
     assert result["input"]["query"] and len(result["input"]["query"]) == 1
+
+
+def test_a_server_killed_by_a_probe_is_restarted_and_the_probe_named() -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server("dies-on-malformed-json"), *LEGACY)
+    (survives,) = run.results("protocol.survives")[:1]
+    assert "died on a probe: protocol.parse-error" in survives["message"]
+    assert "exited with code 4" in survives["message"]
+    for later in ("protocol.batch", "protocol.unknown-method", "protocol.unknown-tool"):
+        assert run.results(later)[0]["status"] == "passed"  # judged on the restarted server
+
+
+def test_a_hang_is_reported_with_the_tool_and_a_failing_input() -> None:
+    run = verify(
+        DEMO_SPEC, "--server", demo_server("hangs-on-input"), *LEGACY, "--only", "search",
+        "--timeout", "1.5",
+    )  # fmt: skip
+    assert run.failed() == {"call.answers"}
+    (result,) = run.results("call.answers", "search")
+    assert "no reply within 1.5 s" in result["message"]
+    assert len(result["input"]["tags"]) >= 3  # the server hangs from 3 tags on
+    assert run.results("protocol.survives")[-1]["status"] == "passed"  # restarted, answering
+
+
+def test_a_changed_title_is_a_warning_that_does_not_fail_the_run() -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server("title-differs"), *LEGACY)
+    assert run.exit_code == 0
+    (title,) = run.results("listing.title", "search")
+    assert (title["status"], title["severity"]) == ("failed", "warning")
+    assert run.report["summary"]["warnings"] == 1
 
 
 def test_a_correct_server_with_differently_written_schemas_passes() -> None:
@@ -125,6 +164,21 @@ def test_toolgen_serve_passes_over_http(kind: str) -> None:
         "2025-11-25",
         "2026-07-28",
     ]
+
+
+def test_header_carries_the_token_an_http_server_requires() -> None:
+    tools = RuntimeToolSet(load_spec_set(SPECS / "notes"))
+    policy = SecurityPolicy(token="s3cret")
+    with http_server(tools, mock_handlers(tools), policy) as url:
+        refused = verify(SPECS / "notes", "--url", url, "--only", "get_note")
+        run = verify(
+            SPECS / "notes", "--url", url, "--only", "get_note",
+            "--header", "Authorization: Bearer s3cret",
+        )  # fmt: skip
+    assert refused.exit_code == 2
+    assert "HTTP 401" in refused.stderr and "--header" in refused.stderr
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    assert run.results("call.answers", "get_note")[0]["status"] == "passed"
 
 
 def test_mirrored_header_parameters_are_sent_over_http() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 import jsonschema
@@ -100,6 +101,12 @@ def tools(version: str) -> list[dict[str, Any]]:
         }
     if "tool-missing" in DEFECTS:
         listed = [t for t in listed if t["name"] != "add"]
+    if "extra-tool" in DEFECTS:
+        listed.append({"name": "debug_dump", "inputSchema": {"type": "object"}})
+    if "output-schema-differs" in DEFECTS and structured:
+        listed[1]["outputSchema"]["properties"]["result"]["type"] = "integer"
+    if "title-differs" in DEFECTS and structured:
+        listed[0]["title"] = "Find"
     return listed
 
 
@@ -131,6 +138,8 @@ class Server:
         if name == "search" and "schemas-differ" in DEFECTS:
             schema = SEARCH_INPUT
         errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(arguments))
+        if name == "search" and "accepts-invalid-input" in DEFECTS:
+            errors = []
         if errors:
             if "invalid-args-protocol-error" in DEFECTS:
                 return {
@@ -141,14 +150,20 @@ class Server:
         if name == "search":
             if "crashes-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
                 sys.exit(3)
+            if "hangs-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
+                time.sleep(3600)
             limit = arguments.get("limit", 10)
-            value = {"items": [arguments["query"]] * min(limit, 3), "total": min(limit, 3)}
+            limit = limit if isinstance(limit, int) else 10
+            value = {"items": [str(arguments.get("query"))] * min(limit, 3), "total": min(limit, 3)}
             if "output-breaks-schema" in DEFECTS:
                 value["total"] = -1
             return {"result": text_result(value, value if structured else None)}
         if name == "add":
             total = arguments["a"] + arguments["b"]
-            return {"result": text_result(total, {"result": total} if structured else None)}
+            result = text_result(total, {"result": total} if structured else None)
+            if "bad-result-shape" in DEFECTS:
+                result["content"] = {"type": "text", "text": str(total)}
+            return {"result": result}
         with open(os.environ.get("VERIFY_WIPE_LOG", os.devnull), "a") as log:
             log.write("wipe\n")
         return {"result": text_result("wiped")}
@@ -158,19 +173,24 @@ class Server:
         if method == "initialize":
             asked = params.get("protocolVersion")
             self.version = asked if asked in VERSIONS else VERSIONS[-1]
+            echoed = "echoes-unknown-version" in DEFECTS and isinstance(asked, str)
             return {
                 "result": {
-                    "protocolVersion": self.version,
+                    "protocolVersion": asked if echoed else self.version,
                     "capabilities": {"tools": {}},
                     "serverInfo": {"name": "verify-demo", "version": "1.0.0"},
                 }
             }
         if method == "ping":
+            if "no-ping" in DEFECTS:
+                return {"error": {"code": -32601, "message": "Method not found: ping"}}
             return {"result": {}}
         if method == "tools/list":
             return {"result": {"tools": tools(self.version)}}
         if method == "tools/call":
             return self.call(params.get("name"), params.get("arguments", {}))
+        if "unknown-method-wrong-code" in DEFECTS:
+            return {"error": {"code": -32603, "message": f"Internal error: {method}"}}
         return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
 
     def message(self, message: Any) -> dict[str, Any] | None:
@@ -190,6 +210,8 @@ class Server:
         try:
             message = json.loads(line)
         except ValueError:
+            if "dies-on-malformed-json" in DEFECTS:
+                sys.exit(4)
             error = {
                 "jsonrpc": "2.0",
                 "id": None,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from toolgen.cli.reportfile import check_report_path, write_report
 from toolgen.core.errors import SpecError
 from toolgen.core.protocol import SUPPORTED_REVISIONS
 
@@ -118,6 +120,8 @@ def verify(
         raise click.UsageError('give exactly one of --server "CMD ARGS..." and --url URL')
     if headers and url is None:
         raise click.UsageError("--header needs --url")
+    if output is not None:
+        check_report_path(output)
     from toolgen.frontend.pipeline import load_spec_set
     from toolgen.verify import baseline as baselines
     from toolgen.verify.generate import GeneratorMissing, load_generator
@@ -131,6 +135,7 @@ def verify(
         entries = baselines.load_baseline(baseline) if baseline is not None else []
     except SpecError as exc:
         _fail_usage([str(d) for d in exc.diagnostics])
+    _check_patterns([t.name for t in toolset.tools], only, exclude)
     try:
         load_generator()
         target = _target(server, url, headers)
@@ -141,7 +146,7 @@ def verify(
     report.results = baselines.apply_baseline(report.results, entries)
     text = render(report, fmt)
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        write_report(output, text)
     else:
         click.echo(text, nl=False)
     if fmt != "text" or output is not None:
@@ -152,6 +157,19 @@ def verify(
             err=True,
         )
     sys.exit(0 if report.ok else 1)
+
+
+def _check_patterns(names: list[str], only: tuple[str, ...], exclude: tuple[str, ...]) -> None:
+    """A usage error for an --only or --exclude pattern that matches no tool of the spec set:
+    a typo would otherwise check nothing, or call a tool meant to be left out."""
+    for option, patterns in (("--only", only), ("--exclude", exclude)):
+        for pattern in patterns:
+            if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
+                known = ", ".join(sorted(names)[:20]) + (", ..." if len(names) > 20 else "")
+                raise click.BadParameter(
+                    f"{pattern!r} matches no tool of the spec set (its tools: {known})",
+                    param_hint=option,
+                )
 
 
 def _target(server: str | None, url: str | None, headers: tuple[str, ...]) -> Target:

@@ -94,7 +94,10 @@ CHECKS: Final = (
         "protocol.survives",
         "error",
         "The server is still alive and answering after the probes and after the calls.",
-        "A probe or call that kills the server kills every client's session.",
+        "A probe or call that kills the server kills every client's session. Over stdio a probe "
+        "after which the server's process has exited is named, and the server is restarted "
+        "for the next probe, so every probe is judged on a live server. Any reply, an error "
+        "included, counts as answering.",
     ),
     # -- listing --------------------------------------------------------------------------
     Check(

@@ -53,6 +53,7 @@ class HttpTransport:
         self.stdout_junk: list[bytes] = []
         self._conn: http.client.HTTPConnection | None = None
         self._last_error = ""
+        self._last_status: int | None = None
         try:
             self._connection(CONNECT_TIMEOUT).connect()
         except OSError as exc:
@@ -107,7 +108,7 @@ class HttpTransport:
                 self._drop()
                 return self._failed(found, exc)
             break
-        found.status = response.status
+        found.status = self._last_status = response.status
         found.headers = {k.lower(): v for k, v in response.getheaders()}
         try:
             self._read_body(response, found, wanted, time.monotonic() + timeout)
@@ -154,9 +155,16 @@ class HttpTransport:
         return True
 
     def describe_exit(self) -> str:
-        return f"the server at {self.target.url} stopped answering" + (
-            f" ({self._last_error})" if self._last_error else ""
-        )
+        url = self.target.url
+        if self._last_error or self._last_status is None or self._last_status < 400:
+            detail = f" ({self._last_error})" if self._last_error else ""
+            return f"the server at {url} stopped answering{detail}"
+        if self._last_status in (401, 403):
+            return (
+                f"the server at {url} refused the request (HTTP {self._last_status}): pass "
+                "credentials with --header, e.g. --header 'Authorization: Bearer TOKEN'"
+            )
+        return f"the server at {url} answered HTTP {self._last_status}"
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

@@ -9,6 +9,7 @@ Over HTTP each POST carries its own answer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -83,20 +84,17 @@ class Probes:
             return passed(check, ok, revision=self.revision)
         return failed(check, problem, revision=self.revision)
 
-    def run(self) -> list[Result]:
-        out = []
-        if not self.session.modern:
-            out.append(self.ping())
-        else:
-            out.append(self.modern_negotiation())
-        out += [
-            self.notifications(),
-            self.parse_error(),
-            self.batch(),
-            self.unknown_method(),
-            self.unknown_tool(),
+    def steps(self) -> list[Callable[[], Result]]:
+        """The probes, in the order they run; each gives one result."""
+        first = self.modern_negotiation if self.session.modern else self.ping
+        return [
+            first,
+            self.notifications,
+            self.parse_error,
+            self.batch,
+            self.unknown_method,
+            self.unknown_tool,
         ]
-        return out
 
     def ping(self) -> Result:
         exchange = self.session.request("ping", {})

@@ -44,10 +44,11 @@ class RevisionRun:
         out, go_on = opening_results(self.connection, self.options.protocol not in (None, ALL))
         if not go_on:
             return out + self._skip_rest(selected, out[0].message)
-        session = self.connection.current()
-        out += probe_results(session)
-        out.append(survives(self.connection, "after the protocol probes"))
-        if out[-1].status == "failed" and self.connection.restart() is None:
+        probes, killers = probe_results(self.connection)
+        out += probes
+        out.append(survives(self.connection, "after the protocol probes", killers))
+        restarted = bool(killers) and self.connection.session is not None  # by probe_results
+        if out[-1].status == "failed" and not restarted and self.connection.restart() is None:
             return out + self._skip_rest(selected, "the server could not be restarted")
         listed, exchange = self.connection.current().list_tools()
         if result_of(exchange) is None:
@@ -69,7 +70,7 @@ class RevisionRun:
     def _calls(self, tool: Tool, listed: Mapping[str, Any] | None) -> list[Result]:
         if listed is None:
             return self._skip(tool.name, "the server does not list this tool")
-        if not self.options.allow_destructive and _destructive(tool, listed):
+        if not self.options.allow_destructive and is_destructive(tool, listed):
             return self._skip(
                 tool.name,
                 "destructive (by its hints, or by the MCP default where undeclared): "
@@ -86,7 +87,7 @@ class RevisionRun:
         ]
 
 
-def _destructive(tool: Tool, listed: Mapping[str, Any]) -> bool:
+def is_destructive(tool: Tool, listed: Mapping[str, Any]) -> bool:
     """Whether the spec or the server says (or leaves to the MCP default) that the tool
     may destroy: read-only false and destructive true. Either side saying so is enough."""
     spec = tool.annotations.effective()

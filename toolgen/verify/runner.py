@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -199,14 +200,36 @@ def _not_offered(session: Session, exchange: Exchange) -> str | None:
     return None
 
 
-def probe_results(session: Session) -> list[Result]:
-    return Probes(session).run()
+def probe_results(connection: Connection) -> tuple[list[Result], list[str]]:
+    """Each probe's result, and the probes the server died on (with how it died).
+
+    A server that dies on a probe (stdio: its process exits) is restarted before the
+    next probe, so each probe is judged on its own and the killer is named."""
+    out: list[Result] = []
+    killers: list[str] = []
+    steps = len(Probes(connection.current()).steps())
+    for index in range(steps):
+        session = connection.current()
+        result = Probes(session).steps()[index]()
+        out.append(result)
+        if not session.transport.alive():
+            killers.append(f"{result.check} ({session.transport.describe_exit()})")
+            if connection.restart() is None:
+                break
+    return out, killers
 
 
-def survives(connection: Connection, when: str) -> Result:
+def survives(connection: Connection, when: str, killers: Sequence[str] = ()) -> Result:
+    """protocol.survives: the server answers now, and no probe in `killers` ended it."""
+    if killers:
+        return failed(
+            "protocol.survives",
+            f"the server died on a probe: {'; '.join(killers)}",
+            revision=connection.revision,
+        )
     session = connection.current()
     exchange = session.alive_check()
-    if result_of(exchange) is not None:
+    if exchange.answered:  # an error reply answers too (a server without `ping` is alive)
         return passed("protocol.survives", f"answering {when}", revision=connection.revision)
     detail = session.transport.describe_exit()
     return failed(

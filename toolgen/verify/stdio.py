@@ -29,6 +29,8 @@ STDERR_TAIL: Final = 40
 """stderr lines kept for messages about a server that went away."""
 EXIT_GRACE: Final = 2.0
 """Seconds a server gets to exit after stdin closes, before it is terminated."""
+HUNG_GRACE: Final = 0.1
+"""Seconds a server that let a request time out gets to exit after stdin closes."""
 JUNK_KEPT: Final = 20
 
 
@@ -38,7 +40,10 @@ class StdioTarget:
     kind = "stdio"
 
     def __init__(self, command: str | Sequence[str], env: Mapping[str, str] | None = None) -> None:
-        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        try:
+            self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        except ValueError as exc:  # an unclosed quote
+            raise Unreachable(f"--server {command!r} is not a command line: {exc}") from None
         if not self.argv:
             raise Unreachable("--server names no command")
         self.env = dict(env) if env is not None else None
@@ -69,6 +74,7 @@ class StdioTransport:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._stderr: deque[bytes] = deque(maxlen=STDERR_TAIL)
         self._eof = False
+        self._hung = False
         threading.Thread(target=self._read_stdout, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
 
@@ -109,7 +115,7 @@ class StdioTransport:
         while True:
             message = self._next(deadline)
             if message is None:
-                found.timed_out = not self._eof
+                found.timed_out = self._hung = not self._eof
                 found.closed = self._eof
                 return found
             found.messages.append(message)
@@ -162,12 +168,13 @@ class StdioTransport:
         return f"the server {state}" + (f"; its last stderr lines:\n{tail}" if tail else "")
 
     def close(self) -> None:
-        """Close stdin, give the server a moment to exit, then end its process group."""
+        """Close stdin, give the server a moment to exit, then end its process group.
+        A server that let a request time out is not waited for: it is hung."""
         if self.process.stdin is not None:
             with contextlib.suppress(OSError, ValueError):
                 self.process.stdin.close()
         try:
-            self.process.wait(EXIT_GRACE)
+            self.process.wait(HUNG_GRACE if self._hung else EXIT_GRACE)
         except subprocess.TimeoutExpired:
             self._signal(signal.SIGTERM)
             try:
