@@ -121,3 +121,27 @@ def test_recursive_schemas_compare_by_shape() -> None:
         "$defs": {"N": {"properties": {"next": {"type": "string"}}, "type": "object"}},
     }
     assert meaning_difference(one, three) is not None
+
+
+def test_a_declared_older_dialect_is_read_in_that_dialect() -> None:
+    spec = {
+        "type": "object",
+        "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}], "items": False},
+            "tag": {"type": "string"},
+        },
+        "dependentRequired": {"pair": ["tag"]},
+    }
+    draft_07 = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "pair": {"type": "array", "items": [{"type": "string"}], "additionalItems": False},
+            "tag": {"type": "string"},
+        },
+        "dependencies": {"pair": ["tag"]},
+    }
+    assert meaning_difference(spec, draft_07) is None
+    assert meaning_difference(draft_07, spec) is None
+    draft_07["dependencies"] = {"pair": ["other"]}
+    assert meaning_difference(spec, draft_07) is not None

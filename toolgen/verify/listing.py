@@ -16,6 +16,7 @@ from toolgen.core.positions import JsonPath
 from toolgen.core.protocol import WRAP_KEY, has_annotations, tool_definition, wraps_output
 from toolgen.diff.documents import Document
 from toolgen.diff.schemas import Comparison
+from toolgen.importer.dialects import DRAFT_2020_12, dialect_of, to_2020_12
 from toolgen.verify.official import official_problem
 from toolgen.verify.probes import show
 from toolgen.verify.results import Result, failed, passed
@@ -116,12 +117,22 @@ def meaning_difference(expected: Any, actual: Any) -> tuple[JsonPath, str] | Non
     """The first way `actual` accepts other values than `expected` (None: the same values).
 
     `toolgen diff`'s schema comparison: `$ref` vs inline, `$defs` names, key order and
-    annotations are not differences; a changed or removed constraint is."""
+    annotations are not differences; a changed or removed constraint is. A listed schema
+    that declares an older dialect (draft-07's `dependencies`, tuple `items`, ...) is read
+    in that dialect: converted to 2020-12 the way `toolgen import` converts it."""
+    expected, actual = _in_2020_12(expected), _in_2020_12(actual)
     deltas = Comparison(Document(expected, None), Document(actual, None)).run()
     for delta in deltas:
         if delta.validates:
             return (*delta.path, *delta.at), delta.message
     return None
+
+
+def _in_2020_12(schema: Any) -> Any:
+    dialect = dialect_of(schema)
+    if dialect is None or dialect == DRAFT_2020_12:
+        return schema
+    return to_2020_12(schema, dialect).schema
 
 
 def _output_problem(
