@@ -37,3 +37,26 @@ def test_verify_reports_what_the_sdk_mcpserver_does() -> None:
     assert found == {"2025-11-25": FINDINGS_2025_11_25, "2026-07-28": FINDINGS_2026_07_28}
     (parse,) = [r for r in run.results("protocol.parse-error") if r["revision"] == "2025-11-25"]
     assert "no reply" in parse["message"]
+
+
+def _without_stdio_only(findings: set[tuple[str, str | None]]) -> set[tuple[str, str | None]]:
+    return findings - {("protocol.parse-error", None), ("protocol.batch", None)}
+
+
+def test_over_streamable_http_the_sdk_answers_malformed_json_and_batches() -> None:
+    from http_support import asgi_server
+    from verify_support.sdk_server import app
+
+    with asgi_server(app.streamable_http_app()) as base:
+        run = verify(DEMO_SPEC, "--url", f"{base}/mcp")
+    assert run.exit_code == 1
+    found: dict[str, set[tuple[str, str | None]]] = {}
+    for r in run.report["results"]:
+        if r["status"] == "failed":
+            found.setdefault(r["revision"], set()).add((r["check"], r["tool"]))
+    assert found == {
+        "2025-11-25": _without_stdio_only(FINDINGS_2025_11_25),
+        "2026-07-28": _without_stdio_only(FINDINGS_2026_07_28),
+    }
+    for check in ("protocol.parse-error", "protocol.batch"):
+        assert {r["status"] for r in run.results(check)} == {"passed"}
