@@ -73,7 +73,8 @@ def probe(session: Session, payload: bytes, method: str | None) -> ProbeAnswer:
 
 
 class Probes:
-    """The protocol probes for one session; `run()` gives one result per check."""
+    """The protocol probes for one session (replaceable: `session` is read by each probe);
+    `steps()` are the probes, each giving one result."""
 
     def __init__(self, session: Session) -> None:
         self.session = session

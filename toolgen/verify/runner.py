@@ -207,13 +207,12 @@ def probe_results(connection: Connection) -> tuple[list[Result], list[str]]:
     next probe, so each probe is judged on its own and the killer is named."""
     out: list[Result] = []
     killers: list[str] = []
-    steps = len(Probes(connection.current()).steps())
-    for index in range(steps):
-        session = connection.current()
-        result = Probes(session).steps()[index]()
-        out.append(result)
+    probes = Probes(connection.current())
+    for step in probes.steps():
+        probes.session = session = connection.current()  # the restarted one after a death
+        out.append(step())
         if not session.transport.alive():
-            killers.append(f"{result.check} ({session.transport.describe_exit()})")
+            killers.append(f"{out[-1].check} ({session.transport.describe_exit()})")
             if connection.restart() is None:
                 break
     return out, killers
