@@ -90,3 +90,10 @@ def test_call_needs_exactly_one_server() -> None:
     result = CliRunner().invoke(cli, ["call", "count_notes"])
     assert result.exit_code == 2
     assert "exactly one of --server" in result.stderr
+
+
+def test_a_server_command_with_an_unclosed_quote_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["call", "count_notes", "--server", "python 'x"])
+    assert result.exit_code == 2
+    assert "Invalid value for --server: No closing quotation" in result.stderr
+    assert "internal error" not in result.stderr

@@ -98,6 +98,29 @@ def test_spec_that_does_not_load_exits_two_and_is_reported_as_a_finding(project:
     ]
 
 
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [("missing/report.json", "no such directory: missing"), (".", "is a directory, not a file")],
+)
+def test_a_report_that_cannot_be_written_is_refused_before_linting(
+    project: Path, target: str, message: str
+) -> None:
+    write_spec(project, CLEAN)
+    result = lint(project, "specs", "-o", target)
+    assert result.exit_code == 2
+    assert "Invalid value for --output: " in result.stderr
+    assert message in result.stderr
+    assert not (project / "missing").exists()
+
+
+def test_a_report_file_is_written_whole(project: Path) -> None:
+    write_spec(project, CLEAN)
+    result = lint(project, "specs", "--format", "json", "-o", "report.json")
+    assert result.exit_code == 0
+    assert json.loads((project / "report.json").read_text(encoding="utf-8"))["findings"] == []
+    assert [p.name for p in project.iterdir() if p.name.startswith(".report")] == []
+
+
 def test_missing_path_exits_two(project: Path) -> None:
     result = lint(project, "nowhere")
     assert result.exit_code == 2

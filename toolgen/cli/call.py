@@ -61,7 +61,12 @@ def call(
     if headers and url is None:
         raise click.UsageError("--header goes with --url")
     parsed = _arguments(arguments)
-    argv = shlex.split(command) if command is not None else None
+    try:
+        argv = shlex.split(command) if command is not None else None
+    except ValueError as exc:  # "No closing quotation"
+        raise click.BadParameter(
+            f"{exc}; quote it as a shell would", param_hint="--server"
+        ) from None
     if argv is not None and not argv:
         raise click.BadParameter("needs a command", param_hint="--server")
     try:

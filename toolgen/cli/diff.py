@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.core.errors import SpecError
 from toolgen.core.protocol import EMITTED_REVISIONS, LATEST_REVISION
 from toolgen.diff.config import FAIL_ON
@@ -28,15 +29,6 @@ def _load_failed(exc: SpecError, done: str = "compared") -> None:
     count = len(exc.diagnostics)
     click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was {done}.", err=True)
     sys.exit(2)
-
-
-def _write_report(path: Path, text: str) -> None:
-    """Write the report to `path`, or say why not and exit 2 (no traceback)."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        click.echo(f"error: cannot write the report to {path}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
 
 
 @click.command()
@@ -56,9 +48,7 @@ def _write_report(path: Path, text: str) -> None:
     default=None,
     help="What makes the run fail (exit 1): breaking changes (default; safety regressions are breaking), safety regressions only, any change, never.",
 )
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
-)
+@OUTPUT
 @click.option(
     "--config",
     "config_path",
@@ -92,6 +82,8 @@ def diff(
     Exit codes: 0 nothing reaches --fail-on, 1 something does, 2 usage
     errors or input that does not load.
     """
+    if output is not None:
+        check_report_path(output)
     from toolgen.diff.config import check_fail_on, load_config
     from toolgen.lint.config import ConfigError, find_pyproject
 
@@ -117,7 +109,7 @@ def diff(
         )
     text = render(report, output_format)
     if output is not None:
-        _write_report(output, text)
+        write_report(output, text)
     else:
         click.echo(text, nl=False)
     if output_format == "text" or output is not None:

@@ -13,6 +13,7 @@ from typing import cast
 
 import click
 
+from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.lint.formats import FORMATS
 
 
@@ -26,9 +27,7 @@ from toolgen.lint.formats import FORMATS
     show_default=True,
     help="text: path:line:col: CODE severity message [tool]; json; sarif (2.1.0); github (workflow annotations).",
 )
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
-)
+@OUTPUT
 @click.option(
     "--select",
     multiple=True,
@@ -134,6 +133,8 @@ def lint(
     from toolgen.lint.formats.text import summary
     from toolgen.lint.runner import SourceKind, lint_paths
 
+    if output is not None:
+        check_report_path(output)
     run = lint_paths(paths, config, cast(SourceKind, kind))
     findings = run.findings
     if statistics and output_format == "text":
@@ -141,7 +142,7 @@ def lint(
     else:
         report = renderer(output_format)(findings)
     if output is not None:
-        output.write_text(report, encoding="utf-8")
+        write_report(output, report)
     else:
         click.echo(report, nl=False)
     if output_format == "text" or output is not None:

@@ -14,6 +14,14 @@ from pathlib import Path
 
 import click
 
+OUTPUT = click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write the report here instead of stdout (whole, or not at all).",
+)
+"""The `-o FILE` option of the commands that print a report (lint, diff, verify)."""
+
 
 def check_report_path(path: Path) -> None:
     """A `click.BadParameter` (exit 2) when a report cannot be written to `path`."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolgen.cli.reportfile import check_report_path, write_report
+from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.core.errors import SpecError
 from toolgen.core.protocol import SUPPORTED_REVISIONS
 
@@ -54,12 +54,7 @@ def _fail_usage(lines: list[str]) -> None:
     default="text",
     show_default=True,
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path),
-    help="Write the report here instead of stdout.",
-)
+@OUTPUT
 @click.option(
     "--cases",
     type=click.IntRange(min=0),

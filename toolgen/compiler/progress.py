@@ -44,5 +44,6 @@ def step(progress: Progress | None, what: str, *, every: float | None = None) ->
     finally:
         stop.set()
         ticker.join()
-        if reported.is_set():
-            progress(f"  {what}: done in {time.perf_counter() - started:.1f}s")
+        took = time.perf_counter() - started
+        if reported.is_set() or took > interval:  # the ticker may not have run on a busy machine
+            progress(f"  {what}: done in {took:.1f}s")
