@@ -291,6 +291,22 @@ def test_the_loss_report_names_each_loss_and_sizes_in_tokens() -> None:
             "detail": "strict mode does not support it"} in first["losses"]  # fmt: skip
 
 
+def test_the_readme_states_the_corpus_figures_as_measured() -> None:
+    tools = corpus_tools()
+    strict = sum(view("openai", [t]).tools[0].strict for t in tools)
+    lossy = sum(bool(converted.losses) for converted in view("gemini", tools).tools)
+    folded = [c for c in view("anthropic", tools).tools if c.losses]
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    percent = round(100 * strict / len(tools))
+    assert f"On the {len(tools)} real tools of `tests/data/corpus/`" in text
+    assert (
+        f"{strict} ({percent}%) convert to OpenAI strict mode; the other {len(tools) - strict}"
+        in text
+    )
+    assert f"({lossy} tools lose a constraint on the way" in text
+    assert folded == [] and "no Anthropic root needed folding" in text
+
+
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
 def test_tools_command_prints_a_provider_view(provider: str) -> None:
     result = CliRunner().invoke(cli, ["tools", str(ROOT / "specs/notes"), "--format", provider])
