@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from notes.client import Client
 from notes.models import CreateNoteOutput, Note
-from toolgen.client import ToolCallError
+from toolgen.client import ToolCallError, blocking
 
 
 async def main() -> None:
@@ -34,20 +34,33 @@ async def main() -> None:
             await notes.get_note(id=created.id)
         except ToolCallError as exc:
             print(exc.text)
+
+
+def main_sync() -> None:
+    with blocking(Client.stdio(["python", "-m", "notes.server", "app:Handlers"])) as notes:
+        count: int = notes.call(lambda c: c.count_notes())
+        found: list[Note] = notes.call(lambda c: c.list_notes(tag="shop"))
+        print(count, len(found))
 """
 
 BAD = """\
 from __future__ import annotations
 
 from notes.client import Client
+from toolgen.client import Blocking
 
 
 async def main(notes: Client) -> None:
     await notes.create_note(title=1)
     await notes.create_note(titel="x")
     count: str = await notes.count_notes()
+
+
+def main_sync(notes: Blocking[Client]) -> None:
+    notes.call(lambda c: c.create_note(title=1))
+    title: int = notes.call(lambda c: c.get_note(id="n_1")).title
 """
-BAD_LINES = [7, 8, 9]
+BAD_LINES = [8, 9, 10, 14, 15]
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 from conftest import GENERATED, ROOT, SPECS
 from pydantic import ValidationError
 
-from toolgen.client import Drift, DriftError, DriftWarning, ToolCallError
+from toolgen.client import Drift, DriftError, DriftWarning, ToolCallError, blocking
 from toolgen.runtime.http import SecurityPolicy
 
 sys.path.insert(0, str(GENERATED))
@@ -112,6 +113,34 @@ def test_the_typed_client_calls_toolgen_serve_over_http_with_a_token(era: str) -
                 return await exercise(c)
 
         check_exercise(run(main), era)
+
+
+def test_the_blocking_facade_drives_the_client_from_synchronous_code() -> None:
+    def tour() -> dict[str, Any]:
+        with blocking(Client.stdio(SERVERS["generated stub"], cwd=ROOT, drift="error")) as notes:
+            created = notes.call(lambda c: c.create_note(title="Milk", tags=["shop"]))
+            listed = notes.call(lambda c: c.list_notes(tag="shop"))
+            count = notes.call(lambda c: c.count_notes())
+            with pytest.raises(ToolCallError, match="There is no note"):
+                notes.call(lambda c: c.get_note(id="n_00000000"))
+            with pytest.raises(ValidationError):
+                notes.call(lambda c: c.create_note(title=""))
+            return {
+                "created": created,
+                "listed": listed,
+                "count": count,
+                "drift": notes.client.drift,
+            }
+
+    out: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: out.update(tour()), daemon=True)
+    worker.start()
+    worker.join(60)  # a guard against a hang, not a timing assertion
+    assert not worker.is_alive()
+    assert isinstance(out["created"], CreateNoteOutput) and out["created"].title == "Milk"
+    assert [note.id for note in out["listed"]] == [out["created"].id]
+    assert out["count"] == 1
+    assert out["drift"] == []
 
 
 class RecordingSession:

@@ -10,7 +10,8 @@ A generated `Client` subclasses `ToolClient` with one typed async method per too
 Arguments are checked by the tool's Input model before anything is sent; an
 `isError` result raises `ToolCallError`; at connect the server's `tools/list` is
 compared with the spec (`Drift`, reported as the `drift` policy says). Everything
-on the wire goes through the official MCP SDK's `ClientSession`.
+on the wire goes through the official MCP SDK's `ClientSession`. `blocking(...)`
+drives a client from synchronous code (`toolgen.client.sync`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from __future__ import annotations
 from toolgen.client.base import DriftPolicy, ToolClient
 from toolgen.client.drift import Drift, DriftError, DriftWarning
 from toolgen.client.errors import ToolCallError
+from toolgen.client.sync import Blocking, blocking
 from toolgen.client.unset import UNSET, Unset
 
 __all__ = [
     "UNSET",
+    "Blocking",
     "Drift",
     "DriftError",
     "DriftPolicy",
@@ -29,4 +32,5 @@ __all__ = [
     "ToolCallError",
     "ToolClient",
     "Unset",
+    "blocking",
 ]
