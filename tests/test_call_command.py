@@ -97,3 +97,22 @@ def test_a_server_command_with_an_unclosed_quote_is_a_usage_error() -> None:
     assert result.exit_code == 2
     assert "Invalid value for --server: No closing quotation" in result.stderr
     assert "internal error" not in result.stderr
+
+
+def test_a_call_over_http_sends_the_given_headers() -> None:
+    from http_support import http_server
+
+    import toolgen
+    from examples.notes_handlers import NotesHandlers
+    from toolgen.runtime.http import SecurityPolicy
+
+    policy = SecurityPolicy(token="s3cret")
+    with http_server(toolgen.load(SPECS / "notes"), NotesHandlers(), policy) as url:
+        call = [sys.executable, "-m", "toolgen", "call", "count_notes", "--url", url]
+        runs = [
+            subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+            for argv in ([*call, "-H", "Authorization: Bearer s3cret"], call)
+        ]
+    assert (runs[0].returncode, runs[0].stdout.strip()) == (0, "0"), runs[0].stderr
+    assert runs[1].returncode == 2
+    assert "Unauthorized" in runs[1].stderr
