@@ -115,11 +115,10 @@ def read_source_cached(path: Path, cache: Cache) -> SourceFile:
         return read_source(path)  # reports the problem
     key = "source:" + hashlib.sha256(parser_salt().encode() + raw).hexdigest()
     display = display_path(path)
-    found = cache.get(key)
-    if isinstance(found, tuple) and len(found) == 3:
-        data, positions, key_positions = found
-        return SourceFile(path, display, data, positions, key_positions)
+    found = SourceFile.from_parsed(path, display, cache.get(key))
+    if found is not None:
+        return found
     source = parse_source(text, path, display)
     if not source.problems:  # a file with problems fails the build: nothing worth keeping
-        cache.put(key, (source.data, source.positions, source.key_positions))
+        cache.put(key, source.parsed())
     return source

@@ -30,6 +30,21 @@ class SourceFile:
     """What the reader could step over (a duplicate key is dropped): reported with the
     file's other problems, so one run shows them all."""
 
+    def parsed(self) -> tuple[Any, dict[JsonPath, Position], dict[JsonPath, Position]]:
+        """What a cache keeps of the parse, plain data only: (data, positions, key positions)."""
+        return (self.data, self.positions, self.key_positions)
+
+    @classmethod
+    def from_parsed(cls, path: Path, display: str, parsed: Any) -> SourceFile | None:
+        """The file whose `parsed()` is `parsed`, read from `path`; None when `parsed` is not
+        such a triple (a damaged or foreign cache entry: the caller parses again)."""
+        if not (isinstance(parsed, tuple) and len(parsed) == 3):
+            return None
+        data, positions, key_positions = parsed
+        if not (isinstance(positions, dict) and isinstance(key_positions, dict)):
+            return None
+        return cls(path, display, data, positions, key_positions)
+
     def locate(self, path: JsonPath, *, key: bool = False) -> Location:
         """The position of the value at `path` (or of its key), else of its nearest ancestor."""
         table = self.key_positions if key else self.positions

@@ -35,7 +35,7 @@ def parse_all(texts: dict[str, Path]) -> dict[str, SourceFile]:
     if pid == 0:  # the child: parse, send, leave without running any cleanup of the parent's
         os.close(read_end)
         try:
-            parsed = {t: _plain(s) for t, s in _parse(theirs, texts).items() if not s.problems}
+            parsed = {t: s.parsed() for t, s in _parse(theirs, texts).items() if not s.problems}
             with os.fdopen(write_end, "wb") as out:
                 out.write(marshal.dumps(parsed))
         finally:
@@ -50,10 +50,10 @@ def parse_all(texts: dict[str, Path]) -> dict[str, SourceFile]:
     except (EOFError, ValueError, TypeError):
         received = {}
     for text in theirs:
-        if text in received:
-            data, positions, keys = received[text]
-            path = texts[text]
-            result[text] = SourceFile(path, str(path), data, positions, keys)
+        path = texts[text]
+        source = SourceFile.from_parsed(path, str(path), received.get(text))
+        if source is not None:
+            result[text] = source
         else:
             result.update(_parse([text], texts))
     return result
@@ -69,7 +69,3 @@ def _parse(todo: list[str], texts: dict[str, Path]) -> dict[str, SourceFile]:
         except SpecError:
             continue
     return out
-
-
-def _plain(source: SourceFile) -> Parsed:
-    return (source.data, source.positions, source.key_positions)

@@ -75,10 +75,8 @@ def lookup(text: str, path: Path, display: str) -> SourceFile | None:
         return None
     with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
         stored = marshal.loads(entry.read_bytes())
-        if isinstance(stored, tuple) and len(stored) == 4 and stored[0] == FORMAT:
-            _, data, positions, keys = stored
-            if isinstance(positions, dict) and isinstance(keys, dict):
-                return SourceFile(path, display, data, positions, keys)
+        if isinstance(stored, tuple) and stored[:1] == (FORMAT,):
+            return SourceFile.from_parsed(path, display, stored[1:])
     return None
 
 
@@ -88,7 +86,7 @@ def remember(text: str, source: SourceFile) -> None:
     if entry is None or source.problems:
         return
     with contextlib.suppress(OSError, ValueError):
-        data = marshal.dumps((FORMAT, source.data, source.positions, source.key_positions))
+        data = marshal.dumps((FORMAT, *source.parsed()))
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
         try:
