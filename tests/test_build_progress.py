@@ -1,4 +1,4 @@
-"""Long builds say how far they are; DCG's line splitter is replaced by an equal linear one."""
+"""Long builds say how far they are, by package and step."""
 
 from __future__ import annotations
 
@@ -6,25 +6,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from toolgen.compiler import dcgfixes, progress
+from toolgen.compiler import progress
 from toolgen.compiler.build import build
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from("ab \r\n\x0c\x0b\x1c\u2028\t"), max_size=40))
-def test_the_linear_line_splitter_returns_what_dcgs_own_returns(source: str) -> None:
-    dcgfixes.apply()
-    assert dcgfixes.split_lines(source) == dcgfixes.REPLACED["_splitlines_no_ff"](source)
-
-
-def test_the_fix_is_installed_in_dcgs_builtin_formatter() -> None:
-    from datamodel_code_generator import _builtin_formatter as formatter
-
-    assert dcgfixes.apply() is True
-    assert formatter._splitlines_no_ff is dcgfixes.split_lines
 
 
 def test_a_step_that_runs_long_reports_while_it_runs_and_when_it_ends() -> None:
