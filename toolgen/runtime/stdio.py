@@ -20,6 +20,7 @@ import gc
 import logging
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from typing import IO, Any, Final
 
@@ -153,20 +154,14 @@ class _StdioSession:
 
     def _start_call(self, call: PendingCall, params: Any) -> None:
         """Run a call as a task whose handler may send progress and log notifications."""
-        task: asyncio.Task[dict[str, Any] | None] | None = None
-        inflight = self.connection.inflight
-
-        def notify(notification: dict[str, Any]) -> None:  # from any thread
-            # nothing more once a call has ended (answered or cancelled)
-            if task is not None and inflight.get(call.request_id) is task:
-                self.send(notification)
-
+        notify = _CallNotifier(self, call.request_id)
         token = DIRECT_REPLY.set(self.direct)
         try:
             with use_call_context(self._context(params, notify)):
                 task = self.loop.create_task(call.coroutine)  # the task keeps this context
         finally:
             DIRECT_REPLY.reset(token)
+        notify.running(task)
         self.connection.track(call.request_id, task)
         self._track(task)
         if len(self.calls) >= MAX_CALLS_IN_FLIGHT and self.reader and self.reader.is_reading():
@@ -217,6 +212,37 @@ class _StdioSession:
             and (writer is None or not writer.paused)
         ):
             reader.resume_reading()
+
+
+class _CallNotifier:
+    """Sends one call's progress and log notifications, only while the call is in flight.
+
+    It holds the call weakly: the call's context holds the notifier, so a strong reference
+    would make a reference cycle (call, context, notifier) that only the garbage collector
+    frees. Under pipelining, thousands of finished calls then wait for a full collection
+    (about 1 MiB more peak RSS in the serve benchmark); this way each is freed at once.
+    """
+
+    __slots__ = ("_call", "_request_id", "_session")
+
+    def __init__(self, session: _StdioSession, request_id: Any) -> None:
+        self._session = session
+        self._request_id = request_id
+        self._call: Callable[[], object] = _nothing
+
+    def running(self, call: object) -> None:
+        """`call` (what `connection.inflight` holds for it) now runs."""
+        self._call = weakref.ref(call)
+
+    def __call__(self, notification: dict[str, Any]) -> None:  # from any thread
+        # nothing more once a call has ended (answered or cancelled)
+        call = self._call()
+        if call is not None and self._session.connection.inflight.get(self._request_id) is call:
+            self._session.send(notification)
+
+
+def _nothing() -> None:
+    return None
 
 
 def _not_open(data: bytes, wait: bool) -> bool:
