@@ -8,6 +8,7 @@ note in the results instead of failing the run.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -99,22 +100,34 @@ def _fastmcp_check(inputs: ServeInputs) -> str | None:
 
 
 def install_fastmcp() -> str | None:
-    """Create the separate FastMCP venv (it pins its own mcp); None on success, else why not."""
-    if _fastmcp_python().exists():
-        return None
+    """Create the separate FastMCP venv (it pins its own mcp); None on success, else why not.
+
+    uvicorn runs its app on uvloop when uvloop is installed (`loop="auto"`): toolgen
+    (the `http` extra) and the SDK's MCPServer share this venv and get it, so FastMCP's
+    venv gets it too, and every HTTP contender runs on the same event loop."""
+    pip = str(FASTMCP_VENV / "bin" / "pip")
     try:
-        subprocess.run(
-            [sys.executable, "-m", "venv", str(FASTMCP_VENV)], check=True, capture_output=True
-        )
-        subprocess.run(
-            [str(FASTMCP_VENV / "bin" / "pip"), "install", "-q", "fastmcp"],
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
+        if not _fastmcp_python().exists():
+            subprocess.run(
+                [sys.executable, "-m", "venv", str(FASTMCP_VENV)], check=True, capture_output=True
+            )
+            subprocess.run(
+                [pip, "install", "-q", "fastmcp"], check=True, capture_output=True, timeout=600
+            )
+        if importlib.util.find_spec("uvloop") is not None and not _fastmcp_has("uvloop"):
+            subprocess.run(
+                [pip, "install", "-q", "uvloop"], check=True, capture_output=True, timeout=600
+            )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"FastMCP could not be installed: {exc}"
     return None
+
+
+def _fastmcp_has(module: str) -> bool:
+    found = subprocess.run(
+        [str(_fastmcp_python()), "-c", f"import {module}"], capture_output=True, timeout=60
+    )
+    return found.returncode == 0
 
 
 def _stub_package(inputs: ServeInputs, large: bool) -> Path:

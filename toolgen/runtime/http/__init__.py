@@ -1,7 +1,7 @@
 """Streamable HTTP transport for the MCP engine (`pip install 'toolgen[http]'`).
 
-`serve_http` runs a server with uvicorn; `create_app` gives the Starlette app
-to mount or to run under any ASGI server. See `app` for the behaviour.
+`serve_http` runs a server with uvicorn; `create_app` gives the ASGI app to
+mount or to run under any ASGI server. See `app` for the behaviour.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ import asyncio
 import logging
 from typing import Any, Final
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from toolgen.core.protocol import LEGACY_REVISIONS, SUPPORTED_REVISIONS
@@ -67,6 +67,7 @@ log = logging.getLogger("toolgen.runtime.http")
 
 SESSION_HEADER: Final = "mcp-session-id"
 CLIENT_CAPABILITIES_META: Final = "io.modelcontextprotocol/clientCapabilities"
+HOST_CACHE_SIZE: Final = 64
 
 
 class McpEndpoint:
@@ -83,6 +84,8 @@ class McpEndpoint:
         self.sessions = sessions if sessions is not None else SessionStore()  # empty is falsy
         self.budget = BodyBudget(self.policy.max_buffered)
         self.param_headers = ParamHeaders(engine.tools.toolset)
+        self._hosts: dict[str | None, bool] = {}
+        """The `Host` rule's answer by header value (clients send the same few)."""
 
     # -- entry ------------------------------------------------------------------------
 
@@ -109,7 +112,7 @@ class McpEndpoint:
     def _refuse(self, request: Request) -> Response | None:
         """The security rules, in order: Host, Origin (403), then the bearer token (401)."""
         headers = headers_of(request)
-        if not security.host_allowed(headers.get("host"), self.policy):
+        if not self._host_allowed(headers.get("host")):
             return error(403, jsonrpc.INVALID_REQUEST, "Forbidden: Host not allowed")
         if not security.origin_allowed(headers.get("origin"), self.policy):
             return error(403, jsonrpc.INVALID_REQUEST, "Forbidden: Origin not allowed")
@@ -122,12 +125,20 @@ class McpEndpoint:
             )
         return None
 
+    def _host_allowed(self, host: str | None) -> bool:
+        allowed = self._hosts.get(host)
+        if allowed is None:
+            allowed = security.host_allowed(host, self.policy)
+            if len(self._hosts) < HOST_CACHE_SIZE:
+                self._hosts[host] = allowed
+        return allowed
+
     # -- POST -------------------------------------------------------------------------
 
     async def _post(self, request: Request, held: Held) -> Response:
         headers = headers_of(request)
         content_type = headers.get("content-type", "")
-        if content_type.split(";", 1)[0].strip().lower() != JSON_TYPE:
+        if content_type != JSON_TYPE and content_type.split(";", 1)[0].strip().lower() != JSON_TYPE:
             return error(
                 415, jsonrpc.INVALID_REQUEST, "Unsupported Media Type: send application/json"
             )
@@ -167,31 +178,40 @@ class McpEndpoint:
         return await self._legacy(request, message, accept)
 
     async def _read_body(self, request: Request, held: Held) -> bytes | Response:
-        """The body, within the size limit, the time limit and the server-wide budget."""
+        """The body, within the size limit, the time limit and the server-wide budget.
+        A client that disconnects first raises `ClientDisconnect` (as Starlette's
+        `Request.stream` does)."""
         limit = self.policy.max_body
-        too_large = error(
-            413, jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {limit} bytes"
-        )
         declared = headers_of(request).get("content-length")
         if declared is not None:
             if not declared.strip().isdigit():
                 return error(400, jsonrpc.INVALID_REQUEST, "Bad Content-Length")
             if int(declared) > limit:
-                return too_large
-        chunks = bytearray()
+                return _too_large(limit)
+        chunks: list[bytes] = []
+        size = 0
+        receive = request.receive
         try:
             async with asyncio.timeout(self.policy.body_timeout):
-                async for chunk in request.stream():
-                    if len(chunks) + len(chunk) > limit:
-                        return too_large
-                    if not held.take(len(chunk)):
-                        return error(
-                            503,
-                            jsonrpc.INVALID_REQUEST,
-                            "Service Unavailable: too many request bodies in flight; retry",
-                            headers={"Retry-After": "1"},
-                        )
-                    chunks += chunk
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        raise ClientDisconnect()
+                    chunk = message.get("body", b"")
+                    if chunk:
+                        if size + len(chunk) > limit:
+                            return _too_large(limit)
+                        if not held.take(len(chunk)):
+                            return error(
+                                503,
+                                jsonrpc.INVALID_REQUEST,
+                                "Service Unavailable: too many request bodies in flight; retry",
+                                headers={"Retry-After": "1"},
+                            )
+                        chunks.append(chunk)
+                        size += len(chunk)
+                    if not message.get("more_body", False):
+                        break
         except TimeoutError:
             return error(
                 408,
@@ -199,7 +219,7 @@ class McpEndpoint:
                 f"Request Timeout: the body did not arrive within {self.policy.body_timeout:g} s",
                 headers={"Connection": "close"},
             )
-        return bytes(chunks)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     # -- eras -------------------------------------------------------------------------
 
@@ -371,6 +391,10 @@ class McpEndpoint:
         if not self.sessions.end(session_id.strip()):
             return error(404, jsonrpc.INVALID_REQUEST, "Session not found")
         return Response(status_code=204)
+
+
+def _too_large(limit: int) -> Response:
+    return error(413, jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {limit} bytes")
 
 
 def _route_client_answer(session: Session, message: dict[str, Any]) -> None:

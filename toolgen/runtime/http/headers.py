@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -38,6 +39,8 @@ NAME_SOURCES: Final = {
 X_MCP_HEADER: Final = "x-mcp-header"
 _SENTINEL_START: Final = "=?base64?"
 _SENTINEL_END: Final = "?="
+_NOT_IN_VALUE: Final = re.compile(r"[^\t -~]")
+"""A character a header value may not carry (only visible ASCII, space and tab)."""
 
 
 class HeaderMismatchError(ValueError):
@@ -50,7 +53,7 @@ def decode_value(raw: str) -> str:
     Raises HeaderMismatchError for characters a header may not carry or bad Base64.
     """
     value = raw.strip(" \t")
-    if any(not (" " <= ch <= "~" or ch == "\t") for ch in value):
+    if _NOT_IN_VALUE.search(value):
         raise HeaderMismatchError("contains characters not allowed in a header value")
     if value.startswith(_SENTINEL_START) and value.endswith(_SENTINEL_END):
         encoded = value[len(_SENTINEL_START) : -len(_SENTINEL_END)]

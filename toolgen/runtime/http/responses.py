@@ -5,7 +5,7 @@ Small pure helpers shared by the endpoint (`app`) and the call runner (`calls`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -27,6 +27,8 @@ MODERN_ERROR_STATUS: Final = {
 SSE_HEADERS: Final = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 JSON_TYPE: Final = "application/json"
 SSE_TYPE: Final = "text/event-stream"
+_JSON_TYPE_HEADER: Final = (b"content-type", JSON_TYPE.encode())
+_ACCEPT_CACHE_SIZE: Final = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +39,39 @@ class Accept:
     sse: bool
 
 
+class JsonResponse(Response):
+    """A JSON body with its `content-length` and `content-type` headers: what Starlette's
+    `Response` sends for it, without its generic header building on every answer."""
+
+    media_type = JSON_TYPE
+
+    def __init__(
+        self, body: bytes, status_code: int = 200, headers: Mapping[str, str] | None = None
+    ) -> None:
+        self.status_code = status_code
+        self.background = None
+        self.body = body
+        if headers:
+            self.init_headers(headers)
+        else:
+            self.raw_headers = [(b"content-length", str(len(body)).encode()), _JSON_TYPE_HEADER]
+
+
+_accepted: dict[str | None, Accept] = {}
+"""`accepts` answers by header value: clients send the same few `Accept` headers."""
+
+
 def accepts(header: str | None) -> Accept:
     """What the `Accept` header allows (missing: JSON only, like any plain HTTP client)."""
+    found = _accepted.get(header)
+    if found is None:
+        found = _parse_accept(header)
+        if len(_accepted) < _ACCEPT_CACHE_SIZE:
+            _accepted[header] = found
+    return found
+
+
+def _parse_accept(header: str | None) -> Accept:
     if header is None:
         return Accept(json=True, sse=False)
     types = {part.split(";", 1)[0].strip().lower() for part in header.split(",")}
@@ -64,9 +97,7 @@ def error(
     headers: Mapping[str, str] | None = None,
 ) -> Response:
     """An HTTP error answer whose body is a JSON-RPC error."""
-    return Response(
-        error_body(code, message, request_id, data), status, headers, media_type=JSON_TYPE
-    )
+    return JsonResponse(error_body(code, message, request_id, data), status, headers)
 
 
 def sse_event(message: Mapping[str, Any]) -> bytes:
@@ -98,19 +129,27 @@ def answer(
         return Response(
             sse_event(reply), status, {**SSE_HEADERS, **(headers or {})}, media_type=SSE_TYPE
         )
-    return Response(jsonrpc.dumps(reply), status, headers, media_type=JSON_TYPE)
+    return JsonResponse(jsonrpc.dumps(reply), status, headers)
 
 
 def headers_of(request: Request) -> dict[str, str]:
-    """The request's headers as a dict, built once per request (Starlette's `Headers`
+    """The request's headers as a dict (see `scope_headers`)."""
+    return scope_headers(request.scope)
+
+
+def scope_headers(scope: MutableMapping[str, Any]) -> dict[str, str]:
+    """An ASGI request's headers as a dict, built once per request (Starlette's `Headers`
     scans the raw list on every lookup). A repeated header's values are joined with
     ", " as HTTP allows, so a second `Origin`, `Host` or token never goes unseen."""
-    found: dict[str, str] | None = request.scope.get("toolgen.headers")
+    found: dict[str, str] | None = scope.get("toolgen.headers")
     if found is None:
-        found = {}
-        for raw_name, raw_value in request.scope["headers"]:
-            name = raw_name.decode("latin-1").lower()
-            value = raw_value.decode("latin-1")
-            found[name] = f"{found[name]}, {value}" if name in found else value
-        request.scope["toolgen.headers"] = found
+        raw = scope["headers"]
+        found = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in raw}
+        if len(found) < len(raw):  # a repeated header: join its values, in order
+            found = {}
+            for raw_name, raw_value in raw:
+                name = raw_name.decode("latin-1").lower()
+                value = raw_value.decode("latin-1")
+                found[name] = f"{found[name]}, {value}" if name in found else value
+        scope["toolgen.headers"] = found
     return found

@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 from toolgen.runtime.engine import Engine, log
 from toolgen.runtime.http.app import McpEndpoint
+from toolgen.runtime.http.asgi import McpApp
 from toolgen.runtime.http.forward import SessionRouter, owner_prefix
 from toolgen.runtime.http.guard import ConnectionLimits, guarded_protocol
 from toolgen.runtime.http.security import (
@@ -64,8 +65,10 @@ def create_app(
     *,
     path: str = MCP_PATH,
     sessions: SessionStore | None = None,
-) -> Starlette:
-    """The ASGI app serving `engine` at `path` (CORS for the origins the policy allows)."""
+) -> McpApp:
+    """The ASGI app serving `engine` at `path` (CORS for the origins the policy allows):
+    MCP clients' requests go straight to the endpoint, the rest through Starlette (see
+    `asgi`)."""
     policy = policy or SecurityPolicy()
     endpoint = McpEndpoint(engine, policy, sessions)
     origins = sorted(policy.allowed_origins)
@@ -75,7 +78,7 @@ def create_app(
         yield
         endpoint.sessions.end_all()
 
-    return Starlette(
+    fallback = Starlette(
         routes=[Route(path, endpoint.handle, methods=["GET", "POST", "DELETE"])],
         middleware=[
             Middleware(
@@ -89,6 +92,7 @@ def create_app(
         ],
         lifespan=lifespan,
     )
+    return McpApp(endpoint, fallback, path)
 
 
 def uvicorn_config(
