@@ -44,7 +44,7 @@ from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL
 from toolgen.runtime.engine import ADVERTISED_VERSIONS, PROTOCOL_VERSION_META, Engine
 from toolgen.runtime.http import security
 from toolgen.runtime.http.calls import run_call
-from toolgen.runtime.http.guard import BodyBudget, Held
+from toolgen.runtime.http.guard import BodyBudget, BodyDeadlines, Held
 from toolgen.runtime.http.headers import (
     HEADER_MISMATCH,
     PROTOCOL_VERSION_HEADER,
@@ -83,6 +83,7 @@ class McpEndpoint:
         self.policy = policy or SecurityPolicy()
         self.sessions = sessions if sessions is not None else SessionStore()  # empty is falsy
         self.budget = BodyBudget(self.policy.max_buffered)
+        self.deadlines = BodyDeadlines(self.policy.body_timeout)
         self.param_headers = ParamHeaders(engine.tools.toolset)
         self._hosts: dict[str | None, bool] = {}
         """The `Host` rule's answer by header value (clients send the same few)."""
@@ -191,34 +192,41 @@ class McpEndpoint:
         chunks: list[bytes] = []
         size = 0
         receive = request.receive
+        task = asyncio.current_task()
+        assert task is not None
+        deadlines = self.deadlines
+        deadlines.start(task)
         try:
-            async with asyncio.timeout(self.policy.body_timeout):
-                while True:
-                    message = await receive()
-                    if message["type"] != "http.request":
-                        raise ClientDisconnect()
-                    chunk = message.get("body", b"")
-                    if chunk:
-                        if size + len(chunk) > limit:
-                            return _too_large(limit)
-                        if not held.take(len(chunk)):
-                            return error(
-                                503,
-                                jsonrpc.INVALID_REQUEST,
-                                "Service Unavailable: too many request bodies in flight; retry",
-                                headers={"Retry-After": "1"},
-                            )
-                        chunks.append(chunk)
-                        size += len(chunk)
-                    if not message.get("more_body", False):
-                        break
-        except TimeoutError:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    raise ClientDisconnect()
+                chunk = message.get("body", b"")
+                if chunk:
+                    if size + len(chunk) > limit:
+                        return _too_large(limit)
+                    if not held.take(len(chunk)):
+                        return error(
+                            503,
+                            jsonrpc.INVALID_REQUEST,
+                            "Service Unavailable: too many request bodies in flight; retry",
+                            headers={"Retry-After": "1"},
+                        )
+                    chunks.append(chunk)
+                    size += len(chunk)
+                if not message.get("more_body", False):
+                    break
+        except asyncio.CancelledError:
+            if not deadlines.expired(task):
+                raise
             return error(
                 408,
                 jsonrpc.INVALID_REQUEST,
                 f"Request Timeout: the body did not arrive within {self.policy.body_timeout:g} s",
                 headers={"Connection": "close"},
             )
+        finally:
+            deadlines.stop(task)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     # -- eras -------------------------------------------------------------------------

@@ -78,7 +78,9 @@ async def run_call(
         if isinstance(call, PendingCall):
             task = asyncio.ensure_future(call.coroutine)
             connection.track(call.request_id, task)
-        else:  # answered at once (an error, or a handler run inline)
+        elif outbox.empty() or not accept.sse:  # answered at once, nothing sent before
+            return answer(call, accept, modern)
+        else:  # answered at once (an error, or a handler run inline) after notifications
             task = loop.create_future()
             task.set_result(call)
     if task.done() and (outbox.empty() or not accept.sse):

@@ -80,10 +80,10 @@ def check_standard_headers(headers: Mapping[str, str], message: Mapping[str, Any
     """
     method = message.get("method")
     params = message.get("params")
-    params = params if isinstance(params, Mapping) else {}
+    params = params if type(params) is dict or isinstance(params, Mapping) else {}
     version_header = _require(headers, PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version").strip()
     meta = params.get("_meta")
-    if isinstance(meta, Mapping):
+    if type(meta) is dict or isinstance(meta, Mapping):  # (the exact type first: cheaper)
         body_version = meta.get("io.modelcontextprotocol/protocolVersion")
         if isinstance(body_version, str) and body_version != version_header:
             raise HeaderMismatchError(
