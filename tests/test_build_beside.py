@@ -3,10 +3,13 @@ same cache, the same errors."""
 
 from __future__ import annotations
 
+import functools
 import marshal
 import os
 import shutil
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import snapshot
@@ -20,7 +23,8 @@ needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this
 
 @pytest.fixture
 def two_cores(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every spec set is big enough to fork for, on two cores; the children are counted."""
+    """Every spec set is big enough to fork for, on two cores; the children given work (forked
+    for it, or forked before and warmed up) are counted."""
     forks: list[object] = []
 
     class Counted(beside.Beside):
@@ -28,7 +32,15 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> list[object]:
             forks.append(compute)
             super().__init__(compute)  # type: ignore[arg-type]
 
+    give = beside.Standby.give
+
+    def counted_give(self: beside.Standby, compute: Any) -> None:
+        if compute is not None:
+            forks.append(compute)
+        give(self, compute)
+
     monkeypatch.setattr(modeljobs, "Beside", Counted)
+    monkeypatch.setattr(beside.Standby, "give", counted_give)
     monkeypatch.setattr(modeljobs, "MIN_TOOLS", 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.delenv("TOOLGEN_BUILD_JOBS", raising=False)
@@ -125,3 +137,67 @@ def test_small_spec_sets_one_core_and_jobs_1_stay_in_process(
     monkeypatch.delenv("TOOLGEN_BUILD_JOBS")
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert modeljobs.jobs_for(10_000) == 0
+
+
+def die_in_child(*_: object) -> None:
+    """A models job that kills its (pool) child: module-level, so that it can be sent."""
+    os._exit(3)
+
+
+def child_pids() -> set[int]:
+    """This process's child processes, zombies included (Linux)."""
+    pids: set[int] = set()
+    for task in Path("/proc/self/task").glob("*/children"):
+        pids.update(int(pid) for pid in task.read_text().split())
+    return pids
+
+
+@needs_fork
+def test_a_pool_child_that_dies_leaves_its_units_to_the_build_itself(
+    project: Path, monkeypatch: pytest.MonkeyPatch, two_cores: list[object]
+) -> None:
+    monkeypatch.setattr(modeljobs, "_fragments", die_in_child)
+    build([project / "specs" / "notes"], project / "died")
+    assert len(two_cores) == 2  # sent to the pool's children, which died
+    monkeypatch.setenv("TOOLGEN_BUILD_JOBS", "1")
+    build([project / "specs" / "notes"], project / "inline")
+    assert snapshot(project / "died" / "notes") == snapshot(project / "inline" / "notes")
+
+
+@needs_fork
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_pool_children_not_needed_are_dismissed_and_reaped(
+    project: Path, two_cores: list[object]
+) -> None:
+    out = project / "out"
+    build([project / "specs" / "notes"], out)
+    before = child_pids()
+    spec = next((project / "specs" / "notes").glob("*.yaml"))
+    spec.write_text(spec.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    build([project / "specs" / "notes"], out)  # every fragment cached: both children dismissed
+    assert len(two_cores) == 2
+    assert child_pids() == before
+
+
+@needs_fork
+def test_a_standby_child_prepares_first_then_computes_what_it_is_given(tmp_path: Path) -> None:
+    marker = tmp_path / "prepared"
+    child = beside.Standby(marker.touch)
+    for _ in range(3000):  # prepared before it is given anything (up to 30 s on a busy machine)
+        if marker.exists():
+            break
+        time.sleep(0.01)
+    assert marker.exists()
+    child.give(functools.partial(str.upper, "models"))
+    assert child.result() == "MODELS"
+
+
+@needs_fork
+def test_a_standby_child_given_nothing_ends_and_one_given_the_unsendable_fails() -> None:
+    idle = beside.Standby(lambda: None)
+    idle.give(None)
+    assert idle.result() is None
+    unsendable = beside.Standby(lambda: None)
+    unsendable.give(lambda: "a local function does not pickle")
+    with pytest.raises(beside.ChildFailed):
+        unsendable.result()

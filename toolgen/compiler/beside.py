@@ -6,6 +6,10 @@ exception comes back pickled and is raised in the parent as if the computation
 had run there (one that does not survive pickling, or a child that dies, is
 `ChildFailed`: the caller computes the value in process, where it raises again).
 `toolgen.compiler.modeljobs` makes a big build's models this way.
+
+A `Standby` child is forked before its computation is known: it prepares
+(imports, warm-up) while the parent works, then runs what `give` sends it
+(pickled), or ends when dismissed (or when the parent goes away).
 """
 
 from __future__ import annotations
@@ -14,7 +18,13 @@ import marshal
 import os
 import pickle
 from collections.abc import Callable
+from contextlib import suppress
+from functools import partial
 from typing import Any
+
+_OPEN_JOB_PIPES: set[int] = set()
+"""The parent's write ends of pipes to standby children: a child closes those it inherited, so
+that each standby sees the end of its pipe when the parent closes or loses its own."""
 
 
 class Beside:
@@ -25,6 +35,8 @@ class Beside:
         pid = os.fork()
         if pid == 0:  # the child: compute, send, and leave without running the parent's cleanups
             os.close(read)
+            for fd in _OPEN_JOB_PIPES:
+                os.close(fd)
             _child(compute, write)
         os.close(write)
         self._pid = pid
@@ -47,6 +59,47 @@ class Beside:
         except Exception as exc:  # an exception that does not unpickle: run the step here
             raise ChildFailed(f"the build's child process failed: {exc}") from None
         raise error  # the exception the step raised, as the step raised it
+
+
+class Standby(Beside):
+    """A child that runs `prepare()` now and later computes what `give` sends it (a picklable
+    callable, or None: nothing to do); `result()` as for `Beside`."""
+
+    def __init__(self, prepare: Callable[[], object]) -> None:
+        jobs, self._jobs = os.pipe()
+        self._unsent = False
+        _OPEN_JOB_PIPES.add(self._jobs)
+        super().__init__(partial(_standby, prepare, jobs))
+        os.close(jobs)
+
+    def give(self, compute: Callable[[], Any] | None) -> None:
+        """Send the computation (None: nothing to do) and close the pipe. One that does not
+        pickle is not sent: `result()` then raises `ChildFailed` (the caller runs it itself)."""
+        _OPEN_JOB_PIPES.discard(self._jobs)
+        try:
+            data = pickle.dumps(compute, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # a local function, say: the child is told to end
+            self._unsent = True
+            data = pickle.dumps(None)
+        with suppress(BrokenPipeError), os.fdopen(self._jobs, "wb") as pipe:  # gone: see result()
+            pipe.write(data)
+
+    def result(self) -> Any:
+        value = super().result()
+        if self._unsent:
+            raise ChildFailed("the computation could not be sent to the build's child process")
+        return value
+
+
+def _standby(prepare: Callable[[], object], jobs: int) -> Any:
+    """In a standby child: prepare, then compute what the parent sends (None when it sends
+    nothing or is gone)."""
+    with suppress(Exception):  # a failed warm-up: the computation meets (and reports) it again
+        prepare()
+    with os.fdopen(jobs, "rb") as pipe:
+        data = pipe.read()
+    compute = pickle.loads(data) if data else None
+    return compute() if compute is not None else None
 
 
 class ChildFailed(RuntimeError):

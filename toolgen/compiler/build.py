@@ -104,18 +104,20 @@ def render_package(
     source_note: str,
     model_cache: Cache | None = None,
     progress: Progress | None = None,
+    pool: modeljobs.Pool | None = None,
 ) -> dict[str, str]:
     """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
     of emitters that run for seconds). On a machine with two cores, the models of a big spec
     set are made in forked children while this process renders the rest
-    (`compiler.modeljobs`); the models emitter then finds them in the cache."""
+    (`compiler.modeljobs`; `pool`'s children, forked and warmed up while the spec set was
+    read, when given); the models emitter then finds them in the cache."""
     package = toolset.server.package
     plans = Plans()
-    jobs = modeljobs.jobs_for(len(toolset.tools))
+    jobs = len(pool.idle) if pool else modeljobs.jobs_for(len(toolset.tools))
     cache = Cache.scratch() if jobs and model_cache is None else model_cache
     children = []
     if jobs and cache is not None:
-        children = modeljobs.start(toolset, plans.of(toolset), cache, jobs)
+        children = modeljobs.start(toolset, plans.of(toolset), cache, jobs, pool)
     run = emitters(cache, plans)
     made: dict[str, list[tuple[str, str]]] = {}
     for emit in sorted(run, key=lambda emit: emit.__name__ == "models"):  # models last
@@ -207,22 +209,29 @@ def render_all(
             continue
         cache = Cache.for_spec_set(out, note) if caches is not None else None
         read = partial(read_source_cached, cache=cache) if cache else read_source
-        try:
-            with step(progress, f"reading {note}"):
-                toolset = load_set(spec_set, read, name=name)
-        except SpecError as exc:
-            problems.extend(exc.diagnostics)
-            continue
-        package = toolset.server.package
-        if progress and not toolset.server.declared:
-            how = "as --name says" if name else "after its directory (--name NAME chooses)"
-            progress(f"{note} has no server block: naming the server {toolset.server.name!r} {how}")
-        if progress:
-            count = len(toolset.tools)
-            progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
-        if caches is not None and cache is not None:
-            caches.append(cache)
-        files = render_package(toolset, source_note=note, model_cache=cache, progress=progress)
+        with _model_pool(len(spec_set.files)) as pool:
+            try:
+                with step(progress, f"reading {note}"):
+                    toolset = load_set(spec_set, read, name=name)
+            except SpecError as exc:
+                problems.extend(exc.diagnostics)
+                continue
+            package = toolset.server.package
+            if progress and not toolset.server.declared:
+                how = "as --name says" if name else "after its directory (--name NAME chooses)"
+                progress(
+                    f"{note} has no server block: naming the server {toolset.server.name!r} {how}"
+                )
+            if progress:
+                count = len(toolset.tools)
+                progress(
+                    f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}"
+                )
+            if caches is not None and cache is not None:
+                caches.append(cache)
+            files = render_package(
+                toolset, source_note=note, model_cache=cache, progress=progress, pool=pool
+            )
         outputs.append(
             PackageOutput(
                 package,
@@ -235,6 +244,18 @@ def render_all(
     if problems:
         raise SpecError(problems)
     return outputs, fresh
+
+
+@contextlib.contextmanager
+def _model_pool(files: int) -> Iterator[modeljobs.Pool | None]:
+    """For a spec set of many files, children that warm up the model generator while it is read
+    (`modeljobs.Pool`); those not given work are dismissed on the way out, whatever happens."""
+    pool = modeljobs.pool_for(files)
+    try:
+        yield pool
+    finally:
+        if pool:
+            pool.close()
 
 
 def _scaffolds(toolset: ToolSet) -> dict[str, str]:

@@ -12,16 +12,22 @@ The output never depends on the children: a child that fails leaves its units
 missing from the cache, and the emitter makes them in process (raising there
 what the child raised, such as a spec error). `TOOLGEN_BUILD_JOBS=1` turns this
 off; `TOOLGEN_BUILD_JOBS=N` asks for N children.
+
+DCG's first run in a process costs about half a second (its own imports and
+templates). A `Pool` forks the children before a big spec set is read, so they
+pay it while the parent reads; they then get their shares through a pipe.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from toolgen.compiler.beside import Beside, ChildFailed
+from toolgen.compiler.beside import Beside, ChildFailed, Standby
 from toolgen.compiler.cache import Cache
+from toolgen.core.errors import Location
 from toolgen.core.ir import ToolSet
 
 if TYPE_CHECKING:
@@ -47,14 +53,59 @@ def jobs_for(tools: int) -> int:
     return jobs if jobs >= 2 else 0
 
 
-def start(toolset: ToolSet, plan: ModelPlan, cache: Cache, jobs: int) -> list[Beside]:
-    """Children making, between them, every model fragment of `plan` that `cache` lacks."""
+class Pool:
+    """Children forked before a spec set is read, warming DCG up meanwhile; `start` gives each
+    a share of the models (or nothing to do); `close` dismisses the rest and reaps them."""
+
+    def __init__(self, jobs: int) -> None:
+        self.idle = [Standby(_warm_up) for _ in range(jobs)]
+        self._dismissed: list[Standby] = []
+
+    def dismiss_idle(self) -> None:
+        """Tell the children not given work to end (without waiting for them)."""
+        for child in self.idle:
+            child.give(None)
+        self._dismissed += self.idle
+        self.idle = []
+
+    def close(self) -> None:
+        self.dismiss_idle()
+        for child in self._dismissed:
+            with suppress(ChildFailed):
+                child.result()
+        self._dismissed = []
+
+
+def pool_for(files: int) -> Pool | None:
+    """A pool for a spec set of `files` files, when it is big enough to fork for."""
+    jobs = jobs_for(files)
+    return Pool(jobs) if jobs else None
+
+
+def start(
+    toolset: ToolSet, plan: ModelPlan, cache: Cache, jobs: int, pool: Pool | None = None
+) -> list[Beside]:
+    """Children making, between them, every model fragment of `plan` that `cache` lacks
+    (the pool's, when there is one; the ones it does not need are dismissed)."""
     from toolgen.compiler.emit.models import unit_keys
 
     keys = unit_keys(plan)
     missing = [index for index, key in enumerate(keys) if cache.get(key) is None]
-    shares = [missing[job::jobs] for job in range(jobs)]
-    return [Beside(partial(_fragments, toolset, plan, share, keys)) for share in shares if share]
+    jobs = len(pool.idle) if pool else jobs
+    shares = [share for job in range(jobs) if (share := missing[job::jobs])]
+    where = _origin(toolset)
+    children: list[Beside] = []
+    for share in shares:
+        job = partial(_fragments, where, plan, share, keys)
+        if pool and pool.idle:
+            child = pool.idle.pop()
+            child.give(job)
+            children.append(child)
+        else:
+            children.append(Beside(job))
+    if pool:
+        pool.dismiss_idle()
+    return children
 
 
 def finish(children: list[Beside], cache: Cache) -> None:
@@ -69,13 +120,27 @@ def finish(children: list[Beside], cache: Cache) -> None:
             cache.put(key, value)
 
 
+def _origin(toolset: ToolSet) -> Location | None:
+    origin = toolset.server.origin
+    return origin.locate() if origin else None
+
+
+def _warm_up() -> None:
+    """In a pool's child: DCG's first run (its imports, templates), on a small schema."""
+    from toolgen.compiler import dcgfixes
+    from toolgen.compiler.emit.models import warm_up
+
+    dcgfixes.apply()
+    warm_up()
+
+
 def _fragments(
-    toolset: ToolSet, plan: ModelPlan, share: list[int], keys: list[str]
+    where: Location | None, plan: ModelPlan, share: list[int], keys: list[str]
 ) -> dict[str, Any]:
     """In a child: the fragments of the units `share`, by cache key, as cache values."""
     from toolgen.compiler import dcgfixes
     from toolgen.compiler.emit.models import generate_fragments
 
     dcgfixes.apply()
-    made = generate_fragments(plan, share, toolset)
+    made = generate_fragments(plan, share, where)
     return {keys[index]: fragment.to_json() for index, fragment in made.items()}

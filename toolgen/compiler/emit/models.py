@@ -52,7 +52,7 @@ from toolgen.compiler.emit.modelplan import (
 )
 from toolgen.compiler.emit.modelshape import reshape
 from toolgen.compiler.emit.modelsplice import Fragment, ModelGenerationError, splice, split
-from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
+from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.ir import ToolSet
 from toolgen.jsonschema.walk import walk_schemas
 
@@ -121,7 +121,8 @@ def render_models(
     fragments = _cached(cache, keys) if cache is not None else {}
     missing = [index for index in range(len(keys)) if index not in fragments]
     if missing:
-        made = generate_fragments(plan, missing, toolset)
+        origin = toolset.server.origin
+        made = generate_fragments(plan, missing, origin.locate() if origin else None)
         fragments.update(made)
         for index in missing:
             if cache is not None:
@@ -208,9 +209,10 @@ def _salt() -> list[str]:
 
 
 def generate_fragments(
-    plan: ModelPlan, units: Sequence[int], toolset: ToolSet
+    plan: ModelPlan, units: Sequence[int], where: Location | None
 ) -> dict[int, Fragment]:
-    """Fragments of `units` from one DCG run over their classes and the defs they use."""
+    """Fragments of `units` from one DCG run over their classes and the defs they use (an
+    error DCG raises is reported at `where`, the spec set's server block)."""
     from datamodel_code_generator import Error, generate
 
     own = [name for index in units for name in plan.units[index].classes]
@@ -223,13 +225,12 @@ def generate_fragments(
     try:
         code = generate(schema, **dcg_options(), custom_file_header="# units")
     except Error as exc:
-        origin = toolset.server.origin
         raise SpecError(
             [
                 Diagnostic(
                     ErrorCode.INVALID_SCHEMA,
                     f"datamodel-code-generator cannot build models from these schemas: {exc}",
-                    origin.locate() if origin else None,
+                    where,
                 )
             ]
         ) from exc
@@ -246,8 +247,35 @@ def generate_fragments(
     # an aliased import are made again alone, so that no unit's text depends on another's.
     if len(units) > 1:
         for index in [i for i in units if any(imp.alias for imp in made[i].imports)]:
-            made.update(generate_fragments(plan, [index], toolset))
+            made.update(generate_fragments(plan, [index], where))
     return made
+
+
+WARM_UP_SCHEMA: dict[str, Any] = {
+    "$schema": SCHEMA_DIALECT,
+    "$defs": {
+        "Item": {
+            "type": "object",
+            "description": "An object with constrained, enumerated and referenced fields.",
+            "properties": {
+                "name": {"type": "string", "maxLength": 3, "description": "A name."},
+                "kind": {"enum": ["a", "b"]},
+                "counts": {"$ref": "#/$defs/Counts"},
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        "Counts": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+    },
+}
+
+
+def warm_up() -> None:
+    """One small DCG run: a process's first run pays DCG's imports and template compilation
+    (about half a second), which a forked child can pay before it has work."""
+    from datamodel_code_generator import generate
+
+    generate(WARM_UP_SCHEMA, **dcg_options())
 
 
 def _own_imports(fragment: Fragment) -> Fragment:
