@@ -49,6 +49,7 @@ class Plans:
 
     def __init__(self) -> None:
         self._plans: dict[int, tuple[ToolSet, ModelPlan]] = {}
+        self._keys: dict[int, tuple[ModelPlan, list[str]]] = {}
 
     def of(self, toolset: ToolSet) -> ModelPlan:
         from toolgen.compiler.emit.modelplan import build_plan
@@ -58,12 +59,23 @@ class Plans:
             known = self._plans[id(toolset)] = (toolset, build_plan(toolset))
         return known[1]
 
+    def keys(self, toolset: ToolSet) -> list[str]:
+        """The cache key of each unit of the toolset's plan (`emit.models.unit_keys`)."""
+        from toolgen.compiler.emit.models import unit_keys
+
+        plan = self.of(toolset)
+        known = self._keys.get(id(toolset))
+        if known is None or known[0] is not plan:
+            known = self._keys[id(toolset)] = (plan, unit_keys(plan))
+        return known[1]
+
 
 def emitters(model_cache: Cache | None = None, plans: Plans | None = None) -> list[Emitter]:
     """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`
     (the models emitter reads and fills `model_cache`, which never changes its output).
     The models, server and client emitters share one model plan per toolset (`plans`)."""
-    plan_of = (plans or Plans()).of
+    plans = plans or Plans()
+    plan_of = plans.of
 
     def models(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         from toolgen.compiler import dcgfixes
@@ -72,7 +84,11 @@ def emitters(model_cache: Cache | None = None, plans: Plans | None = None) -> li
         dcgfixes.apply()  # DCG's formatter is quadratic in the length of a line (huge enums)
 
         text = render_models(
-            toolset, source_note=source_note, cache=model_cache, plan=plan_of(toolset)
+            toolset,
+            source_note=source_note,
+            cache=model_cache,
+            plan=plan_of(toolset),
+            keys=plans.keys(toolset),
         )
         return [("models.py", text)]
 
@@ -105,19 +121,22 @@ def render_package(
     model_cache: Cache | None = None,
     progress: Progress | None = None,
     pool: modeljobs.Pool | None = None,
+    plans: Plans | None = None,
 ) -> dict[str, str]:
     """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
     of emitters that run for seconds). On a machine with two cores, the models of a big spec
     set are made in forked children while this process renders the rest
     (`compiler.modeljobs`; `pool`'s children, forked and warmed up while the spec set was
-    read, when given); the models emitter then finds them in the cache."""
+    read, when given); the models emitter then finds them in the cache. `plans` shares the
+    model plan with the caller (the handler scaffold names the same classes)."""
     package = toolset.server.package
-    plans = Plans()
+    plans = plans or Plans()
     jobs = len(pool.idle) if pool else modeljobs.jobs_for(len(toolset.tools))
     cache = Cache.scratch() if jobs and model_cache is None else model_cache
     children = []
     if jobs and cache is not None:
-        children = modeljobs.start(toolset, plans.of(toolset), cache, jobs, pool)
+        plan, keys = plans.of(toolset), plans.keys(toolset)
+        children = modeljobs.start(toolset, plan, keys, cache, jobs, pool)
     run = emitters(cache, plans)
     made: dict[str, list[tuple[str, str]]] = {}
     for emit in sorted(run, key=lambda emit: emit.__name__ == "models"):  # models last
@@ -229,15 +248,21 @@ def render_all(
                 )
             if caches is not None and cache is not None:
                 caches.append(cache)
+            plans = Plans()
             files = render_package(
-                toolset, source_note=note, model_cache=cache, progress=progress, pool=pool
+                toolset,
+                source_note=note,
+                model_cache=cache,
+                progress=progress,
+                pool=pool,
+                plans=plans,
             )
         outputs.append(
             PackageOutput(
                 package,
                 files,
                 digest,
-                _scaffolds(toolset) if scaffold else {},
+                _scaffolds(toolset, out, plans.of(toolset)) if scaffold else {},
                 header=header_text(note),
             )
         )
@@ -258,11 +283,15 @@ def _model_pool(files: int) -> Iterator[modeljobs.Pool | None]:
             pool.close()
 
 
-def _scaffolds(toolset: ToolSet) -> dict[str, str]:
-    """The handler scaffold for users, relative to OUT (written once, when missing)."""
+def _scaffolds(toolset: ToolSet, out: Path, plan: ModelPlan) -> dict[str, str]:
+    """The handler scaffold for users, relative to OUT: written once, when missing (so not
+    rendered when it exists)."""
     from toolgen.compiler.emit.server import render_handlers_scaffold, scaffold_path
 
-    return {scaffold_path(toolset.server.package): render_handlers_scaffold(toolset)}
+    path = scaffold_path(toolset.server.package)
+    if (out / path).exists():
+        return {}
+    return {path: render_handlers_scaffold(toolset, plan)}
 
 
 def build(

@@ -21,6 +21,7 @@ pay it while the parent reads; they then get their shares through a pipe.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -83,13 +84,15 @@ def pool_for(files: int) -> Pool | None:
 
 
 def start(
-    toolset: ToolSet, plan: ModelPlan, cache: Cache, jobs: int, pool: Pool | None = None
+    toolset: ToolSet,
+    plan: ModelPlan,
+    keys: Sequence[str],
+    cache: Cache,
+    jobs: int,
+    pool: Pool | None = None,
 ) -> list[Beside]:
-    """Children making, between them, every model fragment of `plan` that `cache` lacks
-    (the pool's, when there is one; the ones it does not need are dismissed)."""
-    from toolgen.compiler.emit.models import unit_keys
-
-    keys = unit_keys(plan)
+    """Children making, between them, every model fragment of `plan` (units by `keys`) that
+    `cache` lacks (the pool's, when there is one; the ones it does not need are dismissed)."""
     missing = [index for index, key in enumerate(keys) if cache.get(key) is None]
     jobs = len(pool.idle) if pool else jobs
     shares = [share for job in range(jobs) if (share := missing[job::jobs])]
@@ -135,7 +138,7 @@ def _warm_up() -> None:
 
 
 def _fragments(
-    where: Location | None, plan: ModelPlan, share: list[int], keys: list[str]
+    where: Location | None, plan: ModelPlan, share: list[int], keys: Sequence[str]
 ) -> dict[str, Any]:
     """In a child: the fragments of the units `share`, by cache key, as cache values."""
     from toolgen.compiler import dcgfixes

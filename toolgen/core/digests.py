@@ -61,21 +61,29 @@ def digest(value: Any) -> str:
 
 
 def _plain(value: Any) -> bool:
-    """No floats anywhere, and no key that sorts differently in UTF-16 than by code point."""
-    kind = type(value)
-    if kind is dict:
-        return all((type(k) is str and k.isascii()) or _bmp(k) for k in value) and all(
-            _plain(v) for v in value.values()
-        )
-    if kind is list or kind is tuple:
-        return all(_plain(v) for v in value)
-    if kind is int:
-        return bool(abs(value) <= _SAFE_INTEGER)
-    return kind is not float
+    """No floats anywhere, and no key that sorts differently in UTF-16 than by code point
+    (a loop over a stack: this runs on every tool definition of every build)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        kind = type(item)
+        if kind is dict:
+            for key in item:
+                if not (type(key) is str and (key.isascii() or _bmp(key))):
+                    return False
+            todo.extend(item.values())
+        elif kind is list or kind is tuple:
+            todo.extend(item)
+        elif kind is int:
+            if abs(item) > _SAFE_INTEGER:
+                return False
+        elif kind is float:
+            return False
+    return True
 
 
-def _bmp(key: Any) -> bool:
-    return type(key) is str and all(ord(ch) <= 0xFFFF for ch in key)
+def _bmp(key: str) -> bool:
+    return all(ord(ch) <= 0xFFFF for ch in key)
 
 
 def tool_digests(definitions: Iterable[Mapping[str, Any]]) -> dict[str, str]:

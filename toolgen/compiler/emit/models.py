@@ -111,13 +111,15 @@ def render_models(
     source_note: str,
     cache: Cache | None = None,
     plan: ModelPlan | None = None,
+    keys: Sequence[str] | None = None,
 ) -> str:
-    """The text of `models.py` for `toolset` (deterministic, with or without `cache`)."""
+    """The text of `models.py` for `toolset` (deterministic, with or without `cache`); `keys`
+    are the plan's `unit_keys` when the caller has them."""
     plan = plan or build_plan(toolset)
     header = python_header(source_note) + f'"""{MODULE_DOC}"""'
     if not plan.class_names:  # no tools: DCG refuses an empty schema
         return header + "\n"
-    keys = unit_keys(plan)
+    keys = unit_keys(plan) if keys is None else keys
     fragments = _cached(cache, keys) if cache is not None else {}
     missing = [index for index in range(len(keys)) if index not in fragments]
     if missing:

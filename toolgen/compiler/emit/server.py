@@ -47,10 +47,10 @@ def render_server(
     return [(SERVER_FILE, text)]
 
 
-def render_handlers_scaffold(toolset: ToolSet) -> str:
+def render_handlers_scaffold(toolset: ToolSet, plan: ModelPlan | None = None) -> str:
     """The text of the user's handler module (`scaffold_path`): a `Handlers` subclass whose
     methods raise `ToolError("not implemented")` until the user fills them in."""
-    context = _context(toolset)
+    context = _context(toolset, plan)
     package = context["package"]
     return render(
         "handlers.py.jinja",
