@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -11,12 +12,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from google.genai import types as gemini_types
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionFunctionToolParam
 from pydantic import TypeAdapter
 from views_support import corpus_tools, gemini_subset_problems, openai_strict_problems
 
 from toolgen.cli import cli
 from toolgen.frontend.pipeline import load_spec_set
+from toolgen.jsonschema.providers.model import approx_tokens
 from toolgen.jsonschema.providers.names import (
     ANTHROPIC_NAMES,
     GEMINI_NAMES,
@@ -341,3 +345,27 @@ def test_build_writes_each_provider_view_under_tools(provider: str) -> None:
     assert written["report"] == expected.report()
     if provider == "gemini":
         gemini_types.Tool.model_validate(written["tools"][0])
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_a_views_token_estimate_is_a_quarter_of_its_compact_json_length(value: Any) -> None:
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert approx_tokens(value) == math.ceil(len(text) / 4)
+
+
+def test_the_token_estimate_counts_what_orjson_refuses_as_json_spells_it() -> None:
+    for value in ["\ud800 lone surrogate", {"n": 2**70}, {"x": 1e-05}]:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        assert approx_tokens(value) == math.ceil(len(text) / 4)

@@ -16,12 +16,13 @@ DIGESTS_FILE = "digests.json"
 def render_tooldefs(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
     """`tools/<revision>.json` for every emitted revision; `_meta` carries the header."""
     files = []
+    definitions = {}
     for revision in EMITTED_REVISIONS:
-        body = {
-            "_meta": {GENERATED_META_KEY: header_text(source_note)},
-            **list_tools_result(toolset, revision),
-        }
+        result = list_tools_result(toolset, revision)
+        definitions[revision] = result["tools"]
+        body = {"_meta": {GENERATED_META_KEY: header_text(source_note)}, **result}
         files.append((f"{TOOLS_DIR}/{revision}.json", json_text(body)))
-    digests = {"_meta": {GENERATED_META_KEY: header_text(source_note)}, **digests_document(toolset)}
+    document = digests_document(toolset, definitions)
+    digests = {"_meta": {GENERATED_META_KEY: header_text(source_note)}, **document}
     files.append((f"{TOOLS_DIR}/{DIGESTS_FILE}", json_text(digests)))
     return files
