@@ -16,11 +16,13 @@ import contextlib
 import contextvars
 import inspect
 import logging
+import threading
+from functools import partial
 from typing import Any
 
 from toolgen.core.protocol import is_modern
 from toolgen.runtime import jsonrpc
-from toolgen.runtime.connection import DIRECT_REPLY, PendingCall, Response
+from toolgen.runtime.connection import DIRECT_REPLY, BlockingCall, PendingCall, Response
 from toolgen.runtime.context import CallContext, install_call_context, own_call_context
 from toolgen.runtime.handlers import MAX_STUCK_WORKERS, BoundHandler, DaemonThreadPool, Job
 from toolgen.runtime.inputs import InputRound, StateSigner, arguments_digest, enter_round
@@ -53,6 +55,17 @@ class CallRunner:
         self.inline_sync = inline_sync
         self._meta = meta
         self._pool: DaemonThreadPool | None = None
+        self._stuck_elsewhere = 0
+        """Handlers on a transport's own threads still running after their call ended."""
+        self._stuck_lock = threading.Lock()
+
+    @property
+    def runs_threads(self) -> bool:
+        """Whether some tool's calls run a sync handler off the event loop (a worker thread,
+        or a `PendingCall.blocking` run on a transport's thread)."""
+        return not self.inline_sync and any(
+            not h.is_async and not h.inline for h in self.handlers.values()
+        )
 
     def start(
         self,
@@ -75,8 +88,18 @@ class CallRunner:
             return self._call_blocking(request_id, handler, name, arguments, version)
         if handler is not None and not handler.is_async:
             call = self._call_in_thread(request_id, handler, name, arguments, version)
-            return PendingCall(request_id, call)
+            blocking = BlockingCall(
+                name,
+                self.timeout,
+                partial(self._call_blocking, request_id, handler, name, arguments, version),
+                partial(self.timed_out, request_id, name, version),
+            )
+            return PendingCall(request_id, call, blocking)
         return PendingCall(request_id, self._call(request_id, name, arguments, version))
+
+    def timed_out(self, request_id: RequestId, name: str, version: str) -> Response:
+        """The response of a call that ran over the per-call timeout."""
+        return self.result(request_id, error_result(self._timeout_message(name)), version)
 
     async def run(self, name: str, arguments: dict[str, Any], version: str) -> dict[str, Any]:
         """The `CallToolResult` of one call whose arguments are valid, without JSON-RPC.
@@ -187,7 +210,7 @@ class CallRunner:
             ):
                 return await done  # the worker claimed the call just now: it answers
             self._give_up(job, own, name)
-            return self.result(request_id, error_result(self._timeout_message(name)), version)
+            return self.timed_out(request_id, name, version)
         except asyncio.CancelledError:  # notifications/cancelled, a client gone, shutdown
             self._give_up(job, own, name)
             raise
@@ -200,20 +223,37 @@ class CallRunner:
     @property
     def stuck_calls(self) -> int:
         """Sync handlers still running although their call ended (timed out, cancelled)."""
-        return self._pool.stuck if self._pool is not None else 0
+        return (self._pool.stuck if self._pool is not None else 0) + self._stuck_elsewhere
+
+    @property
+    def may_block_elsewhere(self) -> bool:
+        """Whether a transport may run one more call on a thread of its own: fewer than
+        `MAX_STUCK_WORKERS` of those are stuck (else it uses the worker pool)."""
+        return self._stuck_elsewhere < MAX_STUCK_WORKERS
+
+    def stuck_elsewhere(self, name: str, stuck: bool) -> None:
+        """A handler on a transport's thread became stuck (True: its call ended first, see
+        `_give_up`) or returned after being stuck (False)."""
+        with self._stuck_lock:
+            self._stuck_elsewhere += 1 if stuck else -1
+        if stuck:
+            self._warn_stuck(name)
 
     def _give_up(self, job: Job, own: CallContext, name: str) -> None:
         """The call ended before its worker: tell the handler (`current_call().cancelled`)
         and, if it still runs, count its worker as stuck so new calls get other threads."""
         own.cancel()
         if self._workers().abandon(job):
-            log.warning(
-                "tool %r is still running after its call ended; Python cannot stop a thread, "
-                "so it keeps its worker (%d stuck; the pool adds up to %d threads for them)",
-                name,
-                self.stuck_calls,
-                MAX_STUCK_WORKERS,
-            )
+            self._warn_stuck(name)
+
+    def _warn_stuck(self, name: str) -> None:
+        log.warning(
+            "tool %r is still running after its call ended; Python cannot stop a thread, "
+            "so it keeps its worker (%d stuck; the pool adds up to %d threads for them)",
+            name,
+            self.stuck_calls,
+            MAX_STUCK_WORKERS,
+        )
 
     def _call_blocking(
         self,

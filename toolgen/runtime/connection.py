@@ -2,7 +2,8 @@
 
 `Connection` holds the legacy handshake's version and the calls in flight
 (stdio: the process; HTTP: the session). `PendingCall` is a `tools/call` whose
-handler still has to run; `DirectReply` is the optional hook that lets worker
+handler still has to run (with a `BlockingCall` when its handler is sync and may run
+on a thread the transport chooses); `DirectReply` is the optional hook that lets worker
 threads answer their own calls (see `toolgen.runtime.engine`).
 """
 
@@ -13,12 +14,18 @@ import contextvars
 import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from toolgen.runtime import jsonrpc
 from toolgen.runtime.jsonrpc import RequestId
 
 Response = dict[str, Any]
+
+
+class Cancellable(Protocol):
+    """A call in flight: an asyncio task, or a transport's handle of a call run on a thread."""
+
+    def cancel(self) -> bool: ...
 
 
 class Connection:
@@ -32,7 +39,7 @@ class Connection:
         """What the client declared in `initialize` (legacy era; None: not initialized)."""
         self.log_level: str | None = None
         """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
-        self.inflight: dict[RequestId, asyncio.Future[Any]] = {}
+        self.inflight: dict[RequestId, Cancellable] = {}
         self._lock = threading.Lock()
         """Guards `inflight` against worker threads that answer their calls (`claim`)."""
 
@@ -41,10 +48,15 @@ class Connection:
         self.inflight[request_id] = task
         task.add_done_callback(lambda _: self._untrack(request_id, task))
 
+    def enter(self, request_id: RequestId, call: Cancellable) -> None:
+        """Make a call that is not a task (run on a thread, see `toolgen.runtime.reading`)
+        cancellable until it is claimed; from any thread."""
+        self.inflight[request_id] = call  # (atomic; nobody claims an id not in flight yet)
+
     def _untrack(self, request_id: RequestId, task: asyncio.Future[Any]) -> None:
         self.claim(request_id, task)
 
-    def claim(self, request_id: RequestId, task: asyncio.Future[Any]) -> bool:
+    def claim(self, request_id: RequestId, task: Cancellable) -> bool:
         """Take the call off the in-flight list to answer it, from any thread; False when
         it was cancelled or claimed already (then it must not be answered)."""
         with self._lock:
@@ -59,11 +71,27 @@ class Connection:
             return False
         with self._lock:
             task = self.inflight.pop(request_id, None)  # the id is free again at once
-        return task is not None and task.cancel()
+        return task is not None and _cancel(task)
 
     def cancel_all(self) -> None:
         for task in list(self.inflight.values()):
-            task.cancel()
+            _cancel(task)
+
+
+def _cancel(call: Cancellable) -> bool:
+    """Cancel `call` from any thread: an asyncio task is cancelled on its own loop."""
+    if isinstance(call, asyncio.Future):
+        loop = call.get_loop()
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not loop:
+            if call.done():
+                return False
+            loop.call_soon_threadsafe(call.cancel)
+            return True
+    return call.cancel()
 
 
 @dataclass(slots=True)
@@ -72,6 +100,22 @@ class PendingCall:
 
     request_id: RequestId
     coroutine: Coroutine[Any, Any, Response | None]
+    blocking: BlockingCall | None = None
+    """The same call as one blocking function, when its handler is sync and runs off the
+    event loop: a transport may run it on a thread of its own (then it closes `coroutine`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockingCall:
+    """A sync handler's whole call (handler, result check, response) as plain functions."""
+
+    name: str
+    timeout: float | None
+    """Seconds the call may run (None: no limit); the transport enforces it."""
+    run: Callable[[], Response]
+    """Run the handler here and return the response to send (never raises)."""
+    timed_out: Callable[[], Response]
+    """The response that answers the call when it ran over `timeout`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,12 +62,15 @@ Ask = Callable[[str, dict[str, Any]], Awaitable[Any]]
 """Send a request to the client and return its `result` (raises ToolError on an error)."""
 
 
+_RANKS: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
+
+
 def level_rank(level: str) -> int:
     """Position of `level` in `LOG_LEVELS`; ValueError for an unknown level."""
-    try:
-        return LOG_LEVELS.index(level)
-    except ValueError:
-        raise ValueError(f"unknown log level {level!r}; expected one of {LOG_LEVELS}") from None
+    rank = _RANKS.get(level)
+    if rank is None:
+        raise ValueError(f"unknown log level {level!r}; expected one of {LOG_LEVELS}")
+    return rank
 
 
 class CallContext:
@@ -269,7 +272,10 @@ def for_request(
 ) -> CallContext:
     """The context for a request with these `params`: its progress token, and the log level
     from its `_meta` (modern era) or the connection's `logging/setLevel` (legacy era)."""
-    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    if type(params) is dict:  # (the common case, without an ABC check: once per call)
+        meta = params.get("_meta")
+    else:
+        meta = params.get("_meta") if isinstance(params, Mapping) else None
     token = None
     level = legacy_log_level
     if isinstance(meta, Mapping):

@@ -10,16 +10,26 @@ matched by id); their handlers may send progress and log notifications
 its call's response itself (`DirectReply`), and its notifications, under the lock
 that every write to stdout takes. When stdin closes, calls still running get a short grace
 period to answer, then are cancelled, and the server exits.
+
+Where stdin is read: when sync handlers run off the event loop (the default for sync
+handlers), stdin is read on a thread (`toolgen.runtime.reading`), and a sync call that
+arrives while no other call is in flight runs on that thread, with no hand-off to a
+worker; the loop keeps watch over it (timeout, cancellation, handing reading to a new
+thread when it runs long) and runs everything else. Otherwise (only async or inline
+handlers, tools that run as tasks) the event loop reads stdin itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import gc
 import logging
 import os
 import sys
+import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import IO, Any, Final
@@ -35,11 +45,13 @@ from toolgen.runtime.context import (
     DEFAULT_LEGACY_LOG_LEVEL,
     CallContext,
     for_request,
+    install_call_context,
     use_call_context,
 )
 from toolgen.runtime.engine import Engine, log
 from toolgen.runtime.handlers import unknown_handlers
 from toolgen.runtime.pipes import MAX_MESSAGE, LineReader, Writer, open_reader, open_writer
+from toolgen.runtime.reading import PROMOTE_AFTER, Leaders, ThreadCall
 from toolgen.runtime.serving import log_to_stderr
 from toolgen.runtime.toolset import RuntimeToolSet
 
@@ -86,17 +98,38 @@ class _StdioSession:
         self.reader: asyncio.ReadTransport | None = None
         self.writer: Writer | None = None
         self._write: Callable[[bytes, bool], bool] = _not_open
+        # Reading on threads (see the module docs): the leaders, messages handed to the loop
+        # and not handled yet (later ones follow them there, in order), the call running
+        # on a reading thread, and the watchdog's state.
+        self.leaders: Leaders | None = None
+        self._handed = 0
+        self._here: ThreadCall | None = None
+        self._watch_lock = threading.Lock()
+        self._root = contextvars.copy_context()  # what a call on a reading thread starts from
+        self._watching = False
+        self._active = False
 
     async def run(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
         """Serve until end of file, then give running calls a grace period and cancel them."""
         self._write, close_writer, self.writer = await open_writer(self.loop, stdout, self.eof.set)
-        self.reader = await open_reader(self.loop, stdin, self.lines)
-        if self.writer is not None:
-            self.writer.reader = self.reader
+        if self.engine.calls.runs_threads and not self.engine.task_support:
+            self.leaders = Leaders(
+                stdin.fileno(), self._thread_line, self._oversize, self._held, self._thread_eof
+            )
+            self.leaders.start()
+        else:
+            self.reader = await open_reader(self.loop, stdin, self.lines)
+            if self.writer is not None:
+                self.writer.reader = self.reader
         await self.eof.wait()
+        deadline = self.loop.time() + self.shutdown_grace
         running = list(self.calls)
         if running:
             await asyncio.wait(running, timeout=self.shutdown_grace)
+        while self._running_here() and self.loop.time() < deadline:
+            await asyncio.sleep(PROMOTE_AFTER)
+        if self.leaders is not None:
+            self.leaders.close()
         self.connection.cancel_all()
         await close_writer()
 
@@ -126,6 +159,15 @@ class _StdioSession:
     # -- reading ------------------------------------------------------------------------
 
     def _on_line(self, line: bytes) -> None:
+        """One line read by the event loop (or handed to it by a reading thread)."""
+        self._receive(line, self._start_call, self._start_batch)
+
+    def _receive(
+        self,
+        line: bytes,
+        start_call: Callable[[PendingCall, Any], None],
+        start_batch: Callable[[list[Any]], None],
+    ) -> None:
         line = line.strip()
         if not line:
             return
@@ -135,7 +177,7 @@ class _StdioSession:
             self.send(jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error: not valid JSON"))
             return
         if self.engine.takes_batch(message, self.connection):
-            self._start_batch(message)
+            start_batch(message)
             return
         try:
             reply = self.engine.dispatch(message, self.connection)
@@ -146,9 +188,132 @@ class _StdioSession:
                 self.send(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"))
             return
         if isinstance(reply, PendingCall):
-            self._start_call(reply, message.get("params"))
+            start_call(reply, message.get("params"))
         elif reply is not None:
             self.send(reply)
+
+    # -- reading on threads (see toolgen.runtime.reading) -------------------------------
+
+    def _thread_line(self, line: bytes) -> None:
+        """One line, on the leader thread: handled here unless the loop must see it."""
+        if self._handed:  # earlier messages wait on the loop: this one follows them there
+            self._hand(self._on_line, line)
+            return
+        try:
+            self._receive(line, self._thread_call, self._thread_batch)
+        except Exception:  # pragma: no cover - _receive answers every error itself
+            log.exception("internal error while handling a message")
+
+    def _thread_call(self, call: PendingCall, params: Any) -> None:
+        """Run a sync call right here when it is the only one in flight (the sequential
+        case: no thread hand-off on its path); anything else goes to the loop."""
+        blocking = call.blocking
+        if (
+            blocking is None
+            or self.connection.inflight
+            or not self.engine.calls.may_block_elsewhere
+        ):
+            self._hand(self._start_call, call, params)
+            return
+        call.coroutine.close()
+        self._run_here(call.request_id, blocking, params)
+
+    def _thread_batch(self, messages: list[Any]) -> None:
+        self._hand(self._start_batch, messages)
+
+    def _hand(self, handler: Callable[..., None], *args: Any) -> None:
+        """Have the loop run `handler(*args)`, after everything handed to it before."""
+        with self._watch_lock:
+            self._handed += 1
+        self.loop.call_soon_threadsafe(self._handed_over, handler, args)
+
+    def _handed_over(self, handler: Callable[..., None], args: tuple[Any, ...]) -> None:
+        try:
+            handler(*args)
+        finally:
+            with self._watch_lock:
+                self._handed -= 1
+
+    def _run_here(self, request_id: Any, blocking: Any, params: Any) -> None:
+        """Run one sync call on this (leader) thread and answer it, unless it was cancelled
+        or timed out meanwhile (the watchdog answers a timeout)."""
+        inflight = self.connection.inflight
+        here: ThreadCall | None = None
+
+        def notify(notification: dict[str, Any]) -> None:  # from any thread
+            if here is not None and inflight.get(request_id) is here:
+                self.send(notification)
+
+        here = ThreadCall(request_id, blocking, self._context(params, notify), self._give_up)
+        self.connection.enter(request_id, here)
+        self._here = here
+        self._watch()
+        try:
+            response = self._root.copy().run(_run_in, here.context, blocking.run)
+            if self.connection.claim(request_id, here):
+                self.send(response)
+        finally:
+            assert self.leaders is not None
+            if self.leaders.finish(here):
+                self.engine.calls.stuck_elsewhere(blocking.name, False)
+
+    def _give_up(self, here: ThreadCall) -> None:
+        """A call on a reading thread ended first (cancelled, timed out, shutdown): tell its
+        handler, and count it stuck while it still runs."""
+        here.context.cancel()
+        if self.leaders is not None and self.leaders.abandon(here):
+            self.engine.calls.stuck_elsewhere(here.blocking.name, True)
+
+    def _watch(self) -> None:
+        """A call started on a reading thread: make sure the watchdog ticks."""
+        with self._watch_lock:
+            self._active = True
+            if self._watching:
+                return
+            self._watching = True
+        self.loop.call_soon_threadsafe(self._tick)
+
+    def _tick(self) -> None:
+        """The watchdog, on the loop: times out the call on the reading thread and promotes
+        a new leader when it runs long. Ticks while calls come; stops when they do not."""
+        here, now = self._here, time.monotonic()
+        delay, needed = PROMOTE_AFTER, False
+        if here is not None and not here.finished:
+            in_flight = self.connection.inflight.get(here.request_id) is here
+            if in_flight and here.overdue(now) and self.connection.claim(here.request_id, here):
+                in_flight = False
+                self._give_up(here)
+                self.send(here.blocking.timed_out())
+            if now - here.started >= PROMOTE_AFTER and self.leaders is not None:
+                self.leaders.promote(here)
+            timed = in_flight and here.blocking.timeout is not None
+            needed = not here.promoted or timed
+            if timed:
+                delay = here.next_check(now)
+        with self._watch_lock:
+            if not self._active and not needed:
+                self._watching = False
+                return
+            self._active = False
+        self.loop.call_later(delay, self._tick)
+
+    def _running_here(self) -> bool:
+        here = self._here
+        return (
+            here is not None
+            and not here.finished
+            and self.connection.inflight.get(here.request_id) is here
+        )
+
+    def _held(self) -> bool:
+        """Whether the reading thread should wait: too many calls in flight, or the client
+        does not read our output."""
+        return len(self.calls) + self._handed >= MAX_CALLS_IN_FLIGHT or (
+            self.writer is not None and self.writer.paused
+        )
+
+    def _thread_eof(self) -> None:
+        self._hand(self.eof.set)
 
     # -- calls --------------------------------------------------------------------------
 
@@ -203,6 +368,9 @@ class _StdioSession:
             self.send(reply)
 
     def _resume_reading(self) -> None:
+        if self.leaders is not None:
+            self.leaders.wake()
+            return
         self.lines.resume()
         reader, writer = self.reader, self.writer
         if (
@@ -247,6 +415,13 @@ def _nothing() -> None:
 
 def _not_open(data: bytes, wait: bool) -> bool:
     raise RuntimeError("the stdio session is not running")
+
+
+def _run_in(context: CallContext, run: Callable[[], Any]) -> Any:
+    """`run()` with `context` as the current call's; run it in a `contextvars.Context` of
+    its own (a copy), which is thrown away afterwards."""
+    install_call_context(context)
+    return run()
 
 
 def serve_stdio(
