@@ -159,3 +159,20 @@ def test_a_sync_call_running_at_end_of_input_answers_within_the_grace_period(
     threading.Timer(0.1, handlers.release.set).start()
     rest = client.close()
     assert [line for line in rest if b'"id":1' in line.replace(b" ", b"")]
+
+
+def test_a_non_blocking_stdin_is_read_as_well(tools: Any, handlers: Blocking) -> None:
+    server_in, client_out = os.pipe()
+    os.set_blocking(server_in, False)  # as a parent process may leave it
+    client_in, server_out = os.pipe()
+    server = threading.Thread(
+        target=_serve, args=(Engine(tools, handlers), server_in, server_out), daemon=True
+    )
+    server.start()
+    client = Frames(os.fdopen(client_out, "wb"), os.fdopen(client_in, "rb"))
+    time.sleep(0.05)  # (not a timing assertion: lets the server find stdin empty first)
+    client.initialize()
+    assert call(client, 1, "where")["result"]["structuredContent"] == {"thread": "toolgen-stdin"}
+    client._to_server.close()
+    server.join(READ_LIMIT)
+    assert not server.is_alive()

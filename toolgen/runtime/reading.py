@@ -13,7 +13,9 @@ and ends. So a handler that blocks delays reading by a few milliseconds at most,
 
 from __future__ import annotations
 
+import logging
 import os
+import select
 import threading
 import time
 from collections import deque
@@ -29,6 +31,8 @@ PROMOTE_AFTER: Final = 0.005
 """Seconds a call may run on the reading thread before another thread takes over reading."""
 HOLD_POLL: Final = 0.05
 """Seconds between checks while reading is held (the in-flight cap, a client not reading)."""
+
+log = logging.getLogger("toolgen.runtime")
 
 
 class ThreadCall:
@@ -153,31 +157,43 @@ class Leaders:
             return self._leader == me and not self._closed
 
     def _lead(self, me: int) -> None:
-        while self._leads(me):
-            if self._hold():
-                self._resume.wait(HOLD_POLL)
-                self._resume.clear()
-                continue
-            if self._pending:
-                self._handle(self._pending.popleft())
-                continue
-            if self._ended:
-                self._stop()
-                return
-            try:
-                chunk = os.read(self._fd, READ_SIZE)
-            except OSError:
-                chunk = b""
-            if chunk:
-                self._lines.data_received(chunk)
-            else:
-                self._lines.connection_lost(None)
+        try:
+            while self._leads(me):
+                if self._hold():
+                    self._resume.wait(HOLD_POLL)
+                    self._resume.clear()
+                elif self._pending:
+                    self._handle(self._pending.popleft())
+                elif self._ended:
+                    self._stop()
+                    return
+                else:
+                    self._read()
+        except Exception:  # pragma: no cover - a bug here must end the server, not hang it
+            log.exception("reading stdin failed")
+            self._stop()
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self._fd, READ_SIZE)
+        except BlockingIOError:  # stdin shares a non-blocking file with stdout (a socket)
+            select.select([self._fd], [], [], HOLD_POLL)
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._lines.data_received(chunk)
+        else:
+            self._lines.connection_lost(None)
 
     def _end(self) -> None:
         self._ended = True
 
     def _stop(self) -> None:
         with self._lock:
+            if self._fd < 0:
+                return
             self._closed = True
-        os.close(self._fd)
+            fd, self._fd = self._fd, -1
+        os.close(fd)
         self._on_eof()

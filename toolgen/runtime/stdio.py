@@ -225,7 +225,8 @@ class _StdioSession:
         """Have the loop run `handler(*args)`, after everything handed to it before."""
         with self._watch_lock:
             self._handed += 1
-        self.loop.call_soon_threadsafe(self._handed_over, handler, args)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the session is over
+            self.loop.call_soon_threadsafe(self._handed_over, handler, args)
 
     def _handed_over(self, handler: Callable[..., None], args: tuple[Any, ...]) -> None:
         try:
@@ -271,7 +272,8 @@ class _StdioSession:
             if self._watching:
                 return
             self._watching = True
-        self.loop.call_soon_threadsafe(self._tick)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the session is over
+            self.loop.call_soon_threadsafe(self._tick)
 
     def _tick(self) -> None:
         """The watchdog, on the loop: times out the call on the reading thread and promotes
