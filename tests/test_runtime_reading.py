@@ -1,4 +1,5 @@
-"""Sync calls run on the thread that read them, and a blocking one never stops the server.
+"""Sync calls run on the thread that read them, a blocking one never stops the server, and a
+model result is dumped once.
 
 When sync handlers run off the event loop, stdio is read on a thread and a sync call
 that arrives while no other call is in flight runs right there (no hand-off to a
@@ -10,6 +11,8 @@ stuck handler is counted until it returns.
 
 from __future__ import annotations
 
+import datetime
+import math
 import os
 import threading
 import time
@@ -17,12 +20,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+from pydantic import BaseModel, ConfigDict, Field
 from runtime_support.frames import READ_LIMIT, Frames, _serve
 
 import toolgen
 from toolgen.runtime.context import current_call
 from toolgen.runtime.engine import Engine
+from toolgen.runtime.results import serialize, to_plain
 
 SPEC = """\
 toolgen: 1
@@ -176,3 +182,41 @@ def test_a_non_blocking_stdin_is_read_as_well(tools: Any, handlers: Blocking) ->
     client._to_server.close()
     server.join(READ_LIMIT)
     assert not server.is_alive()
+
+
+# -- a model result is dumped once ------------------------------------------------------
+
+
+class Inner(BaseModel):
+    when: datetime.date
+    tags: set[str]
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    count: float = Field(alias="Count")
+    inner: Inner
+    pair: tuple[int, str]
+
+
+def result(count: float) -> Result:
+    return Result(
+        Count=count, inner=Inner(when=datetime.date(2026, 1, 2), tags={"a"}), pair=(1, "x")
+    )
+
+
+@pytest.mark.parametrize("count", [1.0, 2.5, 0.0])
+def test_a_model_result_gives_the_plain_data_and_json_that_serializing_it_gives(
+    count: float,
+) -> None:
+    plain, data = to_plain(result(count))
+    assert data == serialize(result(count))
+    again = orjson.loads(data)
+    assert plain == again
+    assert [type(x) for x in plain.values()] == [type(x) for x in again.values()]
+
+
+@pytest.mark.parametrize("count", [math.nan, math.inf, -math.inf])
+def test_a_model_result_holding_nan_or_infinity_is_refused(count: float) -> None:
+    with pytest.raises(TypeError, match="NaN or Infinity"):
+        to_plain(result(count))

@@ -17,12 +17,12 @@ import contextvars
 import inspect
 import logging
 import threading
-from functools import partial
+from collections.abc import Coroutine
 from typing import Any
 
 from toolgen.core.protocol import is_modern
 from toolgen.runtime import jsonrpc
-from toolgen.runtime.connection import DIRECT_REPLY, BlockingCall, PendingCall, Response
+from toolgen.runtime.connection import DIRECT_REPLY, PendingCall, Response
 from toolgen.runtime.context import CallContext, install_call_context, own_call_context
 from toolgen.runtime.handlers import MAX_STUCK_WORKERS, BoundHandler, DaemonThreadPool, Job
 from toolgen.runtime.inputs import InputRound, StateSigner, arguments_digest, enter_round
@@ -87,14 +87,8 @@ class CallRunner:
         if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
             return self._call_blocking(request_id, handler, name, arguments, version)
         if handler is not None and not handler.is_async:
-            call = self._call_in_thread(request_id, handler, name, arguments, version)
-            blocking = BlockingCall(
-                name,
-                self.timeout,
-                partial(self._call_blocking, request_id, handler, name, arguments, version),
-                partial(self.timed_out, request_id, name, version),
-            )
-            return PendingCall(request_id, call, blocking)
+            blocking = SyncCall(self, request_id, handler, name, arguments, version)
+            return PendingCall(request_id, None, blocking)
         return PendingCall(request_id, self._call(request_id, name, arguments, version))
 
     def timed_out(self, request_id: RequestId, name: str, version: str) -> Response:
@@ -529,6 +523,43 @@ class CallRunner:
             result["resultType"] = "complete"
             result["_meta"] = self._meta
         return jsonrpc.response(request_id, result)
+
+
+class SyncCall:
+    """A sync handler's call as a `connection.BlockingCall`: run it on this thread, or as
+    the coroutine that runs it on a worker thread."""
+
+    __slots__ = ("_arguments", "_handler", "_runner", "_version", "name", "request_id", "timeout")
+
+    def __init__(
+        self,
+        runner: CallRunner,
+        request_id: RequestId,
+        handler: BoundHandler,
+        name: str,
+        arguments: dict[str, Any],
+        version: str,
+    ) -> None:
+        self._runner = runner
+        self.request_id = request_id
+        self._handler = handler
+        self.name = name
+        self._arguments = arguments
+        self._version = version
+        self.timeout = runner.timeout
+
+    def run(self) -> Response:
+        return self._runner._call_blocking(
+            self.request_id, self._handler, self.name, self._arguments, self._version
+        )
+
+    def timed_out(self) -> Response:
+        return self._runner.timed_out(self.request_id, self.name, self._version)
+
+    def coroutine(self) -> Coroutine[Any, Any, Response | None]:
+        return self._runner._call_in_thread(
+            self.request_id, self._handler, self.name, self._arguments, self._version
+        )
 
 
 def _error_response(request_id: RequestId, exc: ProtocolError) -> Response:

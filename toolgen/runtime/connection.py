@@ -94,28 +94,48 @@ def _cancel(call: Cancellable) -> bool:
     return call.cancel()
 
 
-@dataclass(slots=True)
 class PendingCall:
     """A validated `tools/call` whose handler has not run yet (see the module docs)."""
 
-    request_id: RequestId
-    coroutine: Coroutine[Any, Any, Response | None]
-    blocking: BlockingCall | None = None
-    """The same call as one blocking function, when its handler is sync and runs off the
-    event loop: a transport may run it on a thread of its own (then it closes `coroutine`)."""
+    __slots__ = ("_coroutine", "blocking", "request_id")
+
+    def __init__(
+        self,
+        request_id: RequestId,
+        coroutine: Coroutine[Any, Any, Response | None] | None = None,
+        blocking: BlockingCall | None = None,
+    ) -> None:
+        """Give `coroutine`, or `blocking` (whose `coroutine()` makes it when needed)."""
+        self.request_id = request_id
+        self._coroutine = coroutine
+        self.blocking = blocking
+        """The same call as one blocking function, when its handler is sync and runs off
+        the event loop: a transport may run it on a thread of its own instead."""
+
+    @property
+    def coroutine(self) -> Coroutine[Any, Any, Response | None]:
+        """The call as a coroutine, to run as a task (made on first use)."""
+        if self._coroutine is None:
+            assert self.blocking is not None
+            self._coroutine = self.blocking.coroutine()
+        return self._coroutine
 
 
-@dataclass(frozen=True, slots=True)
-class BlockingCall:
+class BlockingCall(Protocol):
     """A sync handler's whole call (handler, result check, response) as plain functions."""
 
     name: str
     timeout: float | None
     """Seconds the call may run (None: no limit); the transport enforces it."""
-    run: Callable[[], Response]
-    """Run the handler here and return the response to send (never raises)."""
-    timed_out: Callable[[], Response]
-    """The response that answers the call when it ran over `timeout`."""
+
+    def run(self) -> Response:
+        """Run the handler here and return the response to send (never raises)."""
+
+    def timed_out(self) -> Response:
+        """The response that answers the call when it ran over `timeout`."""
+
+    def coroutine(self) -> Coroutine[Any, Any, Response | None]:
+        """The call as a coroutine that runs the handler on a worker thread."""
 
 
 @dataclass(frozen=True, slots=True)

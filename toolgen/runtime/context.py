@@ -278,7 +278,7 @@ def for_request(
         meta = params.get("_meta") if isinstance(params, Mapping) else None
     token = None
     level = legacy_log_level
-    if isinstance(meta, Mapping):
+    if meta is not None and isinstance(meta, Mapping):
         raw_token = meta.get(PROGRESS_TOKEN_KEY)
         if type(raw_token) in (str, int):
             token = raw_token

@@ -39,6 +39,7 @@ class ThreadCall:
     """A call running on a reading thread: what `Connection.inflight` holds for it."""
 
     __slots__ = (
+        "__weakref__",
         "abandoned",
         "blocking",
         "context",

@@ -99,6 +99,14 @@ def _non_finite(value: Any) -> bool:
 
 def to_plain(value: Any) -> tuple[Any, bytes]:
     """`value` as plain JSON data (dicts, lists, str, int, float, bool, None) and its JSON."""
+    if type(value) is not dict:
+        dump = getattr(value, "model_dump", None)
+        if callable(dump) and not isinstance(value, type):  # a pydantic model: dumped once
+            plain = dump(mode="json", by_alias=True)  # (what `serialize` would write)
+            data = orjson.dumps(plain, default=_default)
+            if b"null" in data and _non_finite(value):
+                raise TypeError("cannot serialize NaN or Infinity as JSON")
+            return plain, data
     data = serialize(value)
     return orjson.loads(data), data
 

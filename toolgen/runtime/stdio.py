@@ -215,7 +215,6 @@ class _StdioSession:
         ):
             self._hand(self._start_call, call, params)
             return
-        call.coroutine.close()
         self._run_here(call.request_id, blocking, params)
 
     def _thread_batch(self, messages: list[Any]) -> None:
@@ -238,14 +237,9 @@ class _StdioSession:
     def _run_here(self, request_id: Any, blocking: Any, params: Any) -> None:
         """Run one sync call on this (leader) thread and answer it, unless it was cancelled
         or timed out meanwhile (the watchdog answers a timeout)."""
-        inflight = self.connection.inflight
-        here: ThreadCall | None = None
-
-        def notify(notification: dict[str, Any]) -> None:  # from any thread
-            if here is not None and inflight.get(request_id) is here:
-                self.send(notification)
-
+        notify = _CallNotifier(self, request_id)
         here = ThreadCall(request_id, blocking, self._context(params, notify), self._give_up)
+        notify.running(here)
         self.connection.enter(request_id, here)
         self._here = here
         self._watch()
@@ -267,6 +261,8 @@ class _StdioSession:
 
     def _watch(self) -> None:
         """A call started on a reading thread: make sure the watchdog ticks."""
+        if self._active and self._watching:  # (the ticker reads `_here` first: no lock needed)
+            return
         with self._watch_lock:
             self._active = True
             if self._watching:
