@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import SPECS
 
-from toolgen.diff import preparse
+from toolgen.frontend import preparse
 from toolgen.frontend.source import parse_source
 
 

@@ -9,13 +9,16 @@ its own name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
-from toolgen.core.positions import SourceFile, display_path
+from toolgen.core.positions import display_path
 from toolgen.diff.git import Checkout, GitPath, NotAtRevision, checkout
+from toolgen.frontend.parsecache import SharedReader
+
+__all__ = ["SharedReader", "Side", "load_side"]
 
 
 @dataclass(frozen=True)
@@ -28,53 +31,6 @@ class Side:
     """Published definitions carry no server version (and a made-up server name)."""
     absent: bool = False
     """A git path not at its revision yet, read as empty (`load_side(absent_ok=True)`)."""
-
-
-@dataclass
-class SharedReader:
-    """Reads spec files, parsing each distinct text once across both sides."""
-
-    display: dict[Path, str] = field(default_factory=dict)
-    """Names to show instead of the path (files copied out of git)."""
-    _parsed: dict[str, SourceFile] = field(default_factory=dict)
-
-    def preload(self, paths: list[Path]) -> None:
-        """Parse the files not parsed yet, on two cores (`preparse`); unreadable ones are left
-        for the ordinary load to report."""
-        from toolgen.diff.preparse import parse_all
-        from toolgen.frontend import parsecache
-        from toolgen.frontend.source import read_text
-
-        texts: dict[str, Path] = {}
-        for path in paths:
-            try:
-                text, shown = read_text(path)
-            except SpecError:
-                continue
-            if text in self._parsed or text in texts:
-                continue
-            cached = parsecache.lookup(text, path, shown)  # parsed by an earlier lint or diff
-            if cached is not None:
-                self._parsed[text] = cached
-            else:
-                texts[text] = path
-        parsed = parse_all(texts)
-        for text, source in parsed.items():
-            parsecache.remember(text, source)
-        self._parsed.update(parsed)
-
-    def __call__(self, path: Path) -> SourceFile:
-        from toolgen.frontend.parsecache import parse_source_cached
-        from toolgen.frontend.source import read_text
-
-        text, shown = read_text(path)
-        shown = self.display.get(path, shown)
-        known = self._parsed.get(text)
-        if known is not None:
-            return replace(known, path=path, display=shown)
-        source = parse_source_cached(text, path, shown)
-        self._parsed[text] = source
-        return source
 
 
 def load_side(name: str, reader: SharedReader, *, absent_ok: bool = False) -> Side:
@@ -108,9 +64,9 @@ def _load_git(where: GitPath, name: str, reader: SharedReader) -> Side:
 
 
 def _load(path: Path, label: str, reader: SharedReader) -> Side:
-    from toolgen.frontend.loader import spec_sets
+    from toolgen.frontend.loader import is_published, spec_sets
     from toolgen.frontend.pipeline import load_set
-    from toolgen.frontend.published import is_published, load_published
+    from toolgen.frontend.published import load_published
 
     if is_published(path):
         return Side(label, (load_published(path),), published=True)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import SourceFile, display_path
-from toolgen.frontend.source import read_source
 
 if TYPE_CHECKING:
     from toolgen.frontend.spec import SpecFile
 
 SPEC_SUFFIXES = (".yaml", ".yml")
+JSON_SUFFIX = ".json"
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:
@@ -52,6 +52,22 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
             [Diagnostic(ErrorCode.NO_SPECS, f"no spec files (*.yaml, *.yml) found in {shown}")]
         )
     return unique
+
+
+def is_published(path: Path) -> bool:
+    """Whether `path` names published definitions rather than a spec set.
+
+    A `.json` file, or a directory that holds `.json` files and no spec files
+    (`*.yaml`, `*.yml`); other files (a README) are ignored.
+    """
+    if path.is_file():
+        return path.suffix == JSON_SUFFIX
+    if not path.is_dir():
+        return False
+    files = [p for p in path.rglob("*") if p.is_file() and not _hidden(p, path)]
+    return any(p.suffix == JSON_SUFFIX for p in files) and not any(
+        p.suffix in SPEC_SUFFIXES for p in files
+    )
 
 
 _SERVER_LINE = re.compile(rb"^server\s*:", re.MULTILINE)
@@ -103,9 +119,13 @@ def _hidden(path: Path, root: Path) -> bool:
 
 
 def load_files(
-    files: Sequence[Path], read: Callable[[Path], SourceFile] = read_source
+    files: Sequence[Path], read: Callable[[Path], SourceFile] | None = None
 ) -> list[SpecFile]:
-    """Parse (with `read`) and validate every file, reporting the problems of all files together."""
+    """Parse (with `read`, by default `read_source`) and validate every file, reporting the
+    problems of all files together."""
+    from toolgen.frontend.source import read_source  # YAML loads only when files are read
+
+    read = read or read_source
     from toolgen.frontend.spec import (
         parse_spec_file,  # the format validator: imported only when needed
     )

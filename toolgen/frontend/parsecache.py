@@ -27,8 +27,10 @@ import marshal
 import os
 import sys
 import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from toolgen.core.errors import SpecError
 from toolgen.core.positions import SourceFile
 from toolgen.core.version import __version__
 
@@ -85,8 +87,14 @@ def remember(text: str, source: SourceFile) -> None:
     entry = _entry(text)
     if entry is None or source.problems:
         return
-    with contextlib.suppress(OSError, ValueError):
-        data = marshal.dumps((FORMAT, *source.parsed()))
+    with contextlib.suppress(ValueError):
+        store(entry, marshal.dumps((FORMAT, *source.parsed())))
+
+
+def store(entry: Path, data: bytes) -> None:
+    """Write one cache entry atomically (readers see the old entry or the new one, never
+    half of one), then prune its directory; a cache that cannot be written is ignored."""
+    with contextlib.suppress(OSError):
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
         try:
@@ -131,3 +139,54 @@ def parser_salt() -> str:
     from toolgen.frontend import limits, source
 
     return code_salt(source.__file__ or "", limits.__file__ or "")
+
+
+@dataclass
+class SharedReader:
+    """A `Reader` for the load pipeline that parses each distinct text once (a file whose
+    text is the same in two spec sets or on both sides of a diff is parsed once), takes
+    what an earlier run parsed from the cache, and parses many new files on two cores
+    (`preload`)."""
+
+    display: dict[Path, str] = field(default_factory=dict)
+    """Names to show instead of the path (files copied out of git)."""
+    _parsed: dict[str, SourceFile] = field(default_factory=dict)
+
+    def preload(self, paths: list[Path]) -> None:
+        """Take the files parsed before from the cache, and parse the others now on two cores
+        when there is enough text to gain from it (`preparse`; else each is parsed when read).
+        Files that do not read or parse cleanly are left for the ordinary load to report."""
+        from toolgen.frontend.preparse import parse_all, worth_forking
+        from toolgen.frontend.source import read_text
+
+        texts: dict[str, Path] = {}
+        for path in paths:
+            try:
+                text, shown = read_text(path)
+            except SpecError:
+                continue
+            if text in self._parsed or text in texts:
+                continue
+            cached = lookup(text, path, shown)  # parsed by an earlier lint or diff
+            if cached is not None:
+                self._parsed[text] = cached
+            else:
+                texts[text] = path
+        if not worth_forking(texts):
+            return
+        for text, source in parse_all(texts).items():
+            if not source.problems:  # reported by the ordinary read, under the file's name
+                remember(text, source)
+                self._parsed[text] = source
+
+    def __call__(self, path: Path) -> SourceFile:
+        from toolgen.frontend.source import read_text
+
+        text, shown = read_text(path)
+        shown = self.display.get(path, shown)
+        known = self._parsed.get(text)
+        if known is not None:
+            return replace(known, path=path, display=shown)
+        source = parse_source_cached(text, path, shown)
+        self._parsed[text] = source
+        return source

@@ -26,12 +26,11 @@ from toolgen.core.ir import HINTS, Annotations, Origin, Server, Tool, ToolSet
 from toolgen.core.positions import JsonPath, SourceFile, display_path
 from toolgen.core.protocol import WRAP_KEY, WRAPPED_META_KEY
 from toolgen.frontend.jsonsource import read_json
+from toolgen.frontend.loader import JSON_SUFFIX
+from toolgen.frontend.loader import is_published as is_published  # re-exported: its old home
 from toolgen.jsonschema.limits import extent_problem
 from toolgen.jsonschema.pointer import MISSING, resolve_pointer
 from toolgen.jsonschema.walk import walk_schemas
-
-JSON_SUFFIX = ".json"
-_SPEC_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,22 +40,6 @@ class Published:
 
     toolset: ToolSet
     problems: tuple[Diagnostic, ...]
-
-
-def is_published(path: Path) -> bool:
-    """Whether `path` names published definitions rather than a spec set.
-
-    A `.json` file, or a directory that holds `.json` files and no spec files
-    (`*.yaml`, `*.yml`); other files (a README) are ignored.
-    """
-    if path.is_file():
-        return path.suffix == JSON_SUFFIX
-    if not path.is_dir():
-        return False
-    files = [p for p in path.rglob("*") if p.is_file() and not _hidden(p, path)]
-    return any(p.suffix == JSON_SUFFIX for p in files) and not any(
-        p.suffix in _SPEC_SUFFIXES for p in files
-    )
 
 
 def load_published(paths: str | Path | Iterable[str | Path]) -> ToolSet:

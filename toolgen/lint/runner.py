@@ -16,6 +16,7 @@ from typing import Literal
 
 from toolgen.core.errors import SpecError
 from toolgen.core.ir import ToolSet
+from toolgen.frontend.loader import SpecSetFiles
 from toolgen.lint.config import LintConfig
 from toolgen.lint.engine import lint_toolset, spec_error_findings
 from toolgen.lint.model import Finding
@@ -34,9 +35,13 @@ class LintRun:
     tools: int = 0
 
     def add(self, toolset: ToolSet, config: LintConfig) -> None:
+        self.record(len(toolset.tools), lint_toolset(toolset, config))
+
+    def record(self, tools: int, findings: list[Finding]) -> None:
+        """One more server linted: its number of tools and its findings."""
         self.servers += 1
-        self.tools += len(toolset.tools)
-        self.findings.extend(lint_toolset(toolset, config))
+        self.tools += tools
+        self.findings.extend(findings)
 
     def failed_to_load(self, exc: SpecError) -> None:
         self.load_failed = True
@@ -45,7 +50,7 @@ class LintRun:
 
 def lint_paths(paths: Sequence[Path], config: LintConfig, kind: SourceKind = "auto") -> LintRun:
     """Lint every spec set and published server named by `paths` (default: specs/)."""
-    from toolgen.frontend.published import is_published
+    from toolgen.frontend.loader import is_published
 
     paths = list(paths) or [DEFAULT_PATH]
     run = LintRun()
@@ -74,8 +79,6 @@ def _lint_published(path: Path, config: LintConfig, run: LintRun) -> None:
 
 def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
     from toolgen.frontend.loader import spec_sets
-    from toolgen.frontend.parsecache import read_source_cached
-    from toolgen.frontend.pipeline import load_set
 
     try:
         sets = spec_sets(paths)
@@ -83,9 +86,30 @@ def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
         run.failed_to_load(exc)
         return
     for spec_set in sets:
-        try:
-            toolset = load_set(spec_set, read_source_cached)  # files parsed before: not again
-        except SpecError as exc:
-            run.failed_to_load(exc)
-            continue
-        run.add(toolset, config)
+        _lint_spec_set(spec_set, config, run)
+
+
+def _lint_spec_set(spec_set: SpecSetFiles, config: LintConfig, run: LintRun) -> None:
+    """Lint one spec set: its findings from the result cache when this very input was linted
+    before (`resultcache`), else load it (files parsed before are not parsed again, new ones
+    on two cores) and check it."""
+    from toolgen.lint import resultcache
+
+    key = resultcache.key(spec_set, config)
+    known = resultcache.lookup(key)
+    if known is not None:
+        run.record(known.tools, known.findings)
+        return
+    from toolgen.frontend.parsecache import SharedReader
+    from toolgen.frontend.pipeline import load_set  # the load path, not needed above
+
+    reader = SharedReader()
+    reader.preload(list(spec_set.files))
+    try:
+        toolset = load_set(spec_set, reader)
+    except SpecError as exc:
+        run.failed_to_load(exc)
+        return
+    findings = lint_toolset(toolset, config)
+    run.record(len(toolset.tools), findings)
+    resultcache.remember(key, resultcache.Result(len(toolset.tools), findings))

@@ -10,15 +10,17 @@ report what that conversion could not carry over, at the place it is written.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolgen.core.errors import Location
 from toolgen.core.ir import Tool
 from toolgen.core.protocol import LATEST_REVISION, tool_definition
-from toolgen.jsonschema.providers import NAME_RULES, Provider, ToolView, convert
 from toolgen.lint.context import Context
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
+
+if TYPE_CHECKING:  # the providers (and jsonschema-rs) load only when a portability rule runs
+    from toolgen.jsonschema.providers import Provider, ToolView
 
 P = Category.PORTABILITY
 _PROVIDER_OF_TARGET: dict[str, Provider] = {
@@ -39,6 +41,8 @@ def _converted(tool: Tool, provider: Provider, ctx: Context) -> ToolView:
         setattr(ctx, _VIEWS, cache)
     key = (tool.name, provider)
     if key not in cache:
+        from toolgen.jsonschema.providers import convert
+
         (cache[key],) = convert(provider, [tool_definition(tool, LATEST_REVISION)]).tools
     return cache[key]
 
@@ -81,6 +85,8 @@ def provider_tool_name(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Write `github_get_issue`.
     """
+    from toolgen.jsonschema.providers import NAME_RULES
+
     targets = ctx.options.targets or frozenset(_PROVIDER_OF_TARGET)
     refused = [
         t for t in sorted(targets) if not NAME_RULES[_PROVIDER_OF_TARGET[t]].accepts(tool.name)
