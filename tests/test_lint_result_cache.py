@@ -159,7 +159,7 @@ def test_the_code_fingerprint_covers_every_file_lint_runs() -> None:
     package = Path(resultcache.__file__).resolve().parent.parent
     files = {
         p.relative_to(package).as_posix()
-        for p in resultcache._code_files(package, resultcache.STAGES)
+        for p in parsecache.code_files(package, resultcache.STAGES)
     }
     assert {"lint/rules/annotations.py", "frontend/spec-format.schema.json", "core/ir.py"} <= files
     assert "jsonschema/walk.py" in files

@@ -140,3 +140,60 @@ def _shape(sides: list[Side]) -> list[object]:
         for toolset in side.toolsets
         for t in toolset.tools
     ]
+
+
+def _load_notes(specs: Path) -> object:
+    from toolgen.frontend.loader import spec_sets
+    from toolgen.frontend.pipeline import load_set
+
+    toolset = load_set(spec_sets([specs])[0], SharedReader())
+    return [
+        (t.name, t.input_schema, t.output_schema, t.origin.locate(), t.annotations)
+        for t in toolset.tools
+    ]
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The display names of the files whose schemas were checked."""
+    from toolgen.frontend import spec
+
+    seen: list[str] = []
+    real = spec._schema_problems
+
+    def counting(data: dict[str, object], source: source.SourceFile) -> list[object]:
+        seen.append(source.display)
+        return real(data, source)  # type: ignore[return-value]
+
+    monkeypatch.setattr(spec, "_schema_problems", counting)
+    return seen
+
+
+def test_a_file_that_passed_every_check_is_not_checked_again_and_loads_the_same(
+    parses: list[str], checks: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    specs = tmp_path / "notes"
+    shutil.copytree(SPECS / "notes", specs)
+    first = _load_notes(specs)
+    assert len(checks) == 2
+    checks.clear()
+    assert _load_notes(specs) == first
+    assert checks == []
+    monkeypatch.setattr(parsecache, "code_fingerprint", lambda stages: "other code")
+    assert _load_notes(specs) == first
+    assert len(checks) == 2  # other checking code: checked again
+
+
+def test_a_file_that_fails_a_check_is_checked_and_reported_every_time(
+    parses: list[str], checks: list[str], tmp_path: Path
+) -> None:
+    specs = tmp_path / "bad"
+    specs.mkdir()
+    (specs / "main.yaml").write_text(
+        NOTES_WITH_FINDINGS.replace("id: {type: string}", "id: {type: strang}"), encoding="utf-8"
+    )
+    first = _findings([specs])
+    assert [f.split()[0] for f in first] == ["invalid-schema"], first
+    assert _findings([specs]) == first
+    assert len(checks) == 2
+    assert not (tmp_path / "cache" / "checked").exists()

@@ -123,6 +123,7 @@ def load_files(
 ) -> list[SpecFile]:
     """Parse (with `read`, by default `read_source`) and validate every file, reporting the
     problems of all files together."""
+    from toolgen.frontend.parsecache import known_spec, remember_spec
     from toolgen.frontend.source import read_source  # YAML loads only when files are read
 
     read = read or read_source
@@ -134,9 +135,12 @@ def load_files(
     problems: list[Diagnostic] = []
     for path in files:
         try:
-            specs.append(parse_spec_file(read(path)))
+            source = read(path)
+            specs.append(parse_spec_file(source, checked=known_spec(source)))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
+            continue
+        remember_spec(source)
     if problems:
         raise SpecError(problems)
     return specs

@@ -23,10 +23,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.util
 import marshal
 import os
 import sys
 import tempfile
+import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -78,7 +81,10 @@ def lookup(text: str, path: Path, display: str) -> SourceFile | None:
     with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
         stored = marshal.loads(entry.read_bytes())
         if isinstance(stored, tuple) and stored[:1] == (FORMAT,):
-            return SourceFile.from_parsed(path, display, stored[1:])
+            found = SourceFile.from_parsed(path, display, stored[1:])
+            if found is not None:
+                _TEXT_KEYS[found] = entry.stem
+            return found
     return None
 
 
@@ -89,6 +95,7 @@ def remember(text: str, source: SourceFile) -> None:
         return
     with contextlib.suppress(ValueError):
         store(entry, marshal.dumps((FORMAT, *source.parsed())))
+        _TEXT_KEYS[source] = entry.stem
 
 
 def store(entry: Path, data: bytes) -> None:
@@ -141,6 +148,85 @@ def parser_salt() -> str:
     return code_salt(source.__file__ or "", limits.__file__ or "")
 
 
+_TEXT_KEYS: weakref.WeakKeyDictionary[SourceFile, str] = weakref.WeakKeyDictionary()
+"""The cache key of each clean `SourceFile` this process read through the cache (what its
+text and the parser's code hash to)."""
+SPEC_STAGES = ("core", "jsonschema", "frontend")
+"""The code that decides whether a parsed file is a valid spec file."""
+LIBRARIES = ("yaml", "jsonschema_rs", "orjson")
+"""The libraries that read and check specs (by module name)."""
+
+
+def known_spec(source: SourceFile) -> bool:
+    """Whether `source`'s text passed every check of a spec file before, with this code
+    (`remember_spec`): the checks would find nothing again, so they can be skipped."""
+    entry = _checked_entry(source)
+    return entry is not None and entry.is_file()
+
+
+def remember_spec(source: SourceFile) -> None:
+    """Note that `source` (read through the cache) passed every check of a spec file."""
+    entry = _checked_entry(source)
+    if entry is not None and not entry.is_file():
+        store(entry, b"")
+
+
+def _checked_entry(source: SourceFile) -> Path | None:
+    root = cache_root()
+    text_key = _TEXT_KEYS.get(source)
+    if root is None or text_key is None or source.problems:
+        return None
+    key = hashlib.sha256(f"{code_fingerprint(SPEC_STAGES)}\n{text_key}".encode()).hexdigest()
+    return root / "checked" / key
+
+
+@functools.cache
+def code_fingerprint(stages: tuple[str, ...]) -> str:
+    """A hash of toolgen's code and data in `stages` (every file, so a rule, a check or the
+    format's schema counts), its version, Python's, and the libraries it reads specs with."""
+    import unicodedata
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(
+        f"toolgen {__version__}\npython {sys.version}\nunicode {unicodedata.unidata_version}\n".encode()
+    )
+    for library in LIBRARIES:
+        digest.update(f"{library} {_installed(library)}\n".encode())
+    for path in code_files(package, stages):
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(package)}\n{len(data)}\n".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def code_files(package: Path, stages: Sequence[str]) -> list[Path]:
+    """Every file of the given stages (bytecode caches left out), in a stable order."""
+    found: list[Path] = []
+    for stage in stages:
+        for folder, subfolders, files in os.walk(package / stage):
+            subfolders[:] = [s for s in subfolders if s != "__pycache__"]
+            found.extend(Path(folder, name) for name in files if not name.endswith(".pyc"))
+    return sorted(found)
+
+
+def _installed(module: str) -> str:
+    """What identifies the installed copy of a library: the names, sizes and modification
+    times of its top-level files (its compiled extension among them), found without
+    importing it (importing `importlib.metadata` to ask for versions costs more than a lint
+    read from the cache)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return "-"
+    origin = Path(spec.origin)
+    places = sorted(origin.parent.iterdir()) if spec.submodule_search_locations else [origin]
+    out = []
+    for place in places:
+        with contextlib.suppress(OSError):
+            info = place.stat()
+            out.append(f"{place.name}:{info.st_size}:{info.st_mtime_ns}")
+    return " ".join(out)
+
+
 @dataclass
 class SharedReader:
     """A `Reader` for the load pipeline that parses each distinct text once (a file whose
@@ -186,7 +272,10 @@ class SharedReader:
         shown = self.display.get(path, shown)
         known = self._parsed.get(text)
         if known is not None:
-            return replace(known, path=path, display=shown)
+            copy = replace(known, path=path, display=shown)
+            if known in _TEXT_KEYS:
+                _TEXT_KEYS[copy] = _TEXT_KEYS[known]
+            return copy
         source = parse_source_cached(text, path, shown)
         self._parsed[text] = source
         return source

@@ -27,18 +27,14 @@ under `lint/`; a missing, damaged or unreadable entry is a miss.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
-import importlib.util
 import marshal
-import os
-import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from toolgen.core.errors import Location
 from toolgen.core.positions import display_path
+from toolgen.frontend import parsecache
 from toolgen.frontend.loader import SpecSetFiles
 from toolgen.frontend.parsecache import cache_root, store
 from toolgen.lint.config import LintConfig
@@ -47,8 +43,6 @@ from toolgen.lint.model import Finding, Severity
 FORMAT = f"toolgen-lint-1 marshal-{marshal.version}"
 STAGES = ("core", "jsonschema", "frontend", "lint")
 """The parts of toolgen a lint runs (the layout lets lint import nothing else)."""
-LIBRARIES = ("yaml", "jsonschema_rs", "orjson")
-"""The libraries that read and check specs (by module name)."""
 
 _SEVERITIES = {s.value: s for s in Severity}
 _Row = tuple[str, str | None, str, str, str, str | None, str | None, int, int]
@@ -114,52 +108,9 @@ def config_fingerprint(config: LintConfig) -> str:
     return repr((rules, ignores, options))
 
 
-@functools.cache
 def code_fingerprint() -> str:
     """A hash of the code and data lint runs, and of what else can change its findings."""
-    import unicodedata
-
-    from toolgen.core.version import __version__
-
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(
-        f"toolgen {__version__}\npython {sys.version}\nunicode {unicodedata.unidata_version}\n".encode()
-    )
-    for library in LIBRARIES:
-        digest.update(f"{library} {_installed(library)}\n".encode())
-    for path in _code_files(package, STAGES):
-        data = path.read_bytes()
-        digest.update(f"{path.relative_to(package)}\n{len(data)}\n".encode())
-        digest.update(data)
-    return digest.hexdigest()
-
-
-def _code_files(package: Path, stages: Sequence[str]) -> list[Path]:
-    """Every file of the given stages (bytecode caches left out), in a stable order."""
-    found: list[Path] = []
-    for stage in stages:
-        for folder, subfolders, files in os.walk(package / stage):
-            subfolders[:] = [s for s in subfolders if s != "__pycache__"]
-            found.extend(Path(folder, name) for name in files if not name.endswith(".pyc"))
-    return sorted(found)
-
-
-def _installed(module: str) -> str:
-    """What identifies the installed copy of a library: the names, sizes and modification
-    times of its top-level files (its compiled extension among them), found without
-    importing it (importing `importlib.metadata` to ask for versions costs more than a lint
-    read from the cache)."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        return "-"
-    origin = Path(spec.origin)
-    places = sorted(origin.parent.iterdir()) if spec.submodule_search_locations else [origin]
-    out = []
-    for place in places:
-        with contextlib.suppress(OSError):
-            info = place.stat()
-            out.append(f"{place.name}:{info.st_size}:{info.st_mtime_ns}")
-    return " ".join(out)
+    return parsecache.code_fingerprint(STAGES)
 
 
 def _entry(entry_key: str | None) -> Path | None:
