@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import SPECS
 
+from toolgen.core.positions import SourceFile
 from toolgen.diff.sides import SharedReader, Side, load_side
 from toolgen.frontend import parsecache, source
 from toolgen.lint.config import LintConfig
@@ -161,7 +162,7 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = spec._schema_problems
 
-    def counting(data: dict[str, object], source: source.SourceFile) -> list[object]:
+    def counting(data: dict[str, object], source: SourceFile) -> list[object]:
         seen.append(source.display)
         return real(data, source)  # type: ignore[return-value]
 
@@ -197,3 +198,39 @@ def test_a_file_that_fails_a_check_is_checked_and_reported_every_time(
     assert _findings([specs]) == first
     assert len(checks) == 2
     assert not (tmp_path / "cache" / "checked").exists()
+
+
+def test_a_cached_file_has_every_position_of_a_fresh_parse_and_unpacks_them_only_when_asked(
+    parses: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.yaml"
+    shutil.copy(SPECS / "notes" / "notes.yaml", path)
+    text = path.read_text(encoding="utf-8")
+    fresh = parsecache.parse_source_cached(text, path, "notes.yaml")
+    cached = parsecache.lookup(text, path, "notes.yaml")
+    assert cached is not None and cached is not fresh
+    assert cached._tables is None  # type: ignore[attr-defined]  # nothing unpacked yet
+    moved = cached.renamed(tmp_path / "moved.yaml", "moved.yaml")
+    assert cached.data == fresh.data and moved.data is cached.data
+    assert cached.positions == fresh.positions and cached.key_positions == fresh.key_positions
+    assert moved.positions == fresh.positions
+    for where in [(), ("tools", 0, "name"), ("tools", 1, "input", "properties")]:
+        assert cached.locate(where) == fresh.locate(where)
+        assert moved.locate(where, key=True).file == "moved.yaml"
+
+
+def test_damaged_packed_positions_are_read_again_from_the_text(
+    parses: list[str], tmp_path: Path
+) -> None:
+
+    path = tmp_path / "notes.yaml"
+    shutil.copy(SPECS / "notes" / "notes.yaml", path)
+    text = path.read_text(encoding="utf-8")
+    fresh = source.parse_source(text, path, "notes.yaml")
+    parses.clear()
+    damaged = SourceFile.from_packed(
+        path, "notes.yaml", fresh.data, b"\x00garbage", lambda: source.parse_source(text, path)
+    )
+    assert damaged.positions == fresh.positions
+    assert damaged.key_positions == fresh.key_positions
+    assert len(parses) == 1

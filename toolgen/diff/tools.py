@@ -233,20 +233,21 @@ def _safety(old: Tool, new: Tool) -> Iterator[Change]:
     for spec_name, mcp_name in HINTS:
         code, safe = _REGRESSIONS[mcp_name]
         was, now = declared_before.get(mcp_name), declared_after.get(mcp_name)
+        if before[mcp_name] == after[mcp_name] and was == now:
+            continue  # unchanged: nothing to say, nothing to locate (most hints of most tools)
         old_text = _hint_text(was, before[mcp_name], old.annotations, mcp_name)
         new_text = _hint_text(now, after[mcp_name], new.annotations, mcp_name)
         shown = f"{spec_name}: {old_text} → {new_text}"
         where = _hint_location(new, spec_name, mcp_name)
         path = f"/annotations/{mcp_name}"
         if before[mcp_name] == after[mcp_name]:
-            if was != now:
-                yield make_change(
-                    "TD406",
-                    f"{shown}; the same for clients",
-                    tool=new.name,
-                    path=path,
-                    location=where,
-                )
+            yield make_change(
+                "TD406",
+                f"{shown}; the same for clients",
+                tool=new.name,
+                path=path,
+                location=where,
+            )
             continue
         if after[mcp_name] == safe:
             yield make_change("TD405", f"{shown}: safer", tool=new.name, path=path, location=where)

@@ -8,7 +8,8 @@ the file's text and of the parser's own code, so an entry is never stale,
 only unused, and the same text under another name or in a git revision is
 found too. A cached file keeps its positions: errors and findings still say
 `file:line:col`. Files with problems are never stored (they are parsed again
-and reported). Entries are `marshal`led plain data (loading never runs code);
+and reported). Entries are `marshal`led plain data (loading never runs code; the positions are a blob
+of their own, unpacked only when something is located: `SourceFile.from_packed`);
 a missing, damaged or unreadable entry is a miss, and a cache that cannot be
 written is no cache: it can cost a parse, never change a result.
 
@@ -30,7 +31,7 @@ import sys
 import tempfile
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen.core.errors import SpecError
@@ -38,7 +39,7 @@ from toolgen.core.positions import SourceFile
 from toolgen.core.version import __version__
 
 ENV = "TOOLGEN_CACHE_DIR"
-FORMAT = f"toolgen-sources-1 marshal-{marshal.version} python-{sys.version_info[:2]}"
+FORMAT = f"toolgen-sources-2 marshal-{marshal.version} python-{sys.version_info[:2]}"
 MAX_ENTRIES = 4096
 
 
@@ -80,12 +81,21 @@ def lookup(text: str, path: Path, display: str) -> SourceFile | None:
         return None
     with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
         stored = marshal.loads(entry.read_bytes())
-        if isinstance(stored, tuple) and stored[:1] == (FORMAT,):
-            found = SourceFile.from_parsed(path, display, stored[1:])
-            if found is not None:
+        if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == FORMAT:
+            _, data, packed = stored
+            if isinstance(packed, bytes):
+                found = SourceFile.from_packed(
+                    path, display, data, packed, functools.partial(_parse, text, path, display)
+                )
                 _TEXT_KEYS[found] = entry.stem
-            return found
+                return found
     return None
+
+
+def _parse(text: str, path: Path, display: str) -> SourceFile:
+    from toolgen.frontend.source import parse_source
+
+    return parse_source(text, path, display)
 
 
 def remember(text: str, source: SourceFile) -> None:
@@ -94,7 +104,7 @@ def remember(text: str, source: SourceFile) -> None:
     if entry is None or source.problems:
         return
     with contextlib.suppress(ValueError):
-        store(entry, marshal.dumps((FORMAT, *source.parsed())))
+        store(entry, marshal.dumps((FORMAT, source.data, source.packed_positions())))
         _TEXT_KEYS[source] = entry.stem
 
 
@@ -272,7 +282,7 @@ class SharedReader:
         shown = self.display.get(path, shown)
         known = self._parsed.get(text)
         if known is not None:
-            copy = replace(known, path=path, display=shown)
+            copy = known.renamed(path, shown)
             if known in _TEXT_KEYS:
                 _TEXT_KEYS[copy] = _TEXT_KEYS[known]
             return copy

@@ -279,19 +279,18 @@ class Resolver:
 
     def _tools(self) -> list[Tool]:
         tools: list[Tool] = []
-        first_seen: dict[str, Location] = {}
+        first_seen: dict[str, Origin] = {}  # located only for an error: positions load lazily
         for spec in self.specs:
             for index, tool_spec in enumerate(spec.model.tools):
                 origin = Origin(spec.source, ("tools", index))
-                where = origin.locate("name")
                 if tool_spec.name in first_seen:
                     self.error(
                         ErrorCode.DUPLICATE_TOOL,
-                        f"tool name {tool_spec.name!r} is already used (at {first_seen[tool_spec.name]}); names must be unique in a spec set",
-                        where,
+                        f"tool name {tool_spec.name!r} is already used (at {first_seen[tool_spec.name].locate('name')}); names must be unique in a spec set",
+                        origin.locate("name"),
                     )
                     continue
-                first_seen[tool_spec.name] = where
+                first_seen[tool_spec.name] = origin
                 tools.append(self._tool(tool_spec, spec.data["tools"][index], origin))
         return tools
 
