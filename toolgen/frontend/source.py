@@ -52,9 +52,18 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
     """Composes nodes only; marks untagged plain scalars so we resolve them (YAML 1.2)."""
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is yaml.ScalarNode and implicit[0]:
-            return _PLAIN
-        return super().resolve(kind, value, implicit)
+        # PyYAML's resolver, for a loader without path resolvers, inlined: it runs per node.
+        if kind is yaml.ScalarNode:
+            return _PLAIN if implicit[0] else self.DEFAULT_SCALAR_TAG
+        if kind is yaml.SequenceNode:
+            return self.DEFAULT_SEQUENCE_TAG
+        return self.DEFAULT_MAPPING_TAG
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        """No path resolvers: nothing to track (PyYAML calls this per node)."""
+
+    def ascend_resolver(self) -> None:
+        """No path resolvers: nothing to track (PyYAML calls this per node)."""
 
 
 def read_text(path: Path, encoding: str = "utf-8") -> tuple[str, str]:
