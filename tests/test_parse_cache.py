@@ -234,3 +234,17 @@ def test_damaged_packed_positions_are_read_again_from_the_text(
     assert damaged.positions == fresh.positions
     assert damaged.key_positions == fresh.key_positions
     assert len(parses) == 1
+
+
+def test_checked_markers_are_pruned_like_parsed_files(
+    parses: list[str], checks: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parsecache, "MAX_ENTRIES", 2)
+    for index in range(5):
+        specs = tmp_path / f"set{index}"
+        specs.mkdir()
+        text = NOTES_WITH_FINDINGS.replace("description: x", f"description: tool {index}")
+        (specs / "main.yaml").write_text(text, encoding="utf-8")
+        _load_notes(specs)
+    assert len(checks) == 5
+    assert 1 <= len(list((tmp_path / "cache" / "checked").iterdir())) <= 2

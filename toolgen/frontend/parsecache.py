@@ -187,7 +187,7 @@ def _checked_entry(source: SourceFile) -> Path | None:
     if root is None or text_key is None or source.problems:
         return None
     key = hashlib.sha256(f"{code_fingerprint(SPEC_STAGES)}\n{text_key}".encode()).hexdigest()
-    return root / "checked" / key
+    return root / "checked" / f"{key}.bin"  # .bin: pruned like the other entries
 
 
 @functools.cache
