@@ -301,7 +301,11 @@ def targets(
                 "toolgen serve --http",
             ),
         ]
-    for key, how in (("wall", "parse cache warm"), ("cold_wall", "first run, cache cold")):
+    for key, how in (
+        ("wall", "repeated: findings cached"),
+        ("edit_wall", "one file edited: parse cache warm"),
+        ("cold_wall", "first run, caches cold"),
+    ):
         stat = lint.get(key)
         out.append(
             Target(
