@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -11,14 +12,21 @@ from toolgen.compiler import progress
 from toolgen.compiler.build import build
 
 
+class Heard:
+    """A progress callback that keeps the lines and signals the first one."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.event = threading.Event()
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+        self.event.set()
+
+
 def test_a_step_that_runs_long_reports_while_it_runs_and_when_it_ends() -> None:
-    lines: list[str] = []
-    heard = threading.Event()
-
-    def say(line: str) -> None:
-        lines.append(line)
-        heard.set()
-
+    say = Heard()
+    lines, heard = say.lines, say.event
     with progress.step(say, "pkg: models", every=0.01):
         assert heard.wait(30), "no progress while the step ran"
     assert lines[0].startswith("  pkg: models: still running (")
@@ -42,3 +50,26 @@ def test_a_build_reports_its_slow_steps_by_package_and_step(
     assert any(line.startswith("  notes: models: done in ") for line in done), lines
     assert any(line.startswith("  reading ") for line in done), lines
     assert any(line.startswith("  writing ") for line in done), lines
+
+
+def test_in_a_long_build_a_short_step_reports_once_the_build_has_run_for_the_interval() -> None:
+    say = Heard()
+    lines, heard = say.lines, say.event
+    with progress.clock():
+        with progress.step(say, "pkg: reading", every=1.0):
+            time.sleep(0.6)  # a step shorter than the interval says nothing
+        time.sleep(0.6)
+        lines.clear()
+        heard.clear()
+        with progress.step(say, "pkg: models", every=1.0):  # the build is past 1 s already
+            assert heard.wait(0.9), "the step was not reported while the build ran long"
+    assert lines[0].startswith("  pkg: models: still running (")
+    assert lines[-1].startswith("  pkg: models: done in ")
+
+
+def test_without_a_build_clock_a_short_step_says_nothing() -> None:
+    lines: list[str] = []
+    time.sleep(0.3)
+    with progress.step(lines.append, "pkg: models", every=1.0):
+        time.sleep(0.1)
+    assert lines == []

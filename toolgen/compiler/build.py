@@ -28,7 +28,7 @@ from toolgen.compiler.emit.reasons import render_reasons
 from toolgen.compiler.emit.schemas import render_schemas
 from toolgen.compiler.emit.tooldefs import render_tooldefs
 from toolgen.compiler.emit.views import render_views
-from toolgen.compiler.progress import Progress, step
+from toolgen.compiler.progress import Progress, clock, step
 from toolgen.compiler.writer import PackageOutput, apply, drift, find_fresh, plan
 from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
@@ -131,7 +131,7 @@ def render_package(
     model plan with the caller (the handler scaffold names the same classes)."""
     package = toolset.server.package
     plans = plans or Plans()
-    jobs = len(pool.idle) if pool else modeljobs.jobs_for(len(toolset.tools))
+    jobs = modeljobs.jobs_for(len(toolset.tools)) or (len(pool.idle) if pool else 0)
     cache = Cache.scratch() if jobs and model_cache is None else model_cache
     children = []
     if jobs and cache is not None:
@@ -228,7 +228,8 @@ def render_all(
             continue
         cache = Cache.for_spec_set(out, note) if caches is not None else None
         read = partial(read_source_cached, cache=cache) if cache else read_source
-        with _model_pool(len(spec_set.files)) as pool:
+        rebuild = cache is not None and cache.path is not None and cache.path.exists()
+        with _model_pool(len(spec_set.files), rebuild) as pool:
             try:
                 with step(progress, f"reading {note}"):
                     toolset = load_set(spec_set, read, name=name)
@@ -272,10 +273,10 @@ def render_all(
 
 
 @contextlib.contextmanager
-def _model_pool(files: int) -> Iterator[modeljobs.Pool | None]:
+def _model_pool(files: int, rebuild: bool) -> Iterator[modeljobs.Pool | None]:
     """For a spec set of many files, children that warm up the model generator while it is read
     (`modeljobs.Pool`); those not given work are dismissed on the way out, whatever happens."""
-    pool = modeljobs.pool_for(files)
+    pool = modeljobs.pool_for(files, rebuild=rebuild)
     try:
         yield pool
     finally:
@@ -312,19 +313,20 @@ def build(
     if journal.recover(out) and progress:
         progress(f"{out}: finished what an interrupted build had started")
     caches: list[Cache] = []
-    with no_gc_passes():
-        outputs, fresh = render_all(
-            paths,
-            out,
-            skip_fresh=True,
-            progress=progress,
-            caches=caches,
-            scaffold=scaffold,
-            name=name,
-        )
-    with step(progress, f"writing {out}"):
-        changes = plan(out, outputs, force=force)
-        apply(changes)
+    with clock():  # progress counts from here: a long build of short steps reports too
+        with no_gc_passes():
+            outputs, fresh = render_all(
+                paths,
+                out,
+                skip_fresh=True,
+                progress=progress,
+                caches=caches,
+                scaffold=scaffold,
+                name=name,
+            )
+        with step(progress, f"writing {out}"):
+            changes = plan(out, outputs, force=force)
+            apply(changes)
     for cache in caches:  # only once the output is written: a failed build leaves no trace
         cache.save()
     return BuildReport(

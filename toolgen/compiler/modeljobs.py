@@ -77,10 +77,13 @@ class Pool:
         self._dismissed = []
 
 
-def pool_for(files: int) -> Pool | None:
-    """A pool for a spec set of `files` files, when it is big enough to fork for."""
+def pool_for(files: int, *, rebuild: bool = False) -> Pool | None:
+    """A pool for a spec set of `files` files, when it is big enough to fork for: one child
+    for a `rebuild` (most models come from the cache; more are forked if more are missing)."""
     jobs = jobs_for(files)
-    return Pool(jobs) if jobs else None
+    if not jobs:
+        return None
+    return Pool(1 if rebuild else jobs)
 
 
 def start(
@@ -94,7 +97,7 @@ def start(
     """Children making, between them, every model fragment of `plan` (units by `keys`) that
     `cache` lacks (the pool's, when there is one; the ones it does not need are dismissed)."""
     missing = [index for index, key in enumerate(keys) if cache.get(key) is None]
-    jobs = len(pool.idle) if pool else jobs
+    jobs = max(jobs, len(pool.idle)) if pool else jobs
     shares = [share for job in range(jobs) if (share := missing[job::jobs])]
     where = _origin(toolset)
     children: list[Beside] = []

@@ -1,15 +1,18 @@
-"""Progress of long build steps: say a step is still running, and how long a slow one took.
+"""Progress of long builds: say which step is still running, and how long a slow one took.
 
 A build of an ordinary spec set takes well under a second and prints one line
 per spec set; a huge one (a 5 MB spec, a 580,000-value enum) can take many
-seconds in one step, where a silent terminal looks hung. `step` reports such a
-step while it runs (every `every` seconds, from a daemon thread) and once it
-ends, only when it ran longer than `every`: fast builds print nothing more.
+seconds, where a silent terminal looks hung. `step` reports the step that is
+running once the build has been running for `every` seconds, then every `every`
+seconds (from a daemon thread), and how long a reported step took: fast builds
+print nothing more. The build's clock (`clock`) makes several shorter steps of
+a long build report too; without it, each step counts from its own start.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -17,25 +20,62 @@ from collections.abc import Callable, Iterator
 Progress = Callable[[str], None]
 
 EVERY = 2.0
-"""Seconds between two reports of a step that is still running."""
+"""Seconds between two reports while a build is still running."""
+
+
+class _Clock:
+    """When the last report was (or the build started): the next one is due `every` after."""
+
+    def __init__(self) -> None:
+        self._last = time.perf_counter()
+        self._lock = threading.Lock()
+
+    def due(self, every: float) -> float:
+        return self._last + every
+
+    def claim(self, every: float) -> bool:
+        """True (and the report is noted) when no report was made in the last `every` s."""
+        with self._lock:
+            now = time.perf_counter()
+            if now < self._last + every:
+                return False
+            self._last = now
+            return True
+
+
+_CLOCK: contextvars.ContextVar[_Clock | None] = contextvars.ContextVar(
+    "toolgen_build_clock", default=None
+)
+
+
+@contextlib.contextmanager
+def clock() -> Iterator[None]:
+    """Count the steps run inside from now: the start of a build."""
+    token = _CLOCK.set(_Clock())
+    try:
+        yield
+    finally:
+        _CLOCK.reset(token)
 
 
 @contextlib.contextmanager
 def step(progress: Progress | None, what: str, *, every: float | None = None) -> Iterator[None]:
-    """Run the block; while it runs past `every` seconds (default `EVERY`), report
-    `  WHAT: still running (Ns)` every `every` seconds, then `  WHAT: done in N.Ns`."""
+    """Run the block; while it runs past the build's first `every` seconds (default `EVERY`),
+    report `  WHAT: still running (Ns)` every `every` seconds, then `  WHAT: done in N.Ns`."""
     if progress is None:
         yield
         return
     interval = EVERY if every is None else every
+    build = _CLOCK.get() or _Clock()
     started = time.perf_counter()
     stop = threading.Event()
     reported = threading.Event()
 
     def tick() -> None:
-        while not stop.wait(interval):
-            reported.set()
-            progress(f"  {what}: still running ({time.perf_counter() - started:.0f}s)")
+        while not stop.wait(max(build.due(interval) - time.perf_counter(), 0.0)):
+            if build.claim(interval):
+                reported.set()
+                progress(f"  {what}: still running ({time.perf_counter() - started:.0f}s)")
 
     ticker = threading.Thread(target=tick, name="toolgen-progress", daemon=True)
     ticker.start()
