@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -73,3 +75,18 @@ def test_without_a_build_clock_a_short_step_says_nothing() -> None:
     with progress.step(lines.append, "pkg: models", every=1.0):
         time.sleep(0.1)
     assert lines == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_a_commands_progress_counts_from_the_start_of_its_process() -> None:
+    code = (
+        "import time; time.sleep(0.5)\n"
+        "import toolgen.cli as cli\n"
+        "print(time.perf_counter() - cli.STARTED)"
+    )
+    age = float(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        ).stdout
+    )
+    assert 0.45 <= age < 30

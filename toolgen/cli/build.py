@@ -111,19 +111,22 @@ def build(
     Incremental: unchanged spec sets are skipped. All-or-nothing: on any error
     nothing in OUT changes, and files toolgen did not write are never touched.
     """
+    from toolgen.cli import STARTED
     from toolgen.compiler.build import build as run_build
+    from toolgen.compiler.progress import clock
 
     started = time.perf_counter()
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        report = run_build(
-            _specs_or_default(specs),
-            out,
-            progress=progress,
-            scaffold=scaffold,
-            name=name,
-            force=force,
-        )
+        with clock(since=STARTED):  # silence is counted from the command's start
+            report = run_build(
+                _specs_or_default(specs),
+                out,
+                progress=progress,
+                scaffold=scaffold,
+                name=name,
+                force=force,
+            )
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return

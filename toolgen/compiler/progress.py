@@ -26,8 +26,8 @@ EVERY = 2.0
 class _Clock:
     """When the last report was (or the build started): the next one is due `every` after."""
 
-    def __init__(self) -> None:
-        self._last = time.perf_counter()
+    def __init__(self, since: float | None = None) -> None:
+        self._last = time.perf_counter() if since is None else since
         self._lock = threading.Lock()
 
     def due(self, every: float) -> float:
@@ -49,9 +49,13 @@ _CLOCK: contextvars.ContextVar[_Clock | None] = contextvars.ContextVar(
 
 
 @contextlib.contextmanager
-def clock() -> Iterator[None]:
-    """Count the steps run inside from now: the start of a build."""
-    token = _CLOCK.set(_Clock())
+def clock(since: float | None = None) -> Iterator[None]:
+    """Count the steps run inside from the start of the build: `since` (a `perf_counter`
+    time, such as when the command started), else now. Inside another clock, that one counts."""
+    if _CLOCK.get() is not None:
+        yield
+        return
+    token = _CLOCK.set(_Clock(since))
     try:
         yield
     finally:
