@@ -200,12 +200,17 @@ def test_a_file_that_fails_a_check_is_checked_and_reported_every_time(
     assert not (tmp_path / "cache" / "checked").exists()
 
 
+def notes_copy(tmp_path: Path) -> tuple[Path, str]:
+    """A copy of the notes spec file under `tmp_path`, and its text."""
+    path = tmp_path / "notes.yaml"
+    shutil.copy(SPECS / "notes" / "notes.yaml", path)
+    return path, path.read_text(encoding="utf-8")
+
+
 def test_a_cached_file_has_every_position_of_a_fresh_parse_and_unpacks_them_only_when_asked(
     parses: list[str], tmp_path: Path
 ) -> None:
-    path = tmp_path / "notes.yaml"
-    shutil.copy(SPECS / "notes" / "notes.yaml", path)
-    text = path.read_text(encoding="utf-8")
+    path, text = notes_copy(tmp_path)
     fresh = parsecache.parse_source_cached(text, path, "notes.yaml")
     cached = parsecache.lookup(text, path, "notes.yaml")
     assert cached is not None and cached is not fresh
@@ -222,10 +227,7 @@ def test_a_cached_file_has_every_position_of_a_fresh_parse_and_unpacks_them_only
 def test_damaged_packed_positions_are_read_again_from_the_text(
     parses: list[str], tmp_path: Path
 ) -> None:
-
-    path = tmp_path / "notes.yaml"
-    shutil.copy(SPECS / "notes" / "notes.yaml", path)
-    text = path.read_text(encoding="utf-8")
+    path, text = notes_copy(tmp_path)
     fresh = source.parse_source(text, path, "notes.yaml")
     parses.clear()
     damaged = SourceFile.from_packed(

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
-from runtime_support.frames import READ_LIMIT, Frames, _serve
+from runtime_support.frames import READ_LIMIT, EngineClient, Frames, _serve
 
 import toolgen
 from toolgen.runtime.context import current_call
@@ -63,23 +63,6 @@ class Blocking:
 
     async def later(self) -> str:
         return "async"
-
-
-class EngineClient(Frames):
-    """The stdio transport on a thread of this process, serving `engine`."""
-
-    def __init__(self, engine: Engine) -> None:
-        server_in, client_out = os.pipe()
-        client_in, server_out = os.pipe()
-        self._server = threading.Thread(
-            target=_serve, args=(engine, server_in, server_out), daemon=True
-        )
-        self._server.start()
-        super().__init__(os.fdopen(client_out, "wb"), os.fdopen(client_in, "rb"))
-
-    def _wait(self) -> None:
-        self._server.join(timeout=READ_LIMIT)
-        assert not self._server.is_alive(), "the server did not end after its input closed"
 
 
 @pytest.fixture

@@ -137,12 +137,10 @@ class FrameClient(Frames):
         self._err_thread.join(timeout=READ_LIMIT)
 
 
-class InProcessClient(Frames):
-    """The stdio transport on a thread of this process, serving `spec` with `handlers`."""
+class EngineClient(Frames):
+    """The stdio transport on a thread of this process, serving `engine`."""
 
-    def __init__(self, spec: Path, handlers: str, *, timeout: float | None = None) -> None:
-        tools = RuntimeToolSet(load_spec_set([spec]))
-        engine = Engine(tools, instantiate(import_object(handlers)), timeout=timeout)
+    def __init__(self, engine: Engine) -> None:
         server_in, client_out = os.pipe()
         client_in, server_out = os.pipe()
         self._server = threading.Thread(
@@ -154,6 +152,14 @@ class InProcessClient(Frames):
     def _wait(self) -> None:
         self._server.join(timeout=READ_LIMIT)
         assert not self._server.is_alive(), "the server did not end after its input closed"
+
+
+class InProcessClient(EngineClient):
+    """The stdio transport on a thread of this process, serving `spec` with `handlers`."""
+
+    def __init__(self, spec: Path, handlers: str, *, timeout: float | None = None) -> None:
+        tools = RuntimeToolSet(load_spec_set([spec]))
+        super().__init__(Engine(tools, instantiate(import_object(handlers)), timeout=timeout))
 
 
 def _serve(engine: Engine, read_fd: int, write_fd: int) -> None:

@@ -13,29 +13,12 @@ import gc
 import importlib
 import os
 import sys
-import time
 import traceback
-from pathlib import Path
 from typing import Any
 
 import click
 
 from toolgen.core.version import __version__
-
-
-def _process_age() -> float:
-    """Seconds since this process started (Linux's /proc; elsewhere 0: from now)."""
-    try:
-        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start, in ticks
-        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
-    except (OSError, ValueError, IndexError, AttributeError):
-        return 0.0
-
-
-STARTED = time.perf_counter() - _process_age()
-"""When the command started (a `perf_counter` time): a build's progress counts from here,
-since the user sees silence from the start, imports included."""
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": (

@@ -111,14 +111,13 @@ def build(
     Incremental: unchanged spec sets are skipped. All-or-nothing: on any error
     nothing in OUT changes, and files toolgen did not write are never touched.
     """
-    from toolgen.cli import STARTED
     from toolgen.compiler.build import build as run_build
-    from toolgen.compiler.progress import clock
+    from toolgen.compiler.progress import clock, process_started
 
     started = time.perf_counter()
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        with clock(since=STARTED):  # silence is counted from the command's start
+        with clock(since=process_started()):  # silence counts from the command's start
             report = run_build(
                 _specs_or_default(specs),
                 out,

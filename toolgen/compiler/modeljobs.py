@@ -97,7 +97,6 @@ def start(
     """Children making, between them, every model fragment of `plan` (units by `keys`) that
     `cache` lacks (the pool's, when there is one; the ones it does not need are dismissed)."""
     missing = [index for index, key in enumerate(keys) if cache.get(key) is None]
-    jobs = max(jobs, len(pool.idle)) if pool else jobs
     shares = [share for job in range(jobs) if (share := missing[job::jobs])]
     where = _origin(toolset)
     children: list[Beside] = []

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 Progress = Callable[[str], None]
 
@@ -46,6 +48,18 @@ class _Clock:
 _CLOCK: contextvars.ContextVar[_Clock | None] = contextvars.ContextVar(
     "toolgen_build_clock", default=None
 )
+
+
+def process_started() -> float:
+    """When this process started, as a `perf_counter` time (Linux's /proc; elsewhere now):
+    a command's silence counts from there, imports included."""
+    now = time.perf_counter()
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start, in ticks
+        return now - max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
 
 
 @contextlib.contextmanager
