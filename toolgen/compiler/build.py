@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +29,7 @@ from toolgen.compiler.emit.tooldefs import render_tooldefs
 from toolgen.compiler.emit.views import render_views
 from toolgen.compiler.progress import Progress, clock, step
 from toolgen.compiler.writer import PackageOutput, apply, drift, find_fresh, plan
+from toolgen.core import collector
 from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
 from toolgen.core.version import __version__
@@ -314,7 +314,7 @@ def build(
         progress(f"{out}: finished what an interrupted build had started")
     caches: list[Cache] = []
     with clock():  # progress counts from here: a long build of short steps reports too
-        with no_gc_passes():
+        with collector.paused():
             outputs, fresh = render_all(
                 paths,
                 out,
@@ -341,20 +341,6 @@ def build(
 
 def check(paths: Sequence[str | Path], out: Path, *, name: str | None = None) -> str:
     """The unified diff between `out` and a fresh render; empty when up to date."""
-    with no_gc_passes():
+    with collector.paused():
         outputs, _ = render_all(paths, out, skip_fresh=False, name=name)
     return drift(out, outputs)
-
-
-@contextlib.contextmanager
-def no_gc_passes() -> Iterator[None]:
-    """Pause Python's cycle collector while rendering. Rendering builds millions of objects
-    that live until the end (parsed files, schemas, DCG's models) and makes few cycles, so
-    the collector's passes over them cost 10-15% of a build and free next to nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolgen.core import collector
 from toolgen.diff.config import DiffConfig
 from toolgen.diff.model import Report
 from toolgen.diff.sets import diff_sides, version_check
@@ -20,8 +21,9 @@ def run_diff(
     """
     config = config or DiffConfig()
     reader = SharedReader()
-    before = load_side(old, reader, absent_ok=old_absent_ok)
-    servers = diff_sides(before, load_side(new, reader))
+    with collector.paused():
+        before = load_side(old, reader, absent_ok=old_absent_ok)
+        servers = diff_sides(before, load_side(new, reader))
     report = Report(servers, old_absent=before.absent)
     for server in servers:
         kept = [c for c in server.changes if not config.ignored(c)]

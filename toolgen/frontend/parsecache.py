@@ -153,9 +153,9 @@ def code_salt(*files: str) -> str:
 def parser_salt() -> str:
     """toolgen's version and the parser's code: a parse made by other code is never read
     (this cache's entries and the build cache's parsed files alike)."""
-    from toolgen.frontend import limits, source
+    from toolgen.frontend import limits, source, yamlevents
 
-    return code_salt(source.__file__ or "", limits.__file__ or "")
+    return code_salt(source.__file__ or "", yamlevents.__file__ or "", limits.__file__ or "")
 
 
 _TEXT_KEYS: weakref.WeakKeyDictionary[SourceFile, str] = weakref.WeakKeyDictionary()

@@ -20,7 +20,7 @@ import yaml
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.positions import JsonPath, Position, SourceFile, display_path
-from toolgen.frontend import limits
+from toolgen.frontend import limits, yamlevents
 from toolgen.frontend.yamlerrors import syntax_error
 
 _BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -36,6 +36,13 @@ _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?
 _SPECIAL_FLOAT = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$")
 
 _NON_STRING_STARTS = frozenset("0123456789+-.~nNtTfF")
+_MAYBE_NOT_STRING = re.compile(
+    "|".join(
+        [p.pattern for p in (_NULL, _INT10, _INT8, _INT16, _FLOAT, _SPECIAL_FLOAT)]
+        + [f"^{word}$" for word in _BOOL]
+    )
+)
+"""Matches every plain scalar that might not read as a string (one test for most words)."""
 _STR = "tag:yaml.org,2002:str"
 _COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"})
 """Tags a list or mapping may carry (implicit or `!!seq`/`!!map`); any other is refused."""
@@ -90,6 +97,16 @@ def parse_source(text: str, path: Path, display: str | None = None) -> SourceFil
     too_deep = limits.depth_problem(text, display)
     if too_deep is not None:
         raise SpecError([too_deep])
+    fast = _read_plain_yaml(text, display)
+    if fast is not None:
+        return SourceFile(path, display, *fast)
+    return parse_composed(text, path, display)
+
+
+def parse_composed(text: str, path: Path, display: str) -> SourceFile:
+    """Parse YAML text through PyYAML's node graph: the reader of every file the fast
+    event reader gives up on, with every problem located (and the reference that reader's
+    tests compare it with). The caller checked the nesting depth (`limits.depth_problem`)."""
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -116,6 +133,22 @@ def parse_source(text: str, path: Path, display: str | None = None) -> SourceFil
     )
 
 
+def _read_plain_yaml(
+    text: str, display: str
+) -> tuple[Any, dict[JsonPath, Position], dict[JsonPath, Position]] | None:
+    """(data, positions, key positions) of a file in plain YAML with no problem, read from
+    the parser's events (`yamlevents`); None when the thorough reader below must read it."""
+    builder = _Builder(display)
+    loader = _BaseLoader(text)
+    try:
+        read = yamlevents.read(loader.get_event, builder.plain, _MAX_NODES)
+    except (yamlevents.GiveUp, yaml.YAMLError):
+        return None
+    finally:
+        loader.dispose()
+    return None if builder.errors else read
+
+
 class _Builder:
     """Turns a composed node graph into JSON-like values, recording positions."""
 
@@ -129,7 +162,9 @@ class _Builder:
         self._count = 0
 
     def _error(self, code: ErrorCode, message: str, node: yaml.Node) -> None:
-        mark = node.start_mark
+        self._error_at(code, message, node.start_mark)
+
+    def _error_at(self, code: ErrorCode, message: str, mark: Any) -> None:
         self.errors.append(
             Diagnostic(code, message, Location(self.display, mark.line + 1, mark.column + 1))
         )
@@ -207,49 +242,50 @@ class _Builder:
     def _scalar(self, node: yaml.Node) -> Any:
         value: str = node.value
         if node.tag == _PLAIN:
-            return self._plain(value, node)
+            return self.plain(value, node.start_mark)
         kind = _TAGGED.get(node.tag)
         if kind is str:
             return value
         if kind is None:
             self._error(ErrorCode.YAML_UNSUPPORTED, f"unsupported YAML tag {node.tag!r}", node)
             return None
-        resolved = self._plain(value, node)
+        resolved = self.plain(value, node.start_mark)
         if not isinstance(resolved, kind) or (kind is int and isinstance(resolved, bool)):
             self._error(
                 ErrorCode.YAML_UNSUPPORTED, f"{value!r} is not a valid {kind.__name__}", node
             )
         return resolved
 
-    def _integer(self, digits: str, base: int, node: yaml.Node) -> int | None:
+    def _integer(self, digits: str, base: int, mark: Any) -> int | None:
         """An integer literal, or None after a `limit` error when it is too long for JSON tools."""
         number = limits.parse_int(digits, base)
         if number is None:
-            mark = node.start_mark
             where = Location(self.display, mark.line + 1, mark.column + 1)
             self.errors.append(limits.int_too_long(where))
         return number
 
-    def _plain(self, value: str, node: yaml.Node) -> Any:
-        """YAML 1.2 core schema resolution of a plain scalar."""
-        if value and value[0] not in _NON_STRING_STARTS:
+    def plain(self, value: str, mark: Any) -> Any:
+        """YAML 1.2 core schema resolution of a plain scalar that starts at `mark`."""
+        if (value and value[0] not in _NON_STRING_STARTS) or not _MAYBE_NOT_STRING.match(value):
             return value  # fast path: most scalars are words
         if _NULL.match(value):
             return None
         if value in _BOOL:
             return _BOOL[value]
         if _INT10.match(value):
-            return self._integer(value, 10, node)
+            return self._integer(value, 10, mark)
         if _INT8.match(value):
-            return self._integer(value[2:], 8, node)
+            return self._integer(value[2:], 8, mark)
         if _INT16.match(value):
-            return self._integer(value[2:], 16, node)
+            return self._integer(value[2:], 16, mark)
         if _FLOAT.match(value):
             number = float(value)
             if math.isfinite(number):
                 return number
         if _SPECIAL_FLOAT.match(value) or (_FLOAT.match(value)):
-            self._error(ErrorCode.YAML_UNSUPPORTED, f"{value!r} is not representable in JSON", node)
+            self._error_at(
+                ErrorCode.YAML_UNSUPPORTED, f"{value!r} is not representable in JSON", mark
+            )
             return None
         return value
 
@@ -257,7 +293,7 @@ class _Builder:
 def reads_as_string(text: str) -> bool:
     """Whether `text`, written as a plain (unquoted) YAML scalar, reads back as that string.
 
-    The YAML 1.2 core schema of `_Builder._plain`: writers quote a string when not
+    The YAML 1.2 core schema of `_Builder.plain`: writers quote a string when not
     (`"1e3"`, `"0o17"`, `"null"` would read as numbers or null).
     """
     if text and text[0] not in _NON_STRING_STARTS:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from toolgen.core import collector
 from toolgen.core.errors import SpecError
 from toolgen.core.ir import ToolSet
 from toolgen.frontend.loader import SpecSetFiles
@@ -56,10 +57,11 @@ def lint_paths(paths: Sequence[Path], config: LintConfig, kind: SourceKind = "au
     run = LintRun()
     published = [p for p in paths if kind == "published" or (kind == "auto" and is_published(p))]
     specs = [p for p in paths if p not in published]
-    for path in published:
-        _lint_published(path, config, run)
-    if specs:
-        _lint_specs(specs, config, run)
+    with collector.paused():
+        for path in published:
+            _lint_published(path, config, run)
+        if specs:
+            _lint_specs(specs, config, run)
     run.findings.sort(key=Finding.sort_key)
     return run
 
