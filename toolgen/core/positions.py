@@ -7,7 +7,9 @@ Every value read from a spec or definitions file is recorded under its path
 
 from __future__ import annotations
 
+import functools
 import marshal
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -134,6 +136,13 @@ class _PackedSourceFile(SourceFile):
 def display_path(path: Path) -> str:
     """The path as users should see it: relative to the working directory when inside it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to(_resolved_cwd(os.getcwd())))
     except ValueError:
         return str(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved_cwd(cwd: str) -> Path:
+    """The working directory `cwd`, resolved (once per directory: every file of a spec set
+    is shown relative to it, several times per run)."""
+    return Path(cwd).resolve()

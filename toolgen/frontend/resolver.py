@@ -19,7 +19,12 @@ from toolgen.core.ir import HINTS, Annotations, Def, Example, Origin, Server, To
 from toolgen.core.positions import JsonPath, SourceFile
 from toolgen.frontend.spec import SpecFile, ToolSpec
 from toolgen.jsonschema.check import compile_validator
-from toolgen.jsonschema.limits import extent_problem, schema_problems
+from toolgen.jsonschema.limits import (
+    DefExtents,
+    extent_problem,
+    has_schema_problem,
+    schema_problems,
+)
 from toolgen.jsonschema.walk import map_refs
 
 _ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -67,6 +72,8 @@ class Resolver:
         self.defs = _Defs()
         self._files: dict[tuple[Path, str], Path] = {}
         self._reported: set[tuple[str, Location]] = set()
+        self._def_problem: dict[str, bool] = {}  # bundled def -> has_schema_problem
+        self._extents = DefExtents(self.defs.schemas)  # each def measured once
 
     def error(self, code: ErrorCode, message: str, where: Location) -> None:
         if (message, where) in self._reported:
@@ -246,7 +253,7 @@ class Resolver:
             bundled = {name: self.defs.schemas[name] for name in sorted(needed)}
             root["$defs"] = self._merge_local_defs(root.get("$defs"), bundled, origin)
             # Without refs, the reader's nesting limit bounds the depth already.
-            if problem := extent_problem(root):
+            if not self._extents.within_limits(root) and (problem := extent_problem(root)):
                 self.error(ErrorCode.LIMIT, problem, origin.locate())
                 root.pop("$defs")  # nothing downstream walks it
         return root
@@ -338,6 +345,8 @@ class Resolver:
     def _compilable(self, schema: Any, origin: Origin) -> None:
         """Report what would keep a validator from compiling `schema` (bundled), each at its
         place in the spec: the tool's own schema, or the def it comes from."""
+        if not self._may_not_compile(schema):
+            return
         for path, message in schema_problems(schema):
             is_key = len(path) > 1 and path[-2] == "patternProperties"
             where = origin.locate(*path, key=is_key)
@@ -346,6 +355,25 @@ class Resolver:
                 if key is not None:
                     where = self.defs.origins[key].locate(*path[2:], key=is_key)
             self.error(ErrorCode.INVALID_SCHEMA, f"invalid JSON Schema: {message}", where)
+
+    def _may_not_compile(self, schema: Any) -> bool:
+        """Whether `schema_problems` could find anything in the bundled `schema`: the schema
+        without its `$defs`, then each def, a bundled def checked once per spec set (1,000
+        tools bundle the same few defs)."""
+        if not isinstance(schema, dict):
+            return True
+        defs = schema.get("$defs")
+        for name, sub in defs.items() if isinstance(defs, dict) else ():
+            if self.defs.schemas.get(name) is not sub:
+                if has_schema_problem(sub):  # the schema's own def
+                    return True
+                continue
+            known = self._def_problem.get(name)
+            if known is None:
+                known = self._def_problem[name] = has_schema_problem(sub)
+            if known:
+                return True
+        return has_schema_problem({k: v for k, v in schema.items() if k != "$defs"})
 
     def _examples(
         self,

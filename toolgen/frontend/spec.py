@@ -23,7 +23,7 @@ from toolgen.core.errors import Diagnostic, ErrorCode, SpecError, raise_if_any
 from toolgen.core.ir import HINTS
 from toolgen.core.positions import JsonPath, SourceFile
 from toolgen.jsonschema.check import compile_validator, metaschema_errors
-from toolgen.jsonschema.walk import walk_schemas
+from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, walk_schemas
 
 FORMAT_VERSION = 1
 FORMAT_SCHEMA = Path(__file__).with_name("spec-format.schema.json")
@@ -396,6 +396,8 @@ def _schema_problems(data: dict[str, Any], source: SourceFile) -> list[Diagnosti
 def unsatisfiable_required(schema: Any) -> Iterator[tuple[JsonPath, str]]:
     """`required` names that a closed object can never have (`additionalProperties: false`,
     no such property, no `patternProperties`): no value passes, so the tool is unusable."""
+    if not _has_closed_object_missing_required(schema):
+        return  # the usual case, told by one walk that builds no paths
     for path, sub in walk_schemas(schema):
         if "not" in path or "if" in path:  # a schema that never passes is meaningful there
             continue
@@ -411,6 +413,33 @@ def unsatisfiable_required(schema: Any) -> Iterator[tuple[JsonPath, str]]:
                     f"{name!r} is required but is not among the properties of this closed object "
                     "(additionalProperties: false): no value can pass; fix the name or add the property",
                 )
+
+
+def _has_closed_object_missing_required(schema: Any) -> bool:
+    """Whether some schema in `schema` is what `unsatisfiable_required` reports, wherever
+    it stands (`walk.subschemas` order and keywords, iteratively)."""
+    stack = [schema]
+    while stack:
+        sub = stack.pop()
+        if not isinstance(sub, dict):
+            continue
+        required = sub.get("required")
+        if (
+            sub.get("additionalProperties") is False
+            and "patternProperties" not in sub
+            and isinstance(required, list)
+        ):
+            properties = sub.get("properties") or {}
+            if any(name not in properties for name in required):
+                return True
+        for key, value in sub.items():
+            if key in SINGLE:
+                stack.append(value)
+            elif key in MAPPED and isinstance(value, dict):
+                stack.extend(value.values())
+            elif key in LISTED and isinstance(value, list):
+                stack.extend(value)
+    return False
 
 
 def _get(data: Any, path: JsonPath) -> Any:

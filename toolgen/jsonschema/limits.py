@@ -15,15 +15,15 @@ by the reader, but `$ref`s chain defs into any depth.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import jsonschema_rs
 
 from toolgen.core.positions import JsonPath
 from toolgen.jsonschema.pointer import MISSING, resolve_pointer
-from toolgen.jsonschema.walk import subschemas, walk_schemas
+from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, subschemas, walk_schemas
 
 MAX_SCHEMA_DEPTH: Final = 128
 """Deepest nesting of subschemas in one schema, counted through its local `$ref`s (each
@@ -61,6 +61,35 @@ def schema_problems(schema: Any) -> Iterator[tuple[JsonPath, str]]:
                     "a subschema declares `$dynamicAnchor: NAME`"
                 ),
             )
+
+
+def has_schema_problem(schema: Any) -> bool:
+    """Whether `schema_problems(schema)` could yield anything: a pattern the regex engine
+    refuses, or a `$dynamicRef` (checked against the anchors by `schema_problems`). A quick
+    pre-check (one iterative walk, no paths built): False means `schema_problems` yields
+    nothing, and most schemas are fine."""
+    stack = [schema]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, dict):
+            if "$dynamicRef" in sub:
+                return True
+            pattern = sub.get("pattern")
+            if isinstance(pattern, str) and regex_problem(pattern):
+                return True
+            keys = sub.get("patternProperties")
+            if isinstance(keys, Mapping) and any(regex_problem(key) for key in keys):
+                return True
+            for key, value in sub.items():
+                if key in SINGLE:
+                    stack.append(value)
+                elif key in MAPPED and isinstance(value, dict):
+                    stack.extend(value.values())
+                elif key in LISTED and isinstance(value, list):
+                    stack.extend(value)
+        elif isinstance(sub, Mapping):  # only the root can be another mapping
+            return any(True for _ in schema_problems(sub))
+    return False
 
 
 @functools.lru_cache(maxsize=4096)
@@ -133,6 +162,101 @@ def extent_problem(
                 active.add(ref)
             stack.append(_Frame(_children(sub, root), ref))
     return None
+
+
+class _Unsure(Exception):
+    """`DefExtents` cannot tell cheaply (a loop of defs, a ref of another form, a deep chain)."""
+
+
+@dataclass(slots=True)
+class DefExtents:
+    """Heights and inlined sizes of shared defs, measured once for the many schemas that
+    bundle them: `within_limits(root)` tells, without walking each def again, that
+    `extent_problem(root)` is None. The defs are `defs` (name -> schema); a schema may use
+    them as `#/$defs/NAME` when its own `$defs` holds that very object under that name."""
+
+    defs: Mapping[str, Any]
+    memo: dict[str, _Extent] = field(default_factory=dict)
+
+    def within_limits(
+        self, root: Any, depth: int = MAX_SCHEMA_DEPTH, size: int = MAX_INLINED_SCHEMAS
+    ) -> bool:
+        """True when `extent_problem(root, depth, size)` is certainly None. Where the defs
+        `root` reaches form no loop, `extent_problem` walks the tree of `root` with its refs
+        inlined, and every depth and size it compares is at most the height and size of that
+        tree: measured here bottom-up. False: unsure (ask `extent_problem`)."""
+        try:
+            height, total, _ = self._measure(root, root, (), 1, depth)
+        except _Unsure:
+            return False
+        return height <= depth and total <= size
+
+    def _measure(
+        self, schema: Any, root: Any, active: tuple[str, ...], level: int, depth: int
+    ) -> _Extent:
+        if not isinstance(schema, dict):
+            if isinstance(schema, Mapping):
+                raise _Unsure
+            return 1, 1, frozenset()
+        if level > depth:
+            raise _Unsure
+        height, total, reach = 0, 1, frozenset[str]()
+        for key, value in schema.items():
+            if key in SINGLE:
+                subs: Iterable[Any] = (value,)
+            elif key in MAPPED and isinstance(value, dict) and key not in _DEFS_KEYS:
+                subs = value.values()
+            elif key in LISTED and isinstance(value, list):
+                subs = value
+            else:
+                continue
+            for sub in subs:
+                sub_height, sub_total, sub_reach = self._measure(
+                    sub, root, active, level + 1, depth
+                )
+                height = max(height, sub_height)
+                total += sub_total
+                reach = reach | sub_reach if sub_reach else reach
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            sub_height, sub_total, sub_reach = self._target(ref, root, active, level + 1, depth)
+            height = max(height, sub_height)
+            total += sub_total
+            reach = reach | sub_reach
+        return height + 1, total, reach
+
+    def _target(
+        self, ref: str, root: Any, active: tuple[str, ...], level: int, depth: int
+    ) -> _Extent:
+        """The extent of the def `ref` names (memoized with the names of the defs it reaches,
+        each checked to be the very def `root` bundles when the memo is used)."""
+        token = ref[len(_DEFS_REF) :] if ref.startswith(_DEFS_REF) else "/"
+        name = token.replace("~1", "/").replace("~0", "~")
+        if "/" in token or name in active:
+            raise _Unsure
+        known = self.memo.get(name)
+        if known is None:
+            self._check_bundled(root, (name,))
+            height, total, reach = self._measure(
+                self.defs[name], root, (*active, name), level, depth
+            )
+            known = self.memo[name] = (height, total, reach | {name})
+        else:
+            self._check_bundled(root, known[2])
+        return known
+
+    def _check_bundled(self, root: Any, names: Iterable[str]) -> None:
+        bundled = root.get("$defs") if isinstance(root, dict) else None
+        if not isinstance(bundled, dict):
+            raise _Unsure
+        for name in names:
+            if name not in self.defs or bundled.get(name) is not self.defs[name]:
+                raise _Unsure
+
+
+_Extent = tuple[int, int, frozenset[str]]
+_DEFS_KEYS = ("$defs", "definitions")
+_DEFS_REF = "#/$defs/"
 
 
 def _add(parent: _Frame, child: tuple[int, int]) -> None:

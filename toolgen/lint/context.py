@@ -10,15 +10,14 @@ matters (size, depth, what the input accepts).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from toolgen.core.errors import Location
 from toolgen.core.ir import HINTS, Origin, Tool, ToolSet
-from toolgen.core.positions import SourceFile
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, subschemas, walk_schemas
+from toolgen.core.positions import JsonPath, SourceFile
+from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, walk_schemas
 from toolgen.lint.options import HTTP_METHODS, READ_NOUNS, RuleOptions
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -35,13 +34,15 @@ characters, variation selectors, fillers and C0/C1 controls (tab and newlines al
 IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"})
 
 
-@dataclass(frozen=True, slots=True)
 class SchemaNode:
-    """One schema as written: in a tool's input or output, or in a def."""
+    """One schema as written: in a tool's input or output, or in a def.
+
+    A node is made for every schema of every tool and read mostly by rules that report
+    nothing, so it keeps its place as a (file, path) pair and builds `origin` on demand."""
+
+    __slots__ = ("_path", "_source", "def_name", "doc", "keyword", "part", "schema", "tool")
 
     schema: Any
-    origin: Origin
-    """Where the schema is written."""
     doc: Origin
     """What `#` in a `$ref` inside it points at: the schema document root."""
     part: str
@@ -49,7 +50,36 @@ class SchemaNode:
     keyword: str | None
     """The keyword holding it (`properties`, `items`, ...), None for a root."""
     tool: str | None
-    def_name: str | None = None
+    def_name: str | None
+
+    def __init__(
+        self,
+        schema: Any,
+        origin: Origin | tuple[SourceFile, JsonPath],
+        doc: Origin,
+        part: str,
+        keyword: str | None,
+        tool: str | None,
+        def_name: str | None = None,
+    ) -> None:
+        self.schema = schema
+        self._source, self._path = (
+            (origin.source, origin.path) if isinstance(origin, Origin) else origin
+        )
+        self.doc = doc
+        self.part = part
+        self.keyword = keyword
+        self.tool = tool
+        self.def_name = def_name
+
+    @property
+    def origin(self) -> Origin:
+        """Where the schema is written."""
+        return Origin(self._source, self._path)
+
+    def locate(self, *relative: str | int, key: bool = False) -> Location:
+        """`file:line:col` of this schema, or of a value below it (as `Origin.locate`)."""
+        return self._source.locate((*self._path, *relative), key=key)
 
     @property
     def is_root(self) -> bool:
@@ -109,7 +139,9 @@ class Context:
             import json
 
             text = json.dumps(source.data, ensure_ascii=False)
-            found = bool(HIDDEN.search(text)) or any(e in text for e in ("\\u00", "\\b", "\\f"))
+            # JSON escapes every C0 control, so in ASCII text DEL is the one `HIDDEN` finds.
+            hidden = "\x7f" in text if text.isascii() else bool(HIDDEN.search(text))
+            found = hidden or any(e in text for e in ("\\u00", "\\b", "\\f"))
             self._may_hide[source.display] = found
         return found
 
@@ -244,17 +276,28 @@ def _walk(
     tool: str | None,
     def_name: str | None,
 ) -> list[SchemaNode]:
-    """Every schema below and including `schema`, depth first (`schemawalk.subschemas`
-    order), iteratively: this runs for every schema of every tool."""
+    """Every schema below and including `schema`, depth first (`walk.subschemas` order),
+    iteratively and without a generator per schema: this runs for every schema of every
+    tool."""
     out: list[SchemaNode] = []
-    stack: list[tuple[Any, Origin, str | None]] = [(schema, origin, keyword)]
+    source = origin.source
+    stack: list[tuple[Any, JsonPath, str | None]] = [(schema, origin.path, keyword)]
     while stack:
-        current, where, key = stack.pop()
-        out.append(SchemaNode(current, where, doc, part, key, tool, def_name))
+        current, path, key = stack.pop()
+        out.append(SchemaNode(current, (source, path), doc, part, key, tool, def_name))
         if isinstance(current, dict):
-            children = list(subschemas(current))
-            for rel, sub in reversed(children):
-                stack.append((sub, where.child(*rel), str(rel[0])))
+            children: list[tuple[Any, JsonPath, str | None]] = []
+            for name, value in current.items():
+                if name in SINGLE:
+                    children.append((value, (*path, name), name))
+                elif name in MAPPED and isinstance(value, dict):
+                    for k, sub in value.items():
+                        children.append((sub, (*path, name, k), name))
+                elif name in LISTED and isinstance(value, list):
+                    for i, sub in enumerate(value):
+                        children.append((sub, (*path, name, i), name))
+            children.reverse()
+            stack.extend(children)
     return out
 
 

@@ -66,6 +66,7 @@ class _NodeDispatch:
             for key in r.keys:
                 self.by_key.setdefault(key, []).append((r.code, r.check))
         self.keys = frozenset(self.by_key)
+        self._chosen: dict[frozenset[str], list[tuple[str, Callable[..., Iterable[Hit]]]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.by_key)
@@ -85,10 +86,12 @@ class _NodeDispatch:
             fired = {BOOLEAN}
         else:
             return []
-        if not fired:
-            return []
-        chosen = {code: check for key in fired for code, check in self.by_key.get(key, ())}
-        return list(chosen.items())
+        key = frozenset(fired)
+        chosen = self._chosen.get(key)
+        if chosen is None:  # few sets of trigger keys occur: each is turned into checks once
+            picked = {code: check for k in fired for code, check in self.by_key.get(k, ())}
+            chosen = self._chosen[key] = list(picked.items())
+        return chosen
 
 
 def _owned(hit: Hit, tool: str) -> Hit:

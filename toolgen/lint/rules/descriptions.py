@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
+from toolgen.core.errors import Location
 from toolgen.core.ir import Origin, Tool
-from toolgen.lint.context import HIDDEN, Context, words
+from toolgen.lint.context import HIDDEN, Context, SchemaNode, words
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
 
@@ -215,8 +216,13 @@ def hidden_unicode(ctx: Context) -> Iterator[Hit]:
                 break
 
 
-def _texts(ctx: Context) -> Iterator[tuple[str, Origin, str | None]]:
-    """Every description, title and instruction text, with where it is and its tool."""
+class _Place(Protocol):
+    def locate(self, *relative: str | int, key: bool = False) -> Location: ...
+
+
+def _texts(ctx: Context) -> Iterator[tuple[str, _Place, str, str | None]]:
+    """Every description, title and instruction text, with where it is (a place and the key
+    below it: located only when reported) and its tool."""
     for tool in ctx.toolset.tools:
         raw = ctx.raw_tool(tool)
         for path in (("description",), ("title",), ("annotations", "title")):
@@ -224,26 +230,27 @@ def _texts(ctx: Context) -> Iterator[tuple[str, Origin, str | None]]:
             if len(path) == 2:
                 value = value.get(path[1]) if isinstance(value, dict) else None
             if isinstance(value, str):
-                yield value, tool.origin.child(*path), tool.name
+                yield value, tool.origin.child(*path[:-1]), path[-1], tool.name
         for node in ctx.nodes(tool):
-            yield from _schema_texts(node.schema, node.origin, tool.name)
+            yield from _schema_texts(node, tool.name)
     for node in ctx.def_nodes:
-        yield from _schema_texts(node.schema, node.origin, None)
+        yield from _schema_texts(node, None)
     server = ctx.toolset.server
     if server.origin is not None:
         for key in ("description", "instructions", "title"):
             value = getattr(server, key)
             if isinstance(value, str):
-                yield value, server.origin.child(key), None
+                yield value, server.origin, key, None
 
 
 def _schema_texts(
-    schema: Any, origin: Origin, tool: str | None
-) -> Iterator[tuple[str, Origin, str | None]]:
+    node: SchemaNode, tool: str | None
+) -> Iterator[tuple[str, _Place, str, str | None]]:
+    schema = node.schema
     if isinstance(schema, dict):
         for key in ("description", "title"):
             if isinstance(schema.get(key), str):
-                yield schema[key], origin.child(key), tool
+                yield schema[key], node, key, tool
 
 
 @rule("TG405", "instruction-in-description", D, Severity.ERROR, scope="set")
@@ -266,7 +273,26 @@ def instruction_in_description(ctx: Context) -> Iterator[Hit]:
 
     Describe the tool; never address the model's other instructions.
     """
-    for text, where, tool in _texts(ctx):
+    for texts in _texts_by_owner(ctx):
+        if not _ANY_TRIGGER.search("\n".join(text for text, _, _, _ in texts).lower()):
+            continue  # a trigger in one text is one in them all (no trigger holds a newline)
+        yield from _instructions(texts)
+
+
+def _texts_by_owner(ctx: Context) -> Iterator[list[tuple[str, _Place, str, str | None]]]:
+    """`_texts`, grouped: a tool's, then the defs' and server's (checked together first)."""
+    group: list[tuple[str, _Place, str, str | None]] = []
+    for entry in _texts(ctx):
+        if group and group[-1][3] != entry[3]:
+            yield group
+            group = []
+        group.append(entry)
+    if group:
+        yield group
+
+
+def _instructions(texts: list[tuple[str, _Place, str, str | None]]) -> Iterator[Hit]:
+    for text, place, key, tool in texts:
         lower = text.lower()
         if not _ANY_TRIGGER.search(lower):
             continue
@@ -276,7 +302,7 @@ def instruction_in_description(ctx: Context) -> Iterator[Hit]:
                 snippet = " ".join(match.group().split())
                 yield Hit(
                     f"text aimed at the model rather than describing the tool: {snippet!r}",
-                    where.locate(),
+                    place.locate(key),
                     tool,
                 )
                 break

@@ -5,12 +5,11 @@ receives; findings point at the tool's `input`/`output` key.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import Tool
-from toolgen.jsonschema.walk import subschemas
+from toolgen.core.ir import Origin, Tool
+from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE
 from toolgen.lint.context import Context, count_schemas, has_ref
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
@@ -18,12 +17,13 @@ from toolgen.lint.registry import rule
 S = Category.SCHEMAS
 
 
-def _schemas_of(tool: Tool) -> Iterator[tuple[str, Mapping[str, Any], Location]]:
-    """The bundled input and output schemas, each with where it is written."""
+def _schemas_of(tool: Tool) -> Iterator[tuple[str, Mapping[str, Any], Origin]]:
+    """The bundled input and output schemas, each with where it is written (located only
+    when reported: most tools have no finding here)."""
     if tool.input_origin is not None:
-        yield "input", tool.input_schema, tool.input_origin.locate(key=True)
+        yield "input", tool.input_schema, tool.input_origin
     if tool.output_schema is not None and tool.output_origin is not None:
-        yield "output", tool.output_schema, tool.output_origin.locate(key=True)
+        yield "output", tool.output_schema, tool.output_origin
 
 
 def _is_root(schema: Any, root: Mapping[str, Any]) -> bool:
@@ -34,7 +34,9 @@ def _is_root(schema: Any, root: Mapping[str, Any]) -> bool:
 def _depth(
     schema: Any, root: Mapping[str, Any], stack: frozenset[str], limit: int, memo: dict[str, int]
 ) -> int:
-    """Nesting levels below `schema`, following local `$ref`s (each def once per path)."""
+    """Nesting levels below `schema`, following local `$ref`s (each def once per path).
+    Subschemas are read as `walk.subschemas` yields them, inline: this runs for every
+    schema of every tool."""
     if not isinstance(schema, dict):
         return 0
     best = 0
@@ -54,12 +56,19 @@ def _depth(
                 if name not in memo:
                     memo[name] = _depth(defs[name], root, stack | {name}, limit, memo)
                 best = memo[name]
-    for rel, sub in subschemas(schema):
-        if rel[0] in ("$defs", "definitions"):
+    for key, value in schema.items():
+        if key in SINGLE:
+            subs: Iterable[Any] = (value,)
+        elif key in MAPPED and isinstance(value, dict) and key not in ("$defs", "definitions"):
+            subs = value.values()
+        elif key in LISTED and isinstance(value, list):
+            subs = value
+        else:
             continue
-        best = max(best, 1 + _depth(sub, root, stack, limit, memo))
-        if best > limit:
-            break
+        for sub in subs:
+            best = max(best, 1 + _depth(sub, root, stack, limit, memo))
+            if best > limit:
+                return best
     return best
 
 
@@ -84,7 +93,7 @@ def schema_too_deep(tool: Tool, ctx: Context) -> Iterator[Hit]:
     for part, schema, where in _schemas_of(tool):
         depth = _depth(schema, schema, frozenset(), limit, {})
         if depth > limit:
-            yield Hit(f"{part} schema nests more than {limit} levels deep", where)
+            yield Hit(f"{part} schema nests more than {limit} levels deep", where.locate(key=True))
 
 
 @rule("TG307", "schema-too-large", S, Severity.WARNING)
@@ -108,7 +117,9 @@ def schema_too_large(tool: Tool, ctx: Context) -> Iterator[Hit]:
     for part, schema, where in _schemas_of(tool):
         count = count_schemas(schema)
         if count > limit:
-            yield Hit(f"{part} schema has {count} schemas; more than {limit}", where)
+            yield Hit(
+                f"{part} schema has {count} schemas; more than {limit}", where.locate(key=True)
+            )
 
 
 @rule("TG308", "output-schema-missing", S, Severity.WARNING)
@@ -182,4 +193,7 @@ def ref_in_schema(tool: Tool, ctx: Context) -> Iterator[Hit]:
     """
     for part, schema, where in _schemas_of(tool):
         if "$defs" in schema or has_ref(schema):
-            yield Hit(f"{part} schema uses $ref; some clients do not resolve references", where)
+            yield Hit(
+                f"{part} schema uses $ref; some clients do not resolve references",
+                where.locate(key=True),
+            )
