@@ -94,10 +94,7 @@ def read_source(path: Path) -> SourceFile:
 def parse_source(text: str, path: Path, display: str | None = None) -> SourceFile:
     """Parse YAML text that came from `path` into a `SourceFile`."""
     display = display if display is not None else display_path(path)
-    too_deep = limits.depth_problem(text, display)
-    if too_deep is not None:
-        raise SpecError([too_deep])
-    fast = _read_plain_yaml(text, display)
+    fast = _read_plain_yaml(text, display)  # it gives up before nesting too deep
     if fast is not None:
         return SourceFile(path, display, *fast)
     return parse_composed(text, path, display)
@@ -106,7 +103,10 @@ def parse_source(text: str, path: Path, display: str | None = None) -> SourceFil
 def parse_composed(text: str, path: Path, display: str) -> SourceFile:
     """Parse YAML text through PyYAML's node graph: the reader of every file the fast
     event reader gives up on, with every problem located (and the reference that reader's
-    tests compare it with). The caller checked the nesting depth (`limits.depth_problem`)."""
+    tests compare it with)."""
+    too_deep = limits.depth_problem(text, display)  # before the composer's recursion
+    if too_deep is not None:
+        raise SpecError([too_deep])
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
