@@ -19,7 +19,7 @@ def test_forked_parsing_matches_sequential_parsing_and_skips_bad_texts(
     texts = {p.read_text(encoding="utf-8"): p for p in paths}
     bad = tmp_path / "bad.yaml"
     texts["key: [unclosed\n"] = bad
-    parsed = preparse.parse_all(texts)
+    parsed = preparse.parse_all(texts, lambda text, source: None)
     assert set(parsed) == set(texts) - {"key: [unclosed\n"}
     assert len(parsed) >= 4  # both halves are used
     for text, source in parsed.items():
@@ -27,3 +27,22 @@ def test_forked_parsing_matches_sequential_parsing_and_skips_bad_texts(
         assert source.data == expected.data
         assert source.positions == expected.positions
         assert source.key_positions == expected.key_positions
+
+
+def test_each_process_keeps_the_texts_it_parsed_and_the_parse_cache_holds_them_all(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from toolgen.frontend import parsecache
+
+    monkeypatch.setattr(preparse, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setenv(parsecache.ENV, str(tmp_path / "cache"))
+    paths = sorted(SPECS.rglob("*.yaml"))
+    kept_here: list[str] = []
+    texts = {p.read_text(encoding="utf-8"): p for p in paths}
+    parsed = preparse.parse_all(texts, lambda text, source: kept_here.append(text))
+    assert 0 < len(kept_here) < len(parsed)  # the child kept the other half, in its process
+
+    parsecache.SharedReader().preload(paths)
+    for text, path in texts.items():
+        found = parsecache.lookup(text, path, str(path))
+        assert found is not None and found.data == parsed[text].data

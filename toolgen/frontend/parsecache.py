@@ -108,6 +108,13 @@ def remember(text: str, source: SourceFile) -> None:
         _TEXT_KEYS[source] = entry.stem
 
 
+def _note_key(text: str, source: SourceFile) -> None:
+    """Record the cache key of `source`, a clean parse of `text` stored by another process."""
+    entry = _entry(text)
+    if entry is not None:
+        _TEXT_KEYS[source] = entry.stem
+
+
 def store(entry: Path, data: bytes) -> None:
     """Write one cache entry atomically (readers see the old entry or the new one, never
     half of one), then prune its directory; a cache that cannot be written is ignored."""
@@ -270,9 +277,9 @@ class SharedReader:
                 texts[text] = path
         if not worth_forking(texts):
             return
-        for text, source in parse_all(texts).items():
+        for text, source in parse_all(texts, remember).items():  # each half stored where parsed
             if not source.problems:  # reported by the ordinary read, under the file's name
-                remember(text, source)
+                _note_key(text, source)
                 self._parsed[text] = source
 
     def __call__(self, path: Path) -> SourceFile:

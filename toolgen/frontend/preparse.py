@@ -2,8 +2,9 @@
 spec sets.
 
 Half of the texts are parsed in a forked child while this process parses the
-other half; the child sends its results back `marshal`led (plain data only,
-as the build cache stores them). Without `os.fork`, for little input, or on
+other half; each process hands what it parsed to `keep` (the parse cache
+writes its entries, so the two halves are written at once), and the child sends its
+results back `marshal`led (plain data only, as the build cache stores them). Without `os.fork`, for little input, or on
 any trouble with the child, everything is parsed here: the result is the
 same, only slower. A text that does not parse is left out, so that the
 ordinary (sequential) load reports it with its diagnostics.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +32,30 @@ def worth_forking(texts: Iterable[str]) -> bool:
     return hasattr(os, "fork") and sum(map(len, texts)) >= MIN_PARALLEL_BYTES
 
 
-def parse_all(texts: dict[str, Path]) -> dict[str, SourceFile]:
+Keep = Callable[[str, SourceFile], None]
+"""Called with each text and its clean parse, in the process that parsed it."""
+
+
+def parse_all(texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
     """Parse each text (read from the given path); texts that do not parse are left out."""
     todo = sorted(texts, key=len, reverse=True)
     if not worth_forking(todo):
-        return _parse(todo, texts)
+        return _parse(todo, texts, keep)
     theirs, mine = todo[0::2], todo[1::2]
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: parse, send, leave without running any cleanup of the parent's
         os.close(read_end)
         try:
-            parsed = {t: s.parsed() for t, s in _parse(theirs, texts).items() if not s.problems}
+            parsed = {
+                t: s.parsed() for t, s in _parse(theirs, texts, keep).items() if not s.problems
+            }
             with os.fdopen(write_end, "wb") as out:
                 out.write(marshal.dumps(parsed))
         finally:
             os._exit(0)
     os.close(write_end)
-    result = _parse(mine, texts)
+    result = _parse(mine, texts, keep)
     with os.fdopen(read_end, "rb") as pipe:
         payload = pipe.read()
     os.waitpid(pid, 0)
@@ -62,17 +69,19 @@ def parse_all(texts: dict[str, Path]) -> dict[str, SourceFile]:
         if source is not None:
             result[text] = source
         else:
-            result.update(_parse([text], texts))
+            result.update(_parse([text], texts, keep))
     return result
 
 
-def _parse(todo: list[str], texts: dict[str, Path]) -> dict[str, SourceFile]:
+def _parse(todo: list[str], texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
     from toolgen.frontend.source import parse_source
 
     out: dict[str, SourceFile] = {}
     for text in todo:
         try:
-            out[text] = parse_source(text, texts[text], str(texts[text]))
+            source = out[text] = parse_source(text, texts[text], str(texts[text]))
         except SpecError:
             continue
+        if not source.problems:
+            keep(text, source)
     return out
