@@ -244,3 +244,38 @@ def test_generated_files_get_the_mode_of_a_plain_file_write(project: Path) -> No
     for path in (project / "generated" / "notes").rglob("*"):
         if path.is_file():
             assert path.stat().st_mode & 0o777 == probe.stat().st_mode & 0o777, path
+
+
+def duplicate_of_tag_tree(project: Path) -> list[tuple[str, str, int, int]]:
+    """Build after notes.yaml gains a second `tag_tree`: the error is located in tags.yaml,
+    a file the build cache holds (its positions unpacked only now)."""
+    notes = project / "specs" / "notes" / "notes.yaml"
+    if "name: tag_tree" not in notes.read_text(encoding="utf-8"):
+        notes.write_text(notes.read_text(encoding="utf-8") + "  - name: tag_tree\n")
+    with pytest.raises(SpecError) as caught:
+        build([project / "specs" / "notes"], project / "generated")
+    return [
+        (str(d.code), Path(d.location.file).name, d.location.line, d.location.column)
+        for d in caught.value.diagnostics
+        if d.location is not None
+    ]
+
+
+@pytest.mark.parametrize("damaged", [False, True], ids=["stored", "damaged positions"])
+def test_a_problem_in_a_cached_file_is_located_as_in_a_fresh_parse(
+    project: Path, damaged: bool
+) -> None:
+    import marshal
+
+    build([project / "specs" / "notes"], project / "generated")
+    (cache_file,) = (project / "generated" / CACHE_DIR).glob("*.bin")
+    if damaged:
+        stored = marshal.loads(cache_file.read_bytes())
+        for key, value in stored["entries"].items():
+            if key.startswith("source:"):
+                stored["entries"][key] = (value[0], b"\x00not positions")
+        cache_file.write_bytes(marshal.dumps(stored))
+    located = duplicate_of_tag_tree(project)
+    assert ("duplicate-tool", "tags.yaml", 20, 11) in located
+    shutil.rmtree(project / "generated")
+    assert duplicate_of_tag_tree(project) == located  # no cache at all

@@ -12,12 +12,15 @@ never stale, only unused. `build` caches parsed spec files here
 with every edit, and runs only after the output was written: a failed build
 changes nothing on disk. A missing or damaged file is an empty cache and
 saving is best effort: the cache can cost a rebuild, never break a build.
-Entries are `marshal`led (plain data only: loading never runs code).
+Entries are `marshal`led (plain data only: loading never runs code); a parsed
+file's positions are a blob of their own, unpacked only when a problem is located
+(`SourceFile.from_packed`): a rebuild that locates nothing never reads them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import marshal
 import os
@@ -31,7 +34,7 @@ from toolgen.frontend.parsecache import parser_salt
 from toolgen.frontend.source import parse_source, read_source
 
 CACHE_DIR = ".toolgen-cache"
-FORMAT = f"toolgen-cache-1 marshal-{marshal.version} python-{sys.version_info[:2]}"
+FORMAT = f"toolgen-cache-2 marshal-{marshal.version} python-{sys.version_info[:2]}"
 
 
 class Cache:
@@ -115,10 +118,12 @@ def read_source_cached(path: Path, cache: Cache) -> SourceFile:
         return read_source(path)  # reports the problem
     key = "source:" + hashlib.sha256(parser_salt().encode() + raw).hexdigest()
     display = display_path(path)
-    found = SourceFile.from_parsed(path, display, cache.get(key))
-    if found is not None:
-        return found
+    stored = cache.get(key)
+    if isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[1], bytes):
+        data, packed = stored
+        again = functools.partial(parse_source, text, path, display)
+        return SourceFile.from_packed(path, display, data, packed, again)
     source = parse_source(text, path, display)
     if not source.problems:  # a file with problems fails the build: nothing worth keeping
-        cache.put(key, source.parsed())
+        cache.put(key, (source.data, source.packed_positions()))
     return source
