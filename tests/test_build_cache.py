@@ -248,7 +248,7 @@ def test_generated_files_get_the_mode_of_a_plain_file_write(project: Path) -> No
 
 def duplicate_of_tag_tree(project: Path) -> list[tuple[str, str, int, int]]:
     """Build after notes.yaml gains a second `tag_tree`: the error is located in tags.yaml,
-    a file the build cache holds (its positions unpacked only now)."""
+    a file the parse cache holds (its positions unpacked only now)."""
     notes = project / "specs" / "notes" / "notes.yaml"
     if "name: tag_tree" not in notes.read_text(encoding="utf-8"):
         notes.write_text(notes.read_text(encoding="utf-8") + "  - name: tag_tree\n")
@@ -263,19 +263,45 @@ def duplicate_of_tag_tree(project: Path) -> list[tuple[str, str, int, int]]:
 
 @pytest.mark.parametrize("damaged", [False, True], ids=["stored", "damaged positions"])
 def test_a_problem_in_a_cached_file_is_located_as_in_a_fresh_parse(
-    project: Path, damaged: bool
+    project: Path, damaged: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import marshal
 
+    from toolgen.frontend import parsecache
+
+    monkeypatch.setenv(parsecache.ENV, str(project / "parse-cache"))
     build([project / "specs" / "notes"], project / "generated")
-    (cache_file,) = (project / "generated" / CACHE_DIR).glob("*.bin")
+    entries = sorted((project / "parse-cache" / "sources").glob("*.bin"))
+    assert len(entries) == 2  # the build parsed both files through the shared parse cache
     if damaged:
-        stored = marshal.loads(cache_file.read_bytes())
-        for key, value in stored["entries"].items():
-            if key.startswith("source:"):
-                stored["entries"][key] = (value[0], b"\x00not positions")
-        cache_file.write_bytes(marshal.dumps(stored))
+        for entry in entries:
+            form, data, _ = marshal.loads(entry.read_bytes())
+            entry.write_bytes(marshal.dumps((form, data, b"\x00not positions")))
     located = duplicate_of_tag_tree(project)
     assert ("duplicate-tool", "tags.yaml", 20, 11) in located
     shutil.rmtree(project / "generated")
+    monkeypatch.setenv(parsecache.ENV, "off")
     assert duplicate_of_tag_tree(project) == located  # no cache at all
+
+
+def test_a_lint_after_a_build_parses_no_file_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolgen.frontend import parsecache, source
+    from toolgen.lint.config import LintConfig
+    from toolgen.lint.runner import lint_paths
+
+    monkeypatch.setenv(parsecache.ENV, str(project / "parse-cache"))
+    specs = project / "specs" / "notes"
+    build([specs], project / "generated")
+    parsed: list[Path] = []
+    real = source.parse_source
+
+    def spy(text: str, path: Path, display: str | None = None) -> SourceFile:
+        parsed.append(path)
+        return real(text, path, display)
+
+    monkeypatch.setattr(source, "parse_source", spy)
+    run = lint_paths([specs], LintConfig())
+    assert run.tools == 6 and not run.load_failed
+    assert parsed == []

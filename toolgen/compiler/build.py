@@ -15,12 +15,11 @@ import hashlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolgen.compiler import journal, modeljobs
-from toolgen.compiler.cache import Cache, read_source_cached
+from toolgen.compiler.cache import Cache
 from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.package import render_init
 from toolgen.compiler.emit.reasons import render_reasons
@@ -34,6 +33,7 @@ from toolgen.core.errors import Diagnostic, SpecError
 from toolgen.core.ir import ToolSet
 from toolgen.core.version import __version__
 from toolgen.frontend.loader import SpecSetFiles, spec_sets
+from toolgen.frontend.parsecache import SharedReader
 from toolgen.frontend.pipeline import load_set
 from toolgen.frontend.source import read_source
 
@@ -227,7 +227,7 @@ def render_all(
             fresh.append(package)
             continue
         cache = Cache.for_spec_set(out, note) if caches is not None else None
-        read = partial(read_source_cached, cache=cache) if cache else read_source
+        read = SharedReader() if cache else read_source  # files parsed before are not again
         rebuild = cache is not None and cache.path is not None and cache.path.exists()
         with _model_pool(len(spec_set.files), rebuild) as pool:
             try:

@@ -5,22 +5,21 @@ beside the generated packages but in none of them, so no manifest lists it,
 `toolgen check` never reads it and its own `.gitignore` keeps it out of
 version control. Each key is a hash of everything its value depends on (input
 bytes, toolgen's version and the code that makes the value), so an entry is
-never stale, only unused. `build` caches parsed spec files here
-(`read_source_cached`) and per-tool model code (`toolgen.compiler.emit.models`).
+never stale, only unused. It holds per-tool model code
+(`toolgen.compiler.emit.models`); parsed spec files are kept in the parse cache
+that `lint` and `diff` share (`toolgen.frontend.parsecache`), so a lint or diff
+after a build reads what the build parsed.
 
 `save` keeps exactly the entries this build used, so the file does not grow
 with every edit, and runs only after the output was written: a failed build
 changes nothing on disk. A missing or damaged file is an empty cache and
 saving is best effort: the cache can cost a rebuild, never break a build.
-Entries are `marshal`led (plain data only: loading never runs code); a parsed
-file's positions are a blob of their own, unpacked only when a problem is located
-(`SourceFile.from_packed`): a rebuild that locates nothing never reads them.
+Entries are `marshal`led (plain data only: loading never runs code).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import marshal
 import os
@@ -29,12 +28,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from toolgen.core.positions import SourceFile, display_path
-from toolgen.frontend.parsecache import parser_salt
-from toolgen.frontend.source import parse_source, read_source
-
 CACHE_DIR = ".toolgen-cache"
-FORMAT = f"toolgen-cache-2 marshal-{marshal.version} python-{sys.version_info[:2]}"
+FORMAT = f"toolgen-cache-3 marshal-{marshal.version} python-{sys.version_info[:2]}"
 
 
 class Cache:
@@ -107,23 +102,3 @@ class Cache:
                 entries = data.get("entries")
                 return entries if isinstance(entries, dict) else {}
         return {}
-
-
-def read_source_cached(path: Path, cache: Cache) -> SourceFile:
-    """`read_source(path)`, from the cache when a file with these bytes was parsed before."""
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return read_source(path)  # reports the problem
-    key = "source:" + hashlib.sha256(parser_salt().encode() + raw).hexdigest()
-    display = display_path(path)
-    stored = cache.get(key)
-    if isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[1], bytes):
-        data, packed = stored
-        again = functools.partial(parse_source, text, path, display)
-        return SourceFile.from_packed(path, display, data, packed, again)
-    source = parse_source(text, path, display)
-    if not source.problems:  # a file with problems fails the build: nothing worth keeping
-        cache.put(key, (source.data, source.packed_positions()))
-    return source

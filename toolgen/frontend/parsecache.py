@@ -1,7 +1,8 @@
-"""A cache of parsed spec files on disk, shared by `lint` and `diff`: a file read before is
-not parsed again.
+"""A cache of parsed spec files on disk, shared by `build`, `lint` and `diff`: a file read
+before is not parsed again (nor checked again, `known_spec`), so a lint or diff after a build
+reads what the build parsed.
 
-Parsing YAML (PyYAML's composer plus our YAML 1.2 builder, which records
+Parsing YAML (libyaml's events and our YAML 1.2 builder, which records
 every value's position) is most of what `toolgen lint` and `toolgen diff` of
 a large spec set cost. Entries are content-addressed: the key is a hash of
 the file's text and of the parser's own code, so an entry is never stale,
