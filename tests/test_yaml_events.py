@@ -44,13 +44,32 @@ def used_the_events(text: str) -> bool:
 
 
 REPOSITORY_YAML = sorted(
-    p for p in ROOT.glob("**/*.yaml") if ".venv" not in p.parts and "node_modules" not in p.parts
+    p
+    for p in ROOT.glob("**/*.yaml")
+    if not any(part.startswith(".") or part == "node_modules" for part in p.relative_to(ROOT).parts)
 )
+"""The repository's own YAML files (not the scratch of virtual environments or benchmarks)."""
 
 
 @pytest.mark.parametrize("path", REPOSITORY_YAML, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_yaml_file_of_the_repository_reads_alike(path: Path) -> None:
     assert_read_alike(path.read_text(encoding="utf-8"))
+
+
+def embedded_texts() -> list[tuple[str, str]]:
+    """The YAML files written inside the bad-input cases (most of them broken on purpose)."""
+    cases = yaml.safe_load((ROOT / "tests" / "cases" / "spec_errors.yaml").read_text("utf-8"))
+    return [
+        (f"{case['name']}: {name}", text)
+        for case in cases
+        for name, text in case["files"].items()
+        if isinstance(text, str)
+    ]
+
+
+@pytest.mark.parametrize(("what", "text"), embedded_texts(), ids=lambda v: v[:60])
+def test_every_file_of_the_bad_input_cases_reads_alike(what: str, text: str) -> None:
+    assert_read_alike(text)
 
 
 def test_the_repository_specs_are_read_from_events() -> None:
