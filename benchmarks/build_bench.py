@@ -143,6 +143,16 @@ def lint_once(specs: Path, work: Path, cold: bool = False) -> ProcessTime:
     return run_timed(toolgen_argv("lint", str(specs)), work, ok=(0, 1), env=cache_env(work, cold))
 
 
+def lint_after_build(specs: Path, work: Path) -> ProcessTime:
+    """`toolgen lint` of the spec set right after a first `toolgen build` of it with the same
+    (empty) caches, as a CI job runs them: the build's parse is what the lint reads."""
+    root = work / "after-build"
+    shutil.rmtree(root, ignore_errors=True)
+    env = {**os.environ, "TOOLGEN_CACHE_DIR": str(root / "cache")}
+    run_timed(toolgen_argv("build", str(specs), "-o", str(root / "out"), "-q"), work, env=env)
+    return run_timed(toolgen_argv("lint", str(specs)), work, ok=(0, 1), env=env)
+
+
 LOAD_SNIPPET = r"""
 import json, sys, time
 t0 = time.perf_counter()

@@ -304,6 +304,7 @@ def targets(
     for key, how in (
         ("wall", "repeated: findings cached"),
         ("edit_wall", "one file edited: parse cache warm"),
+        ("after_build_wall", "first run after a build"),
         ("cold_wall", "first run, caches cold"),
     ):
         stat = lint.get(key)

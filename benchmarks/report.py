@@ -162,6 +162,14 @@ def _build_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
                     cell(lint["edit_cpu"]),
                 ]
             )
+        if lint.get("after_build_wall"):
+            rows.append(
+                [
+                    "first run right after a first `toolgen build` (the build filled the parse cache)",
+                    cell(lint["after_build_wall"]),
+                    cell(lint["after_build_cpu"]),
+                ]
+            )
         if lint.get("cold_wall"):
             rows.append(
                 ["first run (parse cache empty)", cell(lint["cold_wall"]), cell(lint["cold_cpu"])]
