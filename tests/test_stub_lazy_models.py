@@ -110,3 +110,41 @@ def test_a_generated_server_without_models_module_fails_the_call_not_silently(
     )
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["seen"] == {}, "a handler got arguments although the models do not import"
+
+
+CALL_ONE_TOOL = r"""
+import asyncio, json, sys
+sys.path.insert(0, sys.argv[1])
+from notes import models, server
+from toolgen.runtime import Connection, Engine
+
+def handler(name):
+    def method(self, args):  # no annotation: the generated method's `args: <Tool>Input` counts
+        return {}
+    method.__name__ = name
+    return method
+
+methods = {name: handler(name) for name in server.Handlers.__abstractmethods__}
+Handlers = type("Handlers", (server.Handlers,), methods)
+engine = Engine(server.load(), Handlers())
+built_on_import = sorted(
+    name for name, value in vars(models).items()
+    if name.endswith("Input") and isinstance(value, type) and value.__pydantic_complete__
+)
+message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+           "params": {"name": "get_note", "arguments": {"id": "n_0000abcd"},
+                      "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+asyncio.run(engine.handle(message, Connection()))
+built = sorted(
+    name for name, value in vars(models).items()
+    if name.endswith("Input") and isinstance(value, type) and value.__pydantic_complete__
+)
+print(json.dumps({"on_import": built_on_import, "after_call": built}))
+"""
+
+
+def test_a_first_call_builds_the_validator_of_the_called_tools_model_only() -> None:
+    # `defer_build`: importing `models` builds no tool's validator; a call builds its own
+    # tool's (and the other tools' pydantic-core validators are never built, nor held)
+    result = json.loads(_run(CALL_ONE_TOOL, str(GENERATED)).strip().splitlines()[-1])
+    assert result == {"on_import": [], "after_call": ["GetNoteInput"]}

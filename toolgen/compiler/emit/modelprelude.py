@@ -12,6 +12,13 @@ an absent title. `OMITTED` is falsy and typed (`__bool__` returns
 narrow `str | Omitted` to `str` for pyright and mypy; no JSON value validates as
 it; and `ToolModel` leaves absent fields out of every dump, so a model dumps
 back to the JSON it was validated from.
+
+`defer_build=True`: a class's pydantic-core validator and serializer are built when
+the class is first used (validated, instantiated, dumped, asked for its JSON
+Schema), not when `models.py` is imported. A generated server imports its models
+on its first call; building only the called tool's models saves the time and the
+memory (pydantic-core code pages, core schemas) of every other tool's. Validation
+is the same once built.
 """
 
 from __future__ import annotations
@@ -67,13 +74,15 @@ OMITTED: Final = Omitted.OMITTED
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
     Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent
-    properties left out."""
+    properties left out. A class builds its validator and serializer on first use, not
+    on import: a server's first call builds only the models of the tool it calls."""
 
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
     @model_serializer(mode="wrap")

@@ -47,13 +47,15 @@ OMITTED: Final = Omitted.OMITTED
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
     Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent
-    properties left out."""
+    properties left out. A class builds its validator and serializer on first use, not
+    on import: a server's first call builds only the models of the tool it calls."""
 
     model_config = ConfigDict(
         extra="forbid",
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
     @model_serializer(mode="wrap")
