@@ -8,6 +8,7 @@ generated def graph or schema, compared with the full check.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -68,9 +69,7 @@ def test_defs_measured_once_never_hide_a_schema_past_the_limits(seed: int) -> No
             assert problem is not None  # without a loop of defs, only a real problem is unsure
 
 
-def test_a_def_is_not_taken_from_the_memo_for_a_schema_that_holds_another_def_of_its_name() -> (
-    None
-):
+def test_a_def_is_not_taken_from_the_memo_for_a_schema_that_holds_another_def_of_its_name() -> None:
     small = {"type": "string"}
     extents = DefExtents({"A": small})
     assert extents.within_limits({"$ref": "#/$defs/A", "$defs": {"A": small}}, 3, 10)
@@ -139,3 +138,27 @@ def test_a_schema_with_a_refused_pattern_or_a_dynamic_ref_is_checked_in_full() -
     assert has_schema_problem({"properties": {"a": {"pattern": "("}}})
     assert has_schema_problem({"items": {"$dynamicRef": "#meta"}})
     assert not has_schema_problem({"properties": {"a": {"pattern": "^a+$"}}})
+
+
+TEXTS = {
+    "controls and latin-1": "".join(chr(i) for i in range(0x100)),
+    "separators and tags": "a\u2028b\u2029c\ufeffd\U000e0001e\u200bf",
+    "escapes written out": '\\b \\f \\u0041 \\\\ "quoted"',
+}
+
+
+@pytest.mark.parametrize("name", list(TEXTS), ids=list(TEXTS))
+def test_the_hidden_character_precheck_reads_text_escaped_as_json_writes_it(name: str) -> None:
+    from toolgen.lint.context import _json_text
+
+    text = TEXTS[name]
+    data = {text: [text, 1, 2.5, True, None, {"k": text}]}
+    expected = json.dumps(data, ensure_ascii=False).replace(", ", ",").replace(": ", ":")
+    assert _json_text(data) == expected
+
+
+def test_data_orjson_refuses_is_written_by_json() -> None:
+    from toolgen.lint.context import _json_text
+
+    for data in ({1: "x"}, {"a": 2**70}, {"a": "\ud800"}):
+        assert _json_text(data) == json.dumps(data, ensure_ascii=False)

@@ -169,6 +169,14 @@ def parser_salt() -> str:
 _TEXT_KEYS: weakref.WeakKeyDictionary[SourceFile, str] = weakref.WeakKeyDictionary()
 """The cache key of each clean `SourceFile` this process read through the cache (what its
 text and the parser's code hash to)."""
+
+
+def text_key(source: SourceFile) -> str | None:
+    """What `source`'s text and the parser's code hash to, when this process read it through
+    the cache and it read cleanly (a later stage keys its own cache on it); else None."""
+    return None if source.problems else _TEXT_KEYS.get(source)
+
+
 SPEC_STAGES = ("core", "jsonschema", "frontend")
 """The code that decides whether a parsed file is a valid spec file."""
 LIBRARIES = ("yaml", "jsonschema_rs", "orjson")

@@ -18,10 +18,15 @@ from toolgen.lint.config import LintConfig
 from toolgen.lint.context import Context
 from toolgen.lint.model import SPEC_CATEGORY, Finding, Hit, Severity
 from toolgen.lint.registry import ARRAY, BOOLEAN, SCHEMA, TYPE_LIST, Rule
+from toolgen.lint.toolcache import ToolHitCache
 
 
-def lint_toolset(toolset: ToolSet, config: LintConfig | None = None) -> list[Finding]:
-    """Every finding of the selected rules about `toolset`, sorted by place."""
+def lint_toolset(
+    toolset: ToolSet, config: LintConfig | None = None, cache: ToolHitCache | None = None
+) -> list[Finding]:
+    """Every finding of the selected rules about `toolset`, sorted by place. With `cache`,
+    the tool and node rules' hits about a tool come from it when its file's entry is valid
+    (`toolcache`), and are stored in it otherwise."""
     config = config or LintConfig()
     rules = config.rules()
     ctx = Context(toolset, config.options)
@@ -29,12 +34,22 @@ def lint_toolset(toolset: ToolSet, config: LintConfig | None = None) -> list[Fin
     tool_rules = [(r.code, r.check) for r in rules if r.scope == "tool" and r.check]
     dispatch = _NodeDispatch([r for r in rules if r.scope == "node"])
     for tool in toolset.tools:
+        known = cache.hits(tool) if cache is not None else None
+        if known is not None:
+            hits.extend(known)
+            continue
+        found: list[tuple[str, Hit]] = []
         for code, check in tool_rules:
-            hits.extend((code, _owned(hit, tool.name)) for hit in check(tool, ctx))
+            found.extend((code, _owned(hit, tool.name)) for hit in check(tool, ctx))
         if dispatch:
             for node in ctx.nodes(tool):
                 for code, check in dispatch.rules_for(node.schema):
-                    hits.extend((code, _owned(hit, tool.name)) for hit in check(node, ctx))
+                    found.extend((code, _owned(hit, tool.name)) for hit in check(node, ctx))
+        hits.extend(found)
+        if cache is not None:
+            cache.add(tool, found)
+    if cache is not None:
+        cache.save()
     for node in ctx.def_nodes if dispatch else ():
         for code, check in dispatch.rules_for(node.schema):
             hits.extend((code, hit) for hit in check(node, ctx))

@@ -112,6 +112,8 @@ def _lint_spec_set(spec_set: SpecSetFiles, config: LintConfig, run: LintRun) -> 
     except SpecError as exc:
         run.failed_to_load(exc)
         return
-    findings = lint_toolset(toolset, config)
+    from toolgen.lint import toolcache
+
+    findings = lint_toolset(toolset, config, toolcache.for_toolset(toolset, config))
     run.record(len(toolset.tools), findings)
     resultcache.remember(key, resultcache.Result(len(toolset.tools), findings))
