@@ -14,7 +14,9 @@ by the reader, but `$ref`s chain defs into any depth.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import marshal
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -67,7 +69,12 @@ def has_schema_problem(schema: Any) -> bool:
     """Whether `schema_problems(schema)` could yield anything: a pattern the regex engine
     refuses, or a `$dynamicRef` (checked against the anchors by `schema_problems`). A quick
     pre-check (one iterative walk, no paths built): False means `schema_problems` yields
-    nothing, and most schemas are fine."""
+    nothing, and most schemas are fine. Most schemas hold neither word at all: their
+    `marshal` form (plain data, every string written out once) tells that without a walk."""
+    with contextlib.suppress(ValueError):  # not plain data: walk it
+        blob = marshal.dumps(schema)
+        if b"pattern" not in blob and b"$dynamicRef" not in blob:
+            return False
     stack = [schema]
     while stack:
         sub = stack.pop()
