@@ -17,12 +17,15 @@ A case is a mapping:
 
 from __future__ import annotations
 
+import os
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from toolgen.lint.config import parse_section
+from toolgen.frontend import parsecache
+from toolgen.lint.config import LintConfig, parse_section
 from toolgen.lint.runner import lint_paths
 
 CASES_DIR = Path(__file__).parent / "lint_cases"
@@ -70,3 +73,25 @@ def run_case(case: dict[str, Any], root: Path) -> list[str]:
         where = f"{f.location.line - offset}:{f.location.column}"
         got.append(f"{f.code} {where}" if file == only else f"{f.code} {file}:{where}")
     return got
+
+
+def lint_result(paths: list[Path], config: LintConfig) -> list[dict[str, Any]]:
+    """What a lint of `paths` reports, as plain data: counts first, then every finding."""
+    run = lint_paths(paths, config)
+    return [
+        {"servers": run.servers, "tools": run.tools, "failed": run.load_failed},
+        *(asdict(f) for f in run.findings),
+    ]
+
+
+def uncached_lint_result(paths: list[Path], config: LintConfig) -> list[dict[str, Any]]:
+    """`lint_result` with toolgen's caches off: what every cached lint must equal."""
+    saved = os.environ.get(parsecache.ENV)
+    os.environ[parsecache.ENV] = "off"
+    try:
+        return lint_result(paths, config)
+    finally:
+        if saved is None:
+            del os.environ[parsecache.ENV]
+        else:
+            os.environ[parsecache.ENV] = saved

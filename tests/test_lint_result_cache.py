@@ -5,20 +5,19 @@ code) gives a result exactly equal to linting without the cache."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import SPECS
+from lint_support import lint_result, uncached_lint_result
 
 from toolgen.frontend import parsecache, pipeline
 from toolgen.lint import resultcache
 from toolgen.lint.config import LintConfig, parse_section
-from toolgen.lint.runner import lint_paths
 
 ALL = LintConfig(select=("ALL",))
 
@@ -39,23 +38,11 @@ def loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
 
 
 def _result(paths: list[Path], config: LintConfig = ALL) -> list[dict[str, Any]]:
-    run = lint_paths(paths, config)
-    return [
-        {"servers": run.servers, "tools": run.tools, "failed": run.load_failed},
-        *(asdict(f) for f in run.findings),
-    ]
+    return lint_result(paths, config)
 
 
 def _uncached(paths: list[Path], config: LintConfig = ALL) -> list[dict[str, Any]]:
-    saved = os.environ.get(parsecache.ENV)
-    os.environ[parsecache.ENV] = "off"
-    try:
-        return _result(paths, config)
-    finally:
-        if saved is None:
-            del os.environ[parsecache.ENV]
-        else:
-            os.environ[parsecache.ENV] = saved
+    return uncached_lint_result(paths, config)
 
 
 def _copy_specs(tmp_path: Path) -> Path:

@@ -6,18 +6,17 @@ without it: suppressions, ignores and the set rules apply to every tool on every
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lint_support import lint_result, uncached_lint_result
 
 from toolgen.frontend import parsecache
 from toolgen.lint import resultcache, toolcache
 from toolgen.lint.config import LintConfig, parse_section
-from toolgen.lint.runner import lint_paths
 
 ALL = LintConfig(select=("ALL",))
 
@@ -84,20 +83,11 @@ def _spec_set(tmp_path: Path) -> Path:
 
 
 def _result(paths: list[Path], config: LintConfig = ALL) -> list[dict[str, Any]]:
-    run = lint_paths(paths, config)
-    return [{"tools": run.tools, "failed": run.load_failed}, *(asdict(f) for f in run.findings)]
+    return lint_result(paths, config)
 
 
 def _uncached(paths: list[Path], config: LintConfig = ALL) -> list[dict[str, Any]]:
-    saved = os.environ.get(parsecache.ENV)
-    os.environ[parsecache.ENV] = "off"
-    try:
-        return _result(paths, config)
-    finally:
-        if saved is None:
-            del os.environ[parsecache.ENV]
-        else:
-            os.environ[parsecache.ENV] = saved
+    return uncached_lint_result(paths, config)
 
 
 def _edit(root: Path, name: str, old: str, new: str) -> None:

@@ -23,7 +23,7 @@ from toolgen.core.errors import Diagnostic, ErrorCode, SpecError, raise_if_any
 from toolgen.core.ir import HINTS
 from toolgen.core.positions import JsonPath, SourceFile
 from toolgen.jsonschema.check import compile_validator, metaschema_errors
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, walk_schemas
+from toolgen.jsonschema.walk import subschema_list, walk_schemas
 
 FORMAT_VERSION = 1
 FORMAT_SCHEMA = Path(__file__).with_name("spec-format.schema.json")
@@ -432,13 +432,7 @@ def _has_closed_object_missing_required(schema: Any) -> bool:
             properties = sub.get("properties") or {}
             if any(name not in properties for name in required):
                 return True
-        for key, value in sub.items():
-            if key in SINGLE:
-                stack.append(value)
-            elif key in MAPPED and isinstance(value, dict):
-                stack.extend(value.values())
-            elif key in LISTED and isinstance(value, list):
-                stack.extend(value)
+        stack.extend(subschema_list(sub))
     return False
 
 

@@ -25,7 +25,7 @@ import jsonschema_rs
 
 from toolgen.core.positions import JsonPath
 from toolgen.jsonschema.pointer import MISSING, resolve_pointer
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, subschemas, walk_schemas
+from toolgen.jsonschema.walk import subschema_list, subschemas, walk_schemas
 
 MAX_SCHEMA_DEPTH: Final = 128
 """Deepest nesting of subschemas in one schema, counted through its local `$ref`s (each
@@ -87,13 +87,7 @@ def has_schema_problem(schema: Any) -> bool:
             keys = sub.get("patternProperties")
             if isinstance(keys, Mapping) and any(regex_problem(key) for key in keys):
                 return True
-            for key, value in sub.items():
-                if key in SINGLE:
-                    stack.append(value)
-                elif key in MAPPED and isinstance(value, dict):
-                    stack.extend(value.values())
-                elif key in LISTED and isinstance(value, list):
-                    stack.extend(value)
+            stack.extend(subschema_list(sub))
         elif isinstance(sub, Mapping):  # only the root can be another mapping
             return any(True for _ in schema_problems(sub))
     return False
@@ -208,22 +202,11 @@ class DefExtents:
         if level > depth:
             raise _Unsure
         height, total, reach = 0, 1, frozenset[str]()
-        for key, value in schema.items():
-            if key in SINGLE:
-                subs: Iterable[Any] = (value,)
-            elif key in MAPPED and isinstance(value, dict) and key not in _DEFS_KEYS:
-                subs = value.values()
-            elif key in LISTED and isinstance(value, list):
-                subs = value
-            else:
-                continue
-            for sub in subs:
-                sub_height, sub_total, sub_reach = self._measure(
-                    sub, root, active, level + 1, depth
-                )
-                height = max(height, sub_height)
-                total += sub_total
-                reach = reach | sub_reach if sub_reach else reach
+        for sub in subschema_list(schema, defs=False):
+            sub_height, sub_total, sub_reach = self._measure(sub, root, active, level + 1, depth)
+            height = max(height, sub_height)
+            total += sub_total
+            reach = reach | sub_reach if sub_reach else reach
         ref = schema.get("$ref")
         if isinstance(ref, str) and ref.startswith("#"):
             sub_height, sub_total, sub_reach = self._target(ref, root, active, level + 1, depth)
@@ -262,7 +245,6 @@ class DefExtents:
 
 
 _Extent = tuple[int, int, frozenset[str]]
-_DEFS_KEYS = ("$defs", "definitions")
 _DEFS_REF = "#/$defs/"
 
 

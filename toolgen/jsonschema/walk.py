@@ -29,6 +29,7 @@ SINGLE = frozenset(
 )
 MAPPED = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
 LISTED = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+DEFS_KEYWORDS = frozenset({"$defs", "definitions"})
 
 
 def subschemas(schema: Any) -> Iterator[tuple[JsonPath, Any]]:
@@ -44,6 +45,22 @@ def subschemas(schema: Any) -> Iterator[tuple[JsonPath, Any]]:
         elif key in LISTED and isinstance(value, list):
             for index, sub in enumerate(value):
                 yield (key, index), sub
+
+
+def subschema_list(schema: dict[str, Any], *, defs: bool = True) -> list[Any]:
+    """The direct subschemas of `schema` in `subschemas` order, without their paths (and
+    without `$defs`/`definitions` unless `defs`): for the walkers that visit every schema of
+    every tool, where a generator and a path per schema cost more than the visit itself."""
+    out: list[Any] = []
+    for key, value in schema.items():
+        if key in SINGLE:
+            out.append(value)
+        elif key in MAPPED and isinstance(value, dict):
+            if defs or key not in DEFS_KEYWORDS:
+                out.extend(value.values())
+        elif key in LISTED and isinstance(value, list):
+            out.extend(value)
+    return out
 
 
 def walk_schemas(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:

@@ -17,7 +17,7 @@ from typing import Any
 from toolgen.core.errors import Location
 from toolgen.core.ir import HINTS, Origin, Tool, ToolSet
 from toolgen.core.positions import JsonPath, SourceFile
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, walk_schemas
+from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, subschema_list, walk_schemas
 from toolgen.lint.options import HTTP_METHODS, READ_NOUNS, RuleOptions
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -330,13 +330,7 @@ def count_schemas(schema: Any) -> int:
         current = stack.pop()
         count += 1
         if isinstance(current, dict):
-            for key, value in current.items():
-                if key in SINGLE:
-                    stack.append(value)
-                elif key in MAPPED and isinstance(value, dict):
-                    stack.extend(value.values())
-                elif key in LISTED and isinstance(value, list):
-                    stack.extend(value)
+            stack.extend(subschema_list(current))
     return count
 
 

@@ -5,11 +5,11 @@ receives; findings point at the tool's `input`/`output` key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolgen.core.ir import Origin, Tool
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE
+from toolgen.jsonschema.walk import subschema_list
 from toolgen.lint.context import Context, count_schemas, has_ref
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
@@ -35,8 +35,8 @@ def _depth(
     schema: Any, root: Mapping[str, Any], stack: frozenset[str], limit: int, memo: dict[str, int]
 ) -> int:
     """Nesting levels below `schema`, following local `$ref`s (each def once per path).
-    Subschemas are read as `walk.subschemas` yields them, inline: this runs for every
-    schema of every tool."""
+    Subschemas come as a list (`walk.subschema_list`): this runs for every schema of every
+    tool."""
     if not isinstance(schema, dict):
         return 0
     best = 0
@@ -56,19 +56,10 @@ def _depth(
                 if name not in memo:
                     memo[name] = _depth(defs[name], root, stack | {name}, limit, memo)
                 best = memo[name]
-    for key, value in schema.items():
-        if key in SINGLE:
-            subs: Iterable[Any] = (value,)
-        elif key in MAPPED and isinstance(value, dict) and key not in ("$defs", "definitions"):
-            subs = value.values()
-        elif key in LISTED and isinstance(value, list):
-            subs = value
-        else:
-            continue
-        for sub in subs:
-            best = max(best, 1 + _depth(sub, root, stack, limit, memo))
-            if best > limit:
-                return best
+    for sub in subschema_list(schema, defs=False):
+        best = max(best, 1 + _depth(sub, root, stack, limit, memo))
+        if best > limit:
+            break
     return best
 
 
