@@ -12,11 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SPECS
 from lint_support import lint_result, uncached_lint_result
 
+from toolgen.core.ir import ToolSet
 from toolgen.frontend import parsecache
+from toolgen.frontend.pipeline import load_spec_set
 from toolgen.lint import resultcache, toolcache
 from toolgen.lint.config import LintConfig, parse_section
+from toolgen.lint.engine import lint_toolset
 
 ALL = LintConfig(select=("ALL",))
 
@@ -256,3 +260,40 @@ def test_without_the_cache_nothing_is_stored(
     monkeypatch.setenv(parsecache.ENV, "off")
     _result([root])
     assert not (tmp_path / "cache").exists()
+
+
+class _Recorder:
+    """A `ToolHitCache` stand-in that answers nothing and keeps what the rules found."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, Any] = {}
+
+    def hits(self, tool: Any) -> None:
+        return None
+
+    def add(self, tool: Any, hits: Any) -> None:
+        self.found[tool.name] = hits
+
+    def save(self) -> None:
+        pass
+
+
+def _tool_hits(toolset: ToolSet) -> dict[str, Any]:
+    recorder = _Recorder()
+    lint_toolset(toolset, ALL, recorder)  # type: ignore[arg-type]
+    return recorder.found
+
+
+@pytest.mark.parametrize("name", ["notes", "shop", "conformance", "three files"])
+def test_the_hits_about_a_tool_depend_on_its_file_and_the_defs_only(
+    name: str, tmp_path: Path
+) -> None:
+    """What the cache keys on, checked: the tool and node rules report the same about the
+    tools of one file when the tools of every other file are left out of the set."""
+    root = _spec_set(tmp_path) if name == "three files" else SPECS / name
+    toolset = load_spec_set(root)
+    whole = _tool_hits(toolset)
+    files = {id(tool.origin.source): tool.origin.source for tool in toolset.tools}
+    for source in files.values():
+        alone = replace(toolset, tools=tuple(t for t in toolset.tools if t.origin.source is source))
+        assert _tool_hits(alone) == {t.name: whole[t.name] for t in alone.tools}
