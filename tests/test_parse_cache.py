@@ -250,3 +250,21 @@ def test_checked_markers_are_pruned_like_parsed_files(
         _load_notes(specs)
     assert len(checks) == 5
     assert 1 <= len(list((tmp_path / "cache" / "checked").iterdir())) <= 2
+
+
+def test_a_full_cache_directory_is_listed_once_per_process_not_at_every_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = tmp_path / "sources"
+    directory.mkdir()
+    for index in range(100):
+        (directory / f"{index:04}.bin").write_bytes(b"")
+    listings: list[Path] = []
+    real_count = parsecache._count
+    monkeypatch.setattr(parsecache, "_count", lambda d: listings.append(d) or real_count(d))
+    monkeypatch.setattr(parsecache, "MAX_ENTRIES", 110)
+    for index in range(20):
+        parsecache.store(directory / f"new{index:02}.bin", b"x")
+    assert listings == [directory]  # one listing; the stores that followed were counted
+    # the 11th store made 111 entries: the newest 55 were kept, and 9 more stored since
+    assert len(list(directory.glob("*.bin"))) == 55 + 9
