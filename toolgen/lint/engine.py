@@ -32,6 +32,7 @@ def lint_toolset(
     ctx = Context(toolset, config.options)
     hits: list[tuple[str, Hit]] = []
     tool_rules = [(r.code, r.check) for r in rules if r.scope == "tool" and r.check]
+    tool_rules += [(r.code, r.per_tool) for r in rules if r.per_tool]
     dispatch = _NodeDispatch([r for r in rules if r.scope == "node"])
     for tool in toolset.tools:
         known = cache.hits(tool) if cache is not None else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from toolgen.lint.model import Category, Hit, Severity
@@ -57,6 +57,9 @@ class Rule:
     keys: frozenset[str] = frozenset()
     """Node rules: the keywords that make a schema worth checking, or `BOOLEAN`,
     `TYPE_LIST`, `ARRAY`; the engine calls the check only for such schemas."""
+    per_tool: Callable[..., Iterable[Hit]] | None = None
+    """Set rules: the part of the check about one tool, called like a tool rule (and kept
+    by the tool cache like one); `check` then covers the rest of the set (`per_tool_part`)."""
 
     @property
     def summary(self) -> str:
@@ -96,6 +99,20 @@ def rule(
             default=default,
             keys=frozenset(keys),
         )
+        return func
+
+    return register
+
+
+def per_tool_part(code: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated `(tool, ctx) -> hits` as the per-tool part of set rule `code`:
+    what a set rule finds in one tool's own texts depends on nothing else, so the engine runs
+    it with the tool rules, and an edit checks again only the edited file's tools."""
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        found = _RULES[code]
+        assert found.scope == "set" and found.per_tool is None, code
+        _RULES[code] = replace(found, per_tool=func)
         return func
 
     return register

@@ -11,7 +11,7 @@ from toolgen.core.errors import Location
 from toolgen.core.ir import Origin, Tool
 from toolgen.lint.context import HIDDEN, Context, SchemaNode, words
 from toolgen.lint.model import Category, Hit, Severity
-from toolgen.lint.registry import rule
+from toolgen.lint.registry import per_tool_part, rule
 
 D = Category.DESCRIPTIONS
 
@@ -193,46 +193,58 @@ def hidden_unicode(ctx: Context) -> Iterator[Hit]:
     Remove the character.
     """
     places: list[tuple[Any, Origin, str | None]] = [
-        (ctx.raw(tool.origin), tool.origin, tool.name) for tool in ctx.toolset.tools
+        (d.schema, d.origin, None) for d in ctx.toolset.defs
     ]
-    places += [(d.schema, d.origin, None) for d in ctx.toolset.defs]
     server = ctx.toolset.server.origin
     if server is not None:
         places.append((ctx.raw(server), server, None))
     for value, origin, tool in places:
-        if not ctx.may_hide(origin.source):
+        yield from _hidden_in(value, origin, tool, ctx)
+
+
+@per_tool_part("TG404")
+def hidden_unicode_in_tool(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """TG404 about one tool's own strings and keys (the defs and the server: above)."""
+    yield from _hidden_in(ctx.raw(tool.origin), tool.origin, tool.name, ctx)
+
+
+def _hidden_in(value: Any, origin: Origin, tool: str | None, ctx: Context) -> Iterator[Hit]:
+    if not ctx.may_hide(origin.source):
+        return
+    for text, where, is_key in _strings(value, origin):
+        if not HIDDEN.search(text):
             continue
-        for text, where, is_key in _strings(value, origin):
-            if not HIDDEN.search(text):
-                continue
-            for index, char in _hidden_chars(text):
-                name = unicodedata.name(char, "control character")
-                what = "key" if is_key else "text"
-                yield Hit(
-                    f"hidden character U+{ord(char):04X} ({name}) in {what} at offset {index}",
-                    where.locate(key=is_key),
-                    tool,
-                )
-                break
+        for index, char in _hidden_chars(text):
+            name = unicodedata.name(char, "control character")
+            what = "key" if is_key else "text"
+            yield Hit(
+                f"hidden character U+{ord(char):04X} ({name}) in {what} at offset {index}",
+                where.locate(key=is_key),
+                tool,
+            )
+            break
 
 
 class _Place(Protocol):
     def locate(self, *relative: str | int, key: bool = False) -> Location: ...
 
 
-def _texts(ctx: Context) -> Iterator[tuple[str, _Place, str, str | None]]:
-    """Every description, title and instruction text, with where it is (a place and the key
-    below it: located only when reported) and its tool."""
-    for tool in ctx.toolset.tools:
-        raw = ctx.raw_tool(tool)
-        for path in (("description",), ("title",), ("annotations", "title")):
-            value = raw.get(path[0])
-            if len(path) == 2:
-                value = value.get(path[1]) if isinstance(value, dict) else None
-            if isinstance(value, str):
-                yield value, tool.origin.child(*path[:-1]), path[-1], tool.name
-        for node in ctx.nodes(tool):
-            yield from _schema_texts(node, tool.name)
+def _tool_texts(tool: Tool, ctx: Context) -> Iterator[tuple[str, _Place, str, str | None]]:
+    """Every description and title of one tool and its schemas, with where it is (a place and
+    the key below it: located only when reported)."""
+    raw = ctx.raw_tool(tool)
+    for path in (("description",), ("title",), ("annotations", "title")):
+        value = raw.get(path[0])
+        if len(path) == 2:
+            value = value.get(path[1]) if isinstance(value, dict) else None
+        if isinstance(value, str):
+            yield value, tool.origin.child(*path[:-1]), path[-1], tool.name
+    for node in ctx.nodes(tool):
+        yield from _schema_texts(node, tool.name)
+
+
+def _set_texts(ctx: Context) -> Iterator[tuple[str, _Place, str, str | None]]:
+    """The descriptions and titles of the defs, and the server's texts."""
     for node in ctx.def_nodes:
         yield from _schema_texts(node, None)
     server = ctx.toolset.server
@@ -273,25 +285,20 @@ def instruction_in_description(ctx: Context) -> Iterator[Hit]:
 
     Describe the tool; never address the model's other instructions.
     """
-    for texts in _texts_by_owner(ctx):
-        if not _ANY_TRIGGER.search("\n".join(text for text, _, _, _ in texts).lower()):
-            continue  # a trigger in one text is one in them all (no trigger holds a newline)
-        yield from _instructions(texts)
+    yield from _instructions(list(_set_texts(ctx)))
 
 
-def _texts_by_owner(ctx: Context) -> Iterator[list[tuple[str, _Place, str, str | None]]]:
-    """`_texts`, grouped: a tool's, then the defs' and server's (checked together first)."""
-    group: list[tuple[str, _Place, str, str | None]] = []
-    for entry in _texts(ctx):
-        if group and group[-1][3] != entry[3]:
-            yield group
-            group = []
-        group.append(entry)
-    if group:
-        yield group
+@per_tool_part("TG405")
+def instruction_in_tool(tool: Tool, ctx: Context) -> Iterator[Hit]:
+    """TG405 about one tool's own texts (the defs and the server: above)."""
+    yield from _instructions(list(_tool_texts(tool, ctx)))
 
 
 def _instructions(texts: list[tuple[str, _Place, str, str | None]]) -> Iterator[Hit]:
+    """The hits in `texts`, which are checked together first: a trigger in one text is one
+    in them all (no trigger holds a newline)."""
+    if not _ANY_TRIGGER.search("\n".join(text for text, _, _, _ in texts).lower()):
+        return
     for text, place, key, tool in texts:
         lower = text.lower()
         if not _ANY_TRIGGER.search(lower):
