@@ -227,7 +227,7 @@ def render_all(
             fresh.append(package)
             continue
         cache = Cache.for_spec_set(out, note) if caches is not None else None
-        read = SharedReader() if cache else read_source  # files parsed before are not again
+        read = SharedReader() if cache else read_source  # the parse cache lint and diff share
         rebuild = cache is not None and cache.path is not None and cache.path.exists()
         with _model_pool(len(spec_set.files), rebuild) as pool:
             try:

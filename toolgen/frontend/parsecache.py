@@ -9,8 +9,9 @@ the file's text and of the parser's own code, so an entry is never stale,
 only unused, and the same text under another name or in a git revision is
 found too. A cached file keeps its positions: errors and findings still say
 `file:line:col`. Files with problems are never stored (they are parsed again
-and reported). Entries are `marshal`led plain data (loading never runs code; the positions are a blob
-of their own, unpacked only when something is located: `SourceFile.from_packed`);
+and reported). Entries are `marshal`led plain data (loading never runs code; the
+positions are a blob of their own, unpacked only when something is located:
+`SourceFile.from_packed`);
 a missing, damaged or unreadable entry is a miss, and a cache that cannot be
 written is no cache: it can cost a parse, never change a result.
 
@@ -175,8 +176,7 @@ def code_salt(*files: str) -> str:
 
 @functools.cache
 def parser_salt() -> str:
-    """toolgen's version and the parser's code: a parse made by other code is never read
-    (this cache's entries and the build cache's parsed files alike)."""
+    """toolgen's version and the parser's code: a parse made by other code is never read."""
     from toolgen.frontend import limits, source, yamlevents
 
     return code_salt(source.__file__ or "", yamlevents.__file__ or "", limits.__file__ or "")
@@ -215,10 +215,10 @@ def remember_spec(source: SourceFile) -> None:
 
 def _checked_entry(source: SourceFile) -> Path | None:
     root = cache_root()
-    text_key = _TEXT_KEYS.get(source)
-    if root is None or text_key is None or source.problems:
+    parsed = text_key(source)
+    if root is None or parsed is None:
         return None
-    key = hashlib.sha256(f"{code_fingerprint(SPEC_STAGES)}\n{text_key}".encode()).hexdigest()
+    key = hashlib.sha256(f"{code_fingerprint(SPEC_STAGES)}\n{parsed}".encode()).hexdigest()
     return root / "checked" / f"{key}.bin"  # .bin: pruned like the other entries
 
 
@@ -304,7 +304,8 @@ class SharedReader:
             return
         for text, source in parse_all(texts, remember).items():  # each half stored where parsed
             if not source.problems:  # reported by the ordinary read, under the file's name
-                _note_key(text, source)
+                if source not in _TEXT_KEYS:  # stored by the child: its key, hashed once here
+                    _note_key(text, source)
                 self._parsed[text] = source
 
     def __call__(self, path: Path) -> SourceFile:

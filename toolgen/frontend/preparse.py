@@ -3,10 +3,10 @@ spec sets.
 
 Half of the texts are parsed in a forked child while this process parses the
 other half; each process hands what it parsed to `keep` (the parse cache
-writes its entries, so the two halves are written at once), and the child sends its
-results back `marshal`led (plain data only, as the build cache stores them). Without `os.fork`, for little input, or on
-any trouble with the child, everything is parsed here: the result is the
-same, only slower. A text that does not parse is left out, so that the
+writes its entries, so the two halves are written at once), and the child
+sends its results back `marshal`led (plain data only). Without `os.fork`, for
+little input, or on any trouble with the child, everything is parsed here: the
+result is the same, only slower. A text that does not parse is left out, so that the
 ordinary (sequential) load reports it with its diagnostics.
 """
 

@@ -39,10 +39,11 @@ _NON_STRING_STARTS = frozenset("0123456789+-.~nNtTfF")
 _MAYBE_NOT_STRING = re.compile(
     "|".join(
         [p.pattern for p in (_NULL, _INT10, _INT8, _INT16, _FLOAT, _SPECIAL_FLOAT)]
-        + [f"^{word}$" for word in _BOOL]
+        + [f"^{word}\\Z" for word in _BOOL]
     )
 )
-"""Matches every plain scalar that might not read as a string (one test for most words)."""
+"""Matches every plain scalar that might not read as a string (one test for most words),
+and nothing else: the booleans are the exact words, as `_BOOL` holds them."""
 _STR = "tag:yaml.org,2002:str"
 _COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"})
 """Tags a list or mapping may carry (implicit or `!!seq`/`!!map`); any other is refused."""
@@ -266,7 +267,7 @@ class _Builder:
 
     def plain(self, value: str, mark: Any) -> Any:
         """YAML 1.2 core schema resolution of a plain scalar that starts at `mark`."""
-        if (value and value[0] not in _NON_STRING_STARTS) or not _MAYBE_NOT_STRING.match(value):
+        if _plainly_string(value):
             return value  # fast path: most scalars are words
         if _NULL.match(value):
             return None
@@ -296,10 +297,7 @@ def reads_as_string(text: str) -> bool:
     The YAML 1.2 core schema of `_Builder.plain`: writers quote a string when not
     (`"1e3"`, `"0o17"`, `"null"` would read as numbers or null).
     """
-    if text and text[0] not in _NON_STRING_STARTS:
-        return True
-    non_strings = (_NULL, _INT10, _INT8, _INT16, _FLOAT, _SPECIAL_FLOAT)
-    return text not in _BOOL and not any(p.match(text) for p in non_strings)
+    return _plainly_string(text)
 
 
 def walk(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:
@@ -311,3 +309,9 @@ def walk(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Any]]:
     elif isinstance(value, list):
         for index, child in enumerate(value):
             yield from walk(child, (*path, index))
+
+
+def _plainly_string(text: str) -> bool:
+    """Whether a plain scalar is a string by its first character or by one pattern; the
+    others (null, booleans, numbers and look-alikes) need the full YAML 1.2 resolution."""
+    return (bool(text) and text[0] not in _NON_STRING_STARTS) or not _MAYBE_NOT_STRING.match(text)

@@ -5,7 +5,7 @@ Composing nodes and then walking them cost about half of a spec parse. Most spec
 files use plain YAML only (no anchors, aliases or tags) and have no problem, and
 for those this reader gives exactly what `toolgen.frontend.source` gives (the same
 values, positions and key positions, recorded in the same order). Anything
-else gives up (`None`), and the caller reads the file the thorough way, which
+else gives up (`GiveUp`), and the caller reads the file the thorough way, which
 reports problems with all their detail: a syntax error, an anchor, an alias, a
 tag, a key that is not a string, a duplicate key, a value too deep, a scalar that
 does not resolve cleanly.
