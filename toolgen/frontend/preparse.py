@@ -2,22 +2,21 @@
 spec sets.
 
 Half of the texts are parsed in a forked child while this process parses the
-other half; each process hands what it parsed to `keep` (the parse cache
-writes its entries, so the two halves are written at once), and the child
-sends its results back `marshal`led (plain data only). Without `os.fork`, for
-little input, or on any trouble with the child, everything is parsed here: the
-result is the same, only slower. A text that does not parse is left out, so that the
+other half (`core.forked`); each process hands what it parsed to `keep` (the
+parse cache writes its entries, so the two halves are written at once), and the
+child sends its results back as plain data. Without `os.fork`, for little input,
+or on any trouble with the child, everything is parsed here: the result is the
+same, only slower. A text that does not parse is left out, so that the
 ordinary (sequential) load reports it with its diagnostics.
 """
 
 from __future__ import annotations
 
-import marshal
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from toolgen.core import forked
 from toolgen.core.errors import SpecError
 from toolgen.core.positions import SourceFile
 
@@ -29,7 +28,7 @@ Parsed = tuple[Any, Any, Any]  # data, positions, key positions
 
 def worth_forking(texts: Iterable[str]) -> bool:
     """Whether parsing these texts on two cores saves time."""
-    return hasattr(os, "fork") and sum(map(len, texts)) >= MIN_PARALLEL_BYTES
+    return forked.available() and sum(map(len, texts)) >= MIN_PARALLEL_BYTES
 
 
 Keep = Callable[[str, SourceFile], None]
@@ -42,26 +41,10 @@ def parse_all(texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
     if not worth_forking(todo):
         return _parse(todo, texts, keep)
     theirs, mine = todo[0::2], todo[1::2]
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: parse, send, leave without running any cleanup of the parent's
-        os.close(read_end)
-        try:
-            parsed = {
-                t: s.parsed() for t, s in _parse(theirs, texts, keep).items() if not s.problems
-            }
-            with os.fdopen(write_end, "wb") as out:
-                out.write(marshal.dumps(parsed))
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    result = _parse(mine, texts, keep)
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    os.waitpid(pid, 0)
-    try:
-        received: dict[str, Parsed] = marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
+    received, result = forked.beside(
+        lambda: _parsed(theirs, texts, keep), lambda: _parse(mine, texts, keep)
+    )
+    if not isinstance(received, dict):
         received = {}
     for text in theirs:
         path = texts[text]
@@ -71,6 +54,11 @@ def parse_all(texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
         else:
             result.update(_parse([text], texts, keep))
     return result
+
+
+def _parsed(todo: list[str], texts: dict[str, Path], keep: Keep) -> dict[str, Parsed]:
+    """The clean parses of `todo`, as plain data (what the child sends back)."""
+    return {text: s.parsed() for text, s in _parse(todo, texts, keep).items() if not s.problems}
 
 
 def _parse(todo: list[str], texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:

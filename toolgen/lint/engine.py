@@ -11,14 +11,15 @@ from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any
 
+from toolgen.core import forked
 from toolgen.core.errors import Diagnostic
-from toolgen.core.ir import ToolSet
+from toolgen.core.ir import Tool, ToolSet
 from toolgen.lint import suppress
 from toolgen.lint.config import LintConfig
 from toolgen.lint.context import Context
 from toolgen.lint.model import SPEC_CATEGORY, Finding, Hit, Severity
 from toolgen.lint.registry import ARRAY, BOOLEAN, SCHEMA, TYPE_LIST, Rule
-from toolgen.lint.toolcache import ToolHitCache
+from toolgen.lint.toolcache import ToolHitCache, ToolHits, hit_rows, hits_of
 
 
 def lint_toolset(
@@ -30,27 +31,8 @@ def lint_toolset(
     config = config or LintConfig()
     rules = config.rules()
     ctx = Context(toolset, config.options)
-    hits: list[tuple[str, Hit]] = []
-    tool_rules = [(r.code, r.check) for r in rules if r.scope == "tool" and r.check]
-    tool_rules += [(r.code, r.per_tool) for r in rules if r.per_tool]
     dispatch = _NodeDispatch([r for r in rules if r.scope == "node"])
-    for tool in toolset.tools:
-        known = cache.hits(tool) if cache is not None else None
-        if known is not None:
-            hits.extend(known)
-            continue
-        found: list[tuple[str, Hit]] = []
-        for code, check in tool_rules:
-            found.extend((code, _owned(hit, tool.name)) for hit in check(tool, ctx))
-        if dispatch:
-            for node in ctx.nodes(tool):
-                for code, check in dispatch.rules_for(node.schema):
-                    found.extend((code, _owned(hit, tool.name)) for hit in check(node, ctx))
-        hits.extend(found)
-        if cache is not None:
-            cache.add(tool, found)
-    if cache is not None:
-        cache.save()
+    hits = _tool_hits(toolset, rules, dispatch, ctx, cache)
     for node in ctx.def_nodes if dispatch else ():
         for code, check in dispatch.rules_for(node.schema):
             hits.extend((code, hit) for hit in check(node, ctx))
@@ -70,6 +52,44 @@ def lint_toolset(
         _finding(by_code[code], config.severity_of(by_code[code]), hit) for code, hit in kept
     ]
     return sorted(findings, key=Finding.sort_key)
+
+
+def _tool_hits(
+    toolset: ToolSet,
+    rules: tuple[Rule, ...],
+    dispatch: _NodeDispatch,
+    ctx: Context,
+    cache: ToolHitCache | None,
+) -> list[tuple[str, Hit]]:
+    """The tool and node rules' hits about every tool, in tool order: from `cache` where it
+    has them, else checked now (and stored in it)."""
+    tool_rules = [(r.code, r.check) for r in rules if r.scope == "tool" and r.check]
+    tool_rules += [(r.code, r.per_tool) for r in rules if r.per_tool]
+
+    def check(tool: Tool) -> ToolHits:
+        found: ToolHits = []
+        for code, rule_check in tool_rules:
+            found.extend((code, _owned(hit, tool.name)) for hit in rule_check(tool, ctx))
+        if dispatch:
+            for node in ctx.nodes(tool):
+                for code, node_check in dispatch.rules_for(node.schema):
+                    found.extend((code, _owned(hit, tool.name)) for hit in node_check(node, ctx))
+        return found
+
+    known = {id(t): cache.hits(t) for t in toolset.tools} if cache is not None else {}
+    todo = [tool for tool in toolset.tools if known.get(id(tool)) is None]
+    fresh = dict(zip(map(id, todo), check_tools(todo, check), strict=True))
+    hits: list[tuple[str, Hit]] = []
+    for tool in toolset.tools:
+        tool_hits = known.get(id(tool))
+        if tool_hits is None:
+            tool_hits = fresh[id(tool)]
+            if cache is not None:
+                cache.add(tool, tool_hits)
+        hits.extend(tool_hits)
+    if cache is not None:
+        cache.save()
+    return hits
 
 
 class _NodeDispatch:
@@ -108,6 +128,33 @@ class _NodeDispatch:
             picked = {code: check for k in fired for code, check in self.by_key.get(k, ())}
             chosen = self._chosen[key] = list(picked.items())
         return chosen
+
+
+MIN_SPLIT = 200
+"""Fewer tools to check than this are checked here: a fork would cost more than it saves."""
+
+
+def check_tools(tools: list[Tool], check: Callable[[Tool], ToolHits]) -> list[ToolHits]:
+    """`check` of each tool, in order: on two cores when there are many. The second half is
+    checked in a forked child (`core.forked`; its hits come back as the tool cache's rows):
+    halves rather than every other tool, since a forked process copies each page of memory
+    it writes, and each process then writes mostly the pages of its own tools."""
+    if len(tools) < MIN_SPLIT or not forked.available():
+        return [check(tool) for tool in tools]
+    half = len(tools) // 2
+    theirs, mine = tools[half:], tools[:half]
+    received, found = forked.beside(
+        lambda: [hit_rows(check(tool)) for tool in theirs], lambda: [check(tool) for tool in mine]
+    )
+    try:
+        if not isinstance(received, list):
+            raise TypeError("no result from the child")
+        their_hits = [hits_of(rows) for rows in received]
+        if len(their_hits) != len(theirs):
+            raise ValueError(f"{len(their_hits)} results for {len(theirs)} tools")
+    except (TypeError, ValueError):  # the child failed: check its tools here
+        their_hits = [check(tool) for tool in theirs]
+    return found + their_hits
 
 
 def _owned(hit: Hit, tool: str) -> Hit:

@@ -73,7 +73,7 @@ class ToolHitCache:
             entry = _entry(self._key(source))
             if entry is None:
                 continue
-            rows = [(name, [_row(code, hit) for code, hit in hits]) for name, hits in tools.items()]
+            rows = [(name, hit_rows(hits)) for name, hits in tools.items()]
             with contextlib.suppress(ValueError):
                 store(entry, marshal.dumps((FORMAT, rows)))
 
@@ -94,7 +94,7 @@ class ToolHitCache:
         with contextlib.suppress(OSError, ValueError, EOFError, TypeError, IndexError):
             stored = marshal.loads(entry.read_bytes())
             if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == FORMAT:
-                return {name: [_hit(row) for row in rows] for name, rows in stored[1]}
+                return {name: hits_of(rows) for name, rows in stored[1]}
         return None
 
 
@@ -132,6 +132,16 @@ def _entry(entry_key: str | None) -> Path | None:
     if entry_key is None or root is None:
         return None
     return root / "lint-tools" / f"{entry_key}.bin"
+
+
+def hit_rows(hits: ToolHits) -> list[_Row]:
+    """`hits` as plain data (for `marshal`): what `hits_of` reads back."""
+    return [_row(code, hit) for code, hit in hits]
+
+
+def hits_of(rows: Iterable[_Row]) -> ToolHits:
+    """The hits that `hit_rows` gave `rows` for."""
+    return [_hit(row) for row in rows]
 
 
 def _row(code: str, hit: Hit) -> _Row:

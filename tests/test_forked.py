@@ -1,0 +1,87 @@
+"""Work on two cores (`core.forked`, and the lint engine's use of it) gives what one process
+gives, and falls back to this process when the child's part cannot be had."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from conftest import CORPUS
+
+from toolgen.core import forked
+from toolgen.frontend.published import read_published
+from toolgen.lint import engine
+from toolgen.lint.config import LintConfig
+
+needs_fork = pytest.mark.skipif(not forked.available(), reason="no os.fork here")
+
+
+@needs_fork
+def test_the_child_part_runs_in_another_process_and_comes_back_as_data() -> None:
+    theirs, mine = forked.beside(lambda: {"pid": os.getpid(), "rows": [(1, "a")]}, os.getpid)
+    assert mine == os.getpid()
+    assert theirs["pid"] != os.getpid()
+    assert theirs["rows"] == [(1, "a")]
+
+
+@needs_fork
+def test_a_failing_child_gives_none_and_this_process_still_does_its_part() -> None:
+    def fail() -> None:
+        raise RuntimeError("the child's part fails")
+
+    assert forked.beside(fail, lambda: 42) == (None, 42)
+
+
+@needs_fork
+def test_a_result_that_is_not_plain_data_gives_none() -> None:
+    assert forked.beside(lambda: object(), lambda: "here") == (None, "here")
+
+
+@needs_fork
+def test_this_process_errors_propagate_after_the_child_is_reaped() -> None:
+    def fail() -> int:
+        raise KeyError("here")
+
+    with pytest.raises(KeyError):
+        forked.beside(lambda: 1, fail)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left behind
+
+
+def test_without_fork_everything_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "available", lambda: False)
+    assert forked.beside(lambda: 1, lambda: 2) == (None, 2)
+
+
+@needs_fork
+def test_checking_tools_on_two_cores_finds_what_one_process_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    toolset = read_published(CORPUS).toolset
+    config = LintConfig()
+    monkeypatch.setattr(engine, "MIN_SPLIT", 10**9)
+    alone = engine.lint_toolset(toolset, config)
+    monkeypatch.setattr(engine, "MIN_SPLIT", 2)
+    splits: list[object] = []
+    beside = forked.beside
+
+    def counted(theirs: Any, mine: Any) -> Any:
+        result = beside(theirs, mine)
+        splits.append(result[0])
+        return result
+
+    monkeypatch.setattr(forked, "beside", counted)
+    assert engine.lint_toolset(toolset, config) == alone
+    assert len(splits) == 1 and isinstance(splits[0], list)  # the child checked its half
+    assert len(alone) > 10
+
+
+@needs_fork
+def test_when_the_child_fails_its_tools_are_checked_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    toolset = read_published(CORPUS).toolset
+    config = LintConfig()
+    alone = engine.lint_toolset(toolset, config)
+    monkeypatch.setattr(engine, "MIN_SPLIT", 2)
+    monkeypatch.setattr(forked, "beside", lambda theirs, mine: (None, mine()))
+    assert engine.lint_toolset(toolset, config) == alone
