@@ -10,6 +10,8 @@ import pytest
 import rfc8785
 from click.testing import CliRunner
 from conftest import GENERATED, SPECS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolgen.cli import cli
 from toolgen.core.digests import canonical_json, digest, set_digest
@@ -143,3 +145,24 @@ def test_a_path_that_does_not_load_is_an_error_exit_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert f"{tmp_path / 'missing'}:1:1: error[io]: no such file or directory" in result.stderr
     assert result.stderr.endswith("1 error; nothing was digested.\n")
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=1 - 2**53, max_value=2**53 - 1)  # what rfc8785 accepts
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_canonical_bytes_are_rfc_8785_for_any_json_value(value: object) -> None:
+    from toolgen.core.digests import canonical_bytes
+
+    assert canonical_bytes(value) == rfc8785.dumps(value)
