@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgen.core.ir import Origin
+from toolgen.core.jsonequal import same
 from toolgen.core.positions import JsonPath
 
 ANNOTATIONS = frozenset(
@@ -152,12 +153,17 @@ def merge_conjunct(base: dict[str, Any], branch: dict[str, Any]) -> dict[str, An
     if any(k == "$ref" for k in branch):
         return None
     for key, value in branch.items():
-        if key in base and key not in ANNOTATIONS and key != "default" and base[key] != value:
+        if (
+            key in base
+            and key not in ANNOTATIONS
+            and key != "default"
+            and not same(base[key], value)
+        ):
             return None
     for family in _INTERACTING:
         mine = {k: base[k] for k in family if k in base}
         theirs = {k: branch[k] for k in family if k in branch}
-        if mine and theirs and mine != theirs:
+        if mine and theirs and not same(mine, theirs):
             return None
     return {**branch, **base}
 

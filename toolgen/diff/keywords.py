@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from toolgen.core.digests import canonical_json
+from toolgen.core.jsonequal import same
 from toolgen.diff.deltas import MAYBE, NO, YES, Certainty, Kind
 
 Schema = Mapping[str, Any]
@@ -94,7 +95,7 @@ def _allowed(schema: Schema) -> dict[str, Any] | None:
 
 
 def compare_enum(old: Schema, new: Schema) -> Iterator[Finding]:
-    if old.get("enum") == new.get("enum") and old.get("const") == new.get("const"):
+    if same(old.get("enum"), new.get("enum")) and same(old.get("const"), new.get("const")):
         return
     before, after = _allowed(old), _allowed(new)
     keyword = "enum" if "enum" in new or "enum" in old else "const"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgen.core.ir import Origin
+from toolgen.core.jsonequal import same
 from toolgen.core.positions import JsonPath
 from toolgen.diff.deltas import MAYBE, NO, YES, Certainty, Delta, Kind
 from toolgen.diff.documents import ANNOTATIONS, Document, Resolved, deref, flatten_all_of
@@ -62,7 +63,7 @@ class Comparison:
         self.deltas: list[Delta] = []
         self._pairs: set[tuple[int, int]] = set()
         self._uncertain = 0
-        self._defs_equal = _defs(old.root) == _defs(new.root)
+        self._defs_equal = same(_defs(old.root), _defs(new.root))
         self._equivalences = equivalences if equivalences is not None else _Equivalences()
 
     def run(self) -> list[Delta]:
@@ -120,7 +121,7 @@ class Comparison:
             if pair in self._pairs:
                 return  # compared already (or being compared: a recursive def)
             self._pairs.add(pair)
-        if a.schema is b.schema or (self._defs_equal and a.schema == b.schema):
+        if a.schema is b.schema or (self._defs_equal and same(a.schema, b.schema)):
             return
         if a.unresolved is not None or b.unresolved is not None:
             self._unresolved(a, b, path)
@@ -136,7 +137,7 @@ class Comparison:
         self.keywords(x, x_origin, y, y_origin, path)
 
     def _unresolved(self, a: Resolved, b: Resolved, path: JsonPath) -> None:
-        if a.unresolved == b.unresolved and a.schema == b.schema:
+        if a.unresolved == b.unresolved and same(a.schema, b.schema):
             return
         ref = b.unresolved or a.unresolved
         self.add(

@@ -17,6 +17,7 @@ from typing import Any
 
 from toolgen.core.digests import digest, tool_digests
 from toolgen.core.ir import Tool, ToolSet
+from toolgen.core.jsonequal import same
 from toolgen.core.protocol import LATEST_REVISION, tool_definition
 from toolgen.diff.documents import Document, value_at
 from toolgen.diff.model import Change, ServerDiff, make_change
@@ -215,7 +216,8 @@ def _both_digests(
     after = definitions_of(new, new_published)
     old_digests = {name: digest(d) for name, d in before.items()}
     new_digests = {
-        name: old_digests[name] if before.get(name) == d else digest(d) for name, d in after.items()
+        name: old_digests[name] if same(before.get(name), d) else digest(d)
+        for name, d in after.items()
     }
     return old_digests, new_digests
 

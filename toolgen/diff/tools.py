@@ -15,6 +15,7 @@ from typing import Any
 
 from toolgen.core.errors import Location
 from toolgen.core.ir import HINTS, Annotations, Origin, Tool
+from toolgen.core.jsonequal import same
 from toolgen.core.positions import JsonPath
 from toolgen.core.protocol import EMITTED_REVISIONS, wraps_output
 from toolgen.diff.codes import find
@@ -86,12 +87,12 @@ def compare_tools(old: Tool, new: Tool, old_set: SetContext, new_set: SetContext
 
 def _schemas(old: Tool, new: Tool, old_set: SetContext, new_set: SetContext) -> list[Change]:
     changes: list[Change] = []
-    if old.input_schema != new.input_schema:
+    if not same(old.input_schema, new.input_schema):
         a = old_set.document(old.input_schema, old.input_origin)
         b = new_set.document(new.input_schema, new.input_origin)
         changes += [_from_delta(d, "input", new) for d in compare_schemas(a, b)]
     if old.output_schema is not None and new.output_schema is not None:
-        if old.output_schema != new.output_schema:
+        if not same(old.output_schema, new.output_schema):
             a = old_set.document(old.output_schema, old.output_origin)
             b = new_set.document(new.output_schema, new.output_origin)
             changes += [_from_delta(d, "output", new) for d in compare_schemas(a, b)]

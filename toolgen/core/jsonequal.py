@@ -1,0 +1,40 @@
+"""Equality of JSON values, which Python's `==` gets wrong in one way: `True == 1` and
+`False == 0`, so `{"const": true}` equals `{"const": 1}` and `[1]` equals `[true]`.
+
+In JSON, and so in JSON Schema, `true` and `1` are different values (a schema with
+`const: 1` refuses `true`). Numbers compare by value: `1` and `1.0` are one JSON number
+(and one canonical form, RFC 8785). A change from one to the other must not look like
+no change to `toolgen diff`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether two JSON values are equal as JSON: `==`, with booleans never equal to
+    numbers at any depth."""
+    if a is b:
+        return True
+    if a != b:
+        return False
+    try:  # the same text is the same value (orjson writes true and 1 apart), in C
+        if orjson.dumps(a) == orjson.dumps(b):
+            return True
+    except TypeError:  # an integer beyond 64 bits, a key that is not a string
+        pass
+    return _no_bool_for_number(a, b)  # keys in another order, or 1 where 1.0 was
+
+
+def _no_bool_for_number(a: Any, b: Any) -> bool:
+    """For two values that are `==`: whether no boolean stands where the other has a number."""
+    if type(a) is bool or type(b) is bool:
+        return type(a) is type(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return all(_no_bool_for_number(value, b[key]) for key, value in a.items())
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return all(map(_no_bool_for_number, a, b))
+    return True
