@@ -23,6 +23,7 @@ from typing import Any, Final
 import orjson
 
 from toolgen.core.ir import ToolSet
+from toolgen.core.jsonequal import same
 from toolgen.core.protocol import EMITTED_REVISIONS, tool_definition
 
 ALGORITHM: Final = "sha256"
@@ -96,22 +97,22 @@ def set_digest(digests: Mapping[str, str]) -> str:
     return digest(dict(digests))
 
 
-def toolset_digests(toolset: ToolSet, revision: str) -> dict[str, str]:
-    """The digest of every tool of `toolset` as served for `revision`."""
-    return tool_digests(tool_definition(tool, revision) for tool in toolset.tools)
-
-
 def digests_document(
     toolset: ToolSet, definitions: Mapping[str, Iterable[Mapping[str, Any]]] | None = None
 ) -> dict[str, Any]:
     """Every revision's tool and set digests (`tools/digests.json` of a build); `definitions`
-    are each revision's tool definitions when the caller has made them already."""
+    are each revision's tool definitions when the caller has made them already. A
+    definition the same as in the revision before (most are) keeps its digest."""
     revisions: dict[str, Any] = {}
+    before: dict[str, tuple[Mapping[str, Any], str]] = {}
     for revision in EMITTED_REVISIONS:
-        if definitions is None:
-            tools = toolset_digests(toolset, revision)
-        else:
-            tools = tool_digests(definitions[revision])
+        tools: dict[str, str] = {}
+        made = definitions[revision] if definitions is not None else None
+        for definition in made or (tool_definition(t, revision) for t in toolset.tools):
+            name = str(definition.get("name"))
+            seen = before.get(name)
+            tools[name] = seen[1] if seen and same(seen[0], definition) else digest(definition)
+            before[name] = (definition, tools[name])
         revisions[revision] = {"digest": set_digest(tools), "tools": tools}
     return {"algorithm": ALGORITHM, "canonicalization": CANONICALIZATION, "revisions": revisions}
 
