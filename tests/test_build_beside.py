@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from conftest import snapshot
 
-from toolgen.compiler import beside, modeljobs
+from toolgen.compiler import modeljobs
 from toolgen.compiler.build import build, check
+from toolgen.core import forked
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
@@ -27,20 +28,20 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     for it, or forked before and warmed up) are counted."""
     forks: list[object] = []
 
-    class Counted(beside.Beside):
+    class Counted(forked.Beside):
         def __init__(self, compute: object) -> None:
             forks.append(compute)
             super().__init__(compute)  # type: ignore[arg-type]
 
-    give = beside.Standby.give
+    give = forked.Standby.give
 
-    def counted_give(self: beside.Standby, compute: Any) -> None:
+    def counted_give(self: forked.Standby, compute: Any) -> None:
         if compute is not None:
             forks.append(compute)
         give(self, compute)
 
     monkeypatch.setattr(modeljobs, "Beside", Counted)
-    monkeypatch.setattr(beside.Standby, "give", counted_give)
+    monkeypatch.setattr(forked.Standby, "give", counted_give)
     monkeypatch.setattr(modeljobs, "MIN_TOOLS", 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.delenv("TOOLGEN_BUILD_JOBS", raising=False)
@@ -93,7 +94,7 @@ def test_a_child_that_dies_leaves_its_units_to_the_build_itself(
 
 @needs_fork
 def test_the_child_sends_back_its_value() -> None:
-    assert beside.Beside(lambda: {"models.py": "x" * 300_000}).result() == {
+    assert forked.Beside(lambda: {"models.py": "x" * 300_000}).result() == {
         "models.py": "x" * 300_000
     }
 
@@ -104,7 +105,7 @@ def test_an_exception_in_the_child_is_raised_in_the_parent() -> None:
         raise ValueError("no models")
 
     with pytest.raises(ValueError, match="no models"):
-        beside.Beside(fail).result()
+        forked.Beside(fail).result()
 
 
 @needs_fork
@@ -116,8 +117,8 @@ def test_a_child_that_dies_or_raises_what_does_not_unpickle_asks_for_an_in_proce
         raise SpecError([Diagnostic(ErrorCode.INVALID_SCHEMA, "bad", Location("a.yaml", 1, 1))])
 
     for compute in (die, spec_error):
-        with pytest.raises(beside.ChildFailed):
-            beside.Beside(compute).result()
+        with pytest.raises(forked.ChildFailed):
+            forked.Beside(compute).result()
 
 
 def test_small_spec_sets_one_core_and_jobs_1_stay_in_process(
@@ -182,7 +183,7 @@ def test_pool_children_not_needed_are_dismissed_and_reaped(
 @needs_fork
 def test_a_standby_child_prepares_first_then_computes_what_it_is_given(tmp_path: Path) -> None:
     marker = tmp_path / "prepared"
-    child = beside.Standby(marker.touch)
+    child = forked.Standby(marker.touch)
     for _ in range(3000):  # prepared before it is given anything (up to 30 s on a busy machine)
         if marker.exists():
             break
@@ -194,10 +195,10 @@ def test_a_standby_child_prepares_first_then_computes_what_it_is_given(tmp_path:
 
 @needs_fork
 def test_a_standby_child_given_nothing_ends_and_one_given_the_unsendable_fails() -> None:
-    idle = beside.Standby(lambda: None)
+    idle = forked.Standby(lambda: None)
     idle.give(None)
     assert idle.result() is None
-    unsendable = beside.Standby(lambda: None)
+    unsendable = forked.Standby(lambda: None)
     unsendable.give(lambda: "a local function does not pickle")
-    with pytest.raises(beside.ChildFailed):
+    with pytest.raises(forked.ChildFailed):
         unsendable.result()

@@ -26,9 +26,9 @@ from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from toolgen.compiler.beside import Beside, ChildFailed, Standby
 from toolgen.compiler.cache import Cache
 from toolgen.core.errors import Location
+from toolgen.core.forked import Beside, ChildFailed, Standby
 from toolgen.core.ir import ToolSet
 
 if TYPE_CHECKING:

@@ -1,22 +1,39 @@
-"""Part of a job in a forked child while this process does the rest: two cores for the
-CPU-bound batch work of a first lint or diff of a large spec set (parsing files, checking
-tools).
+"""Compute in forked child processes while this process does other work: two cores for
+the CPU-bound batch work of a build, a first lint or a first diff of a large spec set.
 
-The child's result comes back `marshal`led: plain data only, so reading it never runs
-code. Without `os.fork`, or on any trouble with the child (it failed, its result was not
-plain data), the caller gets None for the child's part and does that part itself: the
-result is the same, only slower. The child leaves with `os._exit`, running none of the
-parent's cleanup and flushing none of its buffers.
+`beside(theirs, mine)` runs one part of a job in a child and the rest here (parsing half
+of the files, checking half of the tools); `Beside` computes one value in a child, and a
+`Standby` child is forked before its computation is known (`toolgen.compiler.modeljobs`
+makes a big build's models with them).
+
+The child inherits everything (the tool set, the caches' entries), computes one value
+and sends it back `marshal`led (plain data only, so reading it never runs code); an
+exception comes back pickled and is raised in the parent as if the computation had run
+there (one that does not survive pickling, or a child that dies, is `ChildFailed`: the
+caller computes the value in process, where it raises again). Without `os.fork` nothing
+is forked. A child leaves with `os._exit`, running none of the parent's cleanups and
+flushing none of its buffers.
+
+A `Standby` child is forked before its computation is known: it prepares (imports,
+warm-up) while the parent works, then runs what `give` sends it (pickled), or ends when
+dismissed (or when the parent goes away).
 """
 
 from __future__ import annotations
 
 import marshal
 import os
+import pickle
 from collections.abc import Callable
+from contextlib import suppress
+from functools import partial
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+_OPEN_JOB_PIPES: set[int] = set()
+"""The parent's write ends of pipes to standby children: a child closes those it inherited, so
+that each standby sees the end of its pipe when the parent closes or loses its own."""
 
 
 def available() -> bool:
@@ -25,34 +42,124 @@ def available() -> bool:
 
 
 def beside(theirs: Callable[[], Any], mine: Callable[[], T]) -> tuple[Any | None, T]:
-    """(`theirs()` run in a forked child, `mine()` run here meanwhile). The first is None
-    when the child's part could not be had; `mine`'s exceptions propagate (after the
-    child is reaped)."""
+    """(`theirs()` computed in a forked child, `mine()` computed here meanwhile). The first
+    is None when the child's part could not be had (no fork, a failure, a result that is not
+    plain data): the caller then does that part itself. `mine`'s exceptions propagate,
+    after the child is reaped."""
     if not available():
         return None, mine()
-    read_end, write_end = os.pipe()
     try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
+        child = Beside(theirs)
+    except OSError:  # no process or pipe to be had
         return None, mine()
-    if pid == 0:  # the child: work, send, leave
-        os.close(read_end)
-        try:
-            payload = marshal.dumps(theirs())
-            with os.fdopen(write_end, "wb") as out:
-                out.write(payload)
-        finally:
-            os._exit(0)
-    os.close(write_end)
     try:
         result = mine()
     finally:
-        with os.fdopen(read_end, "rb") as pipe:
-            payload = pipe.read()
-        os.waitpid(pid, 0)
+        try:
+            value = child.result()
+        except Exception:  # the child's failure: its part is done here
+            value = None
+    return value, result
+
+
+class Beside:
+    """`compute()` running in a forked child; `result()` waits for its value (or exception)."""
+
+    def __init__(self, compute: Callable[[], Any]) -> None:
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
+        if pid == 0:  # the child: compute, send, and leave without running the parent's cleanups
+            os.close(read)
+            for fd in _OPEN_JOB_PIPES:
+                os.close(fd)
+            _child(compute, write)
+        os.close(write)
+        self._pid = pid
+        self._read = read
+
+    def result(self) -> Any:
+        chunks = []
+        with os.fdopen(self._read, "rb") as pipe:
+            while chunk := pipe.read(1 << 20):
+                chunks.append(chunk)
+        _, status = os.waitpid(self._pid, 0)
+        data = b"".join(chunks)
+        if os.waitstatus_to_exitcode(status) != 0 or not data:
+            raise ChildFailed(f"the build's child process ended with status {status}")
+        kind, payload = data[:1], data[1:]
+        if kind == b"v":
+            return marshal.loads(payload)
+        try:
+            error = pickle.loads(payload)
+        except Exception as exc:  # an exception that does not unpickle: run the step here
+            raise ChildFailed(f"the build's child process failed: {exc}") from None
+        raise error  # the exception the step raised, as the step raised it
+
+
+class Standby(Beside):
+    """A child that runs `prepare()` now and later computes what `give` sends it (a picklable
+    callable, or None: nothing to do); `result()` as for `Beside`."""
+
+    def __init__(self, prepare: Callable[[], object]) -> None:
+        jobs, self._jobs = os.pipe()
+        self._unsent = False
+        _OPEN_JOB_PIPES.add(self._jobs)
+        super().__init__(partial(_standby, prepare, jobs))
+        os.close(jobs)
+
+    def give(self, compute: Callable[[], Any] | None) -> None:
+        """Send the computation (None: nothing to do) and close the pipe. One that does not
+        pickle is not sent: `result()` then raises `ChildFailed` (the caller runs it itself)."""
+        _OPEN_JOB_PIPES.discard(self._jobs)
+        try:
+            data = pickle.dumps(compute, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # a local function, say: the child is told to end
+            self._unsent = True
+            data = pickle.dumps(None)
+        with suppress(BrokenPipeError), os.fdopen(self._jobs, "wb") as pipe:  # gone: see result()
+            pipe.write(data)
+
+    def result(self) -> Any:
+        value = super().result()
+        if self._unsent:
+            raise ChildFailed("the computation could not be sent to the build's child process")
+        return value
+
+
+def _standby(prepare: Callable[[], object], jobs: int) -> Any:
+    """In a standby child: prepare, then compute what the parent sends (None when it sends
+    nothing or is gone)."""
+    with suppress(Exception):  # a failed warm-up: the computation meets (and reports) it again
+        prepare()
+    with os.fdopen(jobs, "rb") as pipe:
+        data = pipe.read()
+    compute = pickle.loads(data) if data else None
+    return compute() if compute is not None else None
+
+
+class ChildFailed(RuntimeError):
+    """The child sent no value or readable exception (killed, out of memory, an exception
+    that does not pickle): the caller runs the step in process instead."""
+
+
+def _child(compute: Callable[[], Any], write: int) -> None:
+    code = 0
     try:
-        return marshal.loads(payload), result
-    except (EOFError, ValueError, TypeError):
-        return None, result
+        try:
+            data = b"v" + marshal.dumps(compute())
+        except BaseException as exc:  # every exception goes back to the parent
+            try:
+                data = b"e" + pickle.dumps(exc)
+            except Exception:  # an exception that does not pickle: the parent runs the step
+                data = b""
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(data)
+    except BaseException:  # never return into the parent's code
+        code = 1
+    finally:
+        os._exit(code)
