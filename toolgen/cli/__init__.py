@@ -13,7 +13,6 @@ import gc
 import importlib
 import os
 import sys
-import traceback
 from typing import Any
 
 import click
@@ -129,6 +128,8 @@ def main(argv: list[str] | None = None) -> Any:
 def report_internal_error(exc: BaseException) -> None:
     """A short "please report" message on stderr (the traceback with TOOLGEN_DEBUG=1)."""
     if os.environ.get("TOOLGEN_DEBUG"):
+        import traceback  # only for a bug: every command starts faster without it
+
         traceback.print_exception(exc)
     summary = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
     print(

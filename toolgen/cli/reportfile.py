@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 import click
@@ -36,6 +35,8 @@ def check_report_path(path: Path) -> None:
 
 def write_report(path: Path, text: str) -> None:
     """Write `text` to `path` whole (temporary sibling, then rename)."""
+    import tempfile  # only when a report is written (every lint imports this module)
+
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -22,7 +22,6 @@ others add to it). Any mistake is a `ConfigError` (a usage error, exit 2).
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -126,6 +125,8 @@ def load_config(path: Path | None) -> LintConfig:
     """The configuration in `[tool.toolgen.lint]` of `path` (defaults when None or absent)."""
     if path is None:
         return LintConfig()
+    import tomllib  # only when there is a file to read (a lint without one starts faster)
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
