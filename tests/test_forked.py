@@ -49,6 +49,20 @@ def test_this_process_errors_propagate_after_the_child_is_reaped() -> None:
         os.waitpid(-1, os.WNOHANG)  # no child left behind
 
 
+def test_beside_other_threads_nothing_is_forked() -> None:
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not forked.available()
+        assert forked.beside(lambda: 1, os.getpid) == (None, os.getpid())
+    finally:
+        release.set()
+        other.join()
+
+
 def test_without_fork_everything_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "available", lambda: False)
     assert forked.beside(lambda: 1, lambda: 2) == (None, 2)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import threading
 from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
@@ -36,8 +37,10 @@ that each standby sees the end of its pipe when the parent closes or loses its o
 
 
 def available() -> bool:
-    """Whether this platform can fork (not Windows)."""
-    return hasattr(os, "fork")
+    """Whether splitting work with a fork is safe here: the platform forks (not Windows) and
+    this process runs one thread (a child forked beside other threads could wait forever for
+    a lock one of them held: toolgen used as a library in a threaded program)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def beside(theirs: Callable[[], Any], mine: Callable[[], T]) -> tuple[Any | None, T]:
