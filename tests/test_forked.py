@@ -14,7 +14,13 @@ from toolgen.frontend.published import read_published
 from toolgen.lint import engine
 from toolgen.lint.config import LintConfig
 
-needs_fork = pytest.mark.skipif(not forked.available(), reason="no os.fork here")
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+
+
+@pytest.fixture(autouse=True)
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The split as on the machines it is for, whatever this one has."""
+    monkeypatch.setattr(forked, "cores", lambda: 2)
 
 
 @needs_fork
@@ -66,6 +72,11 @@ def test_beside_other_threads_nothing_is_forked() -> None:
 def test_without_fork_everything_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "available", lambda: False)
     assert forked.beside(lambda: 1, lambda: 2) == (None, 2)
+
+
+def test_on_one_core_nothing_is_forked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "cores", lambda: 1)
+    assert not forked.available()
 
 
 @needs_fork

@@ -27,6 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from toolgen.compiler.cache import Cache
+from toolgen.core import forked
 from toolgen.core.errors import Location
 from toolgen.core.forked import Beside, ChildFailed, Standby
 from toolgen.core.ir import ToolSet
@@ -46,11 +47,7 @@ def jobs_for(tools: int) -> int:
     if not hasattr(os, "fork") or tools < MIN_TOOLS:
         return 0
     asked = os.environ.get("TOOLGEN_BUILD_JOBS", "").strip()
-    if asked.isdigit():
-        jobs = int(asked)
-    else:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        jobs = min(cores or 1, MAX_JOBS)
+    jobs = int(asked) if asked.isdigit() else min(forked.cores(), MAX_JOBS)
     return jobs if jobs >= 2 else 0
 
 

@@ -37,10 +37,18 @@ that each standby sees the end of its pipe when the parent closes or loses its o
 
 
 def available() -> bool:
-    """Whether splitting work with a fork is safe here: the platform forks (not Windows) and
-    this process runs one thread (a child forked beside other threads could wait forever for
-    a lock one of them held: toolgen used as a library in a threaded program)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """Whether splitting work with a fork pays and is safe here: the platform forks (not
+    Windows), this process may use two cores, and it runs one thread (a child forked beside
+    other threads could wait forever for a lock one of them held: toolgen used as a library
+    in a threaded program)."""
+    return hasattr(os, "fork") and cores() >= 2 and threading.active_count() == 1
+
+
+def cores() -> int:
+    """How many cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def beside(theirs: Callable[[], Any], mine: Callable[[], T]) -> tuple[Any | None, T]:
