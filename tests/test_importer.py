@@ -257,3 +257,12 @@ def test_icons_execution_and_meta_are_read_without_a_declared_wrapping(tmp_path:
     assert read.icons == ({"src": "https://example.com/a.png"},)
     assert read.execution == {"taskSupport": "required"}
     assert read.meta == {"com.example/x": 1}
+
+
+def test_a_def_is_shared_only_by_a_schema_equal_as_json_true_is_not_1() -> None:
+    from toolgen.importer.refs import DefRegistry
+
+    registry = DefRegistry({"Flag": {"const": 1}})
+    assert registry.fits("Flag", {"const": 1.0})
+    assert not registry.fits("Flag", {"const": True})
+    assert registry.fits("Other", {"const": True})

@@ -594,3 +594,33 @@ def test_the_runtime_sends_a_generated_model_with_absent_properties_left_out(
     assert (body if revision >= "2026-07-28" else body["result"]) == [
         {"id": "n_0000abcd", "title": "T"}
     ] * 2
+
+
+def test_an_input_like_a_def_but_for_true_where_the_def_has_1_gets_its_own_class(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "flags.yaml").write_text(
+        textwrap.dedent(
+            """\
+            toolgen: 1
+            server: {name: flags, version: '1.0.0'}
+            defs:
+              One: {type: object, properties: {v: {const: 1}}, required: [v]}
+            tools:
+              - name: set_true
+                description: Set the flag to true.
+                annotations: {readOnly: false, destructive: false, idempotent: true, openWorld: false}
+                input: {type: object, properties: {v: {const: true}}, required: [v]}
+              - name: set_one
+                description: Set the flag to one.
+                annotations: {readOnly: false, destructive: false, idempotent: true, openWorld: false}
+                input: {$ref: '#/defs/One'}
+            """
+        ),
+        encoding="utf-8",
+    )
+    toolset = load_toolset(tmp_path)
+    module = import_module(render_models(toolset, source_note="flags"), tmp_path, "flags_models")
+    flag, one = (model(module, toolset, tool, "input") for tool in ("set_true", "set_one"))
+    assert flag.json_schema()["properties"]["v"]["const"] is True
+    assert one.json_schema()["properties"]["v"]["const"] == 1

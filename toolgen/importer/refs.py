@@ -22,6 +22,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolgen.core.jsonequal import same
 from toolgen.core.positions import JsonPath
 from toolgen.jsonschema.check import metaschema_errors
 from toolgen.jsonschema.pointer import MISSING, follow, pointer_tokens
@@ -50,7 +51,7 @@ class DefRegistry:
 
     def fits(self, name: str, schema: Any) -> bool:
         """Whether def `name` is free, or already holds exactly `schema` (then it is shared)."""
-        return name not in self.schemas or self.schemas[name] == schema
+        return name not in self.schemas or same(self.schemas[name], schema)
 
     def fresh(self, base: str, taken: set[str]) -> str:
         """`base`, or `base2`, `base3`...: the first name neither a def nor `taken` uses."""

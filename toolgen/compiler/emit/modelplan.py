@@ -56,6 +56,7 @@ from toolgen.compiler.emit.modelnames import (
 )
 from toolgen.compiler.emit.modelvalues import ValueSet, constant_name, is_large_enum, typed_by_name
 from toolgen.core.ir import Def, ToolSet
+from toolgen.core.jsonequal import same
 from toolgen.frontend.resolver import def_name, def_ref, unescape_token
 from toolgen.jsonschema.walk import map_refs
 
@@ -183,7 +184,7 @@ class _Planner:
     def _root(self, owner: str, schema: Mapping[str, Any], key: str) -> None:
         body = self._rewrite({k: v for k, v in schema.items() if k != "$defs"})
         for name, def_schema in self.rewritten_defs.items():
-            if _hoistable(def_schema) and body == def_schema:
+            if _hoistable(def_schema) and same(body, def_schema):
                 self.classes[owner] = {"allOf": [{"$ref": DEFS + self.def_classes[name]}]}
                 return
         self.classes[owner] = _open(self._body(body, owner, key, root=True))
