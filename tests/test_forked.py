@@ -17,22 +17,26 @@ from toolgen.lint.config import LintConfig
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
 
 
-@pytest.fixture(autouse=True)
-def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The split as on the machines it is for, whatever this one has."""
-    monkeypatch.setattr(forked, "cores", lambda: 2)
+@pytest.fixture
+def split_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The split as on the machines it is for, whatever this one has (one core, or threads
+    left running by other tests)."""
+    monkeypatch.setattr(forked, "available", lambda: True)
 
 
 @needs_fork
-def test_the_child_part_runs_in_another_process_and_comes_back_as_data() -> None:
+def test_the_child_part_runs_in_another_process_and_comes_back_as_data(split_allowed: None) -> None:
     theirs, mine = forked.beside(lambda: {"pid": os.getpid(), "rows": [(1, "a")]}, os.getpid)
     assert mine == os.getpid()
+    assert theirs is not None
     assert theirs["pid"] != os.getpid()
     assert theirs["rows"] == [(1, "a")]
 
 
 @needs_fork
-def test_a_failing_child_gives_none_and_this_process_still_does_its_part() -> None:
+def test_a_failing_child_gives_none_and_this_process_still_does_its_part(
+    split_allowed: None,
+) -> None:
     def fail() -> None:
         raise RuntimeError("the child's part fails")
 
@@ -40,12 +44,12 @@ def test_a_failing_child_gives_none_and_this_process_still_does_its_part() -> No
 
 
 @needs_fork
-def test_a_result_that_is_not_plain_data_gives_none() -> None:
+def test_a_result_that_is_not_plain_data_gives_none(split_allowed: None) -> None:
     assert forked.beside(lambda: object(), lambda: "here") == (None, "here")
 
 
 @needs_fork
-def test_this_process_errors_propagate_after_the_child_is_reaped() -> None:
+def test_this_process_errors_propagate_after_the_child_is_reaped(split_allowed: None) -> None:
     def fail() -> int:
         raise KeyError("here")
 
@@ -77,11 +81,12 @@ def test_without_fork_everything_runs_here(monkeypatch: pytest.MonkeyPatch) -> N
 def test_on_one_core_nothing_is_forked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "cores", lambda: 1)
     assert not forked.available()
+    assert forked.beside(lambda: 1, os.getpid) == (None, os.getpid())
 
 
 @needs_fork
 def test_checking_tools_on_two_cores_finds_what_one_process_finds(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, split_allowed: None
 ) -> None:
     toolset = read_published(CORPUS).toolset
     config = LintConfig()
@@ -103,7 +108,9 @@ def test_checking_tools_on_two_cores_finds_what_one_process_finds(
 
 
 @needs_fork
-def test_when_the_child_fails_its_tools_are_checked_here(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_when_the_child_fails_its_tools_are_checked_here(
+    monkeypatch: pytest.MonkeyPatch, split_allowed: None
+) -> None:
     toolset = read_published(CORPUS).toolset
     config = LintConfig()
     alone = engine.lint_toolset(toolset, config)
