@@ -162,3 +162,25 @@ def test_data_orjson_refuses_is_written_by_json() -> None:
 
     for data in ({1: "x"}, {"a": 2**70}, {"a": "\ud800"}):
         assert _json_text(data) == json.dumps(data, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_sharing_ref_rewrite_equals_the_copying_one_and_copies_only_what_changes(seed: int) -> None:
+    from toolgen.jsonschema.walk import map_refs, share_refs
+
+    rng = random.Random(seed)
+    schema = _random_schema(rng, ["A", "B"], rng.randint(1, 4))
+    seen: list[tuple[str, Any]] = []
+
+    def rewrite(ref: str, path: Any) -> str:
+        seen.append((ref, path))
+        return ref if ref.endswith("B") else ref + "X"  # refs to B stay as written
+
+    copied = map_refs(schema, rewrite)
+    calls = list(seen)
+    seen.clear()
+    shared = share_refs(schema, rewrite)
+    assert shared == copied
+    assert seen == calls  # the same refs, at the same paths, in the same order
+    if '"$ref": "#/$defs/A"' not in json.dumps(schema):
+        assert shared is schema  # nothing rewritten: nothing copied

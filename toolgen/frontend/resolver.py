@@ -23,9 +23,11 @@ from toolgen.jsonschema.limits import (
     DefExtents,
     extent_problem,
     has_schema_problem,
+    may_have_schema_problem,
+    plain_bytes,
     schema_problems,
 )
-from toolgen.jsonschema.walk import map_refs
+from toolgen.jsonschema.walk import share_refs
 
 _ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _NO_INPUT: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
@@ -143,7 +145,8 @@ class Resolver:
             bundled = self.defs.bundled_names[(path, name)]
             deps: set[str] = set()
             origin = self.defs.origins[(path, name)]
-            self.defs.schemas[bundled] = self._rewrite(_as_schema(schema), origin, deps)
+            body = _as_schema(schema)
+            self.defs.schemas[bundled] = self._rewrite(body, origin, deps, plain_bytes(body))
             self.defs.deps[bundled] = deps
         self._self_references()
 
@@ -179,8 +182,12 @@ class Resolver:
                     origin_of[name].locate(),
                 )
 
-    def _rewrite(self, schema: Any, origin: Origin, deps: set[str]) -> Any:
-        """`schema` with refs pointed into `$defs`; names of the defs it uses go into `deps`."""
+    def _rewrite(self, schema: Any, origin: Origin, deps: set[str], blob: bytes | None) -> Any:
+        """`schema` with refs pointed into `$defs` (`schema` itself when it has none: what is
+        not rewritten is shared, not copied); names of the defs it uses go into `deps`.
+        `blob`: `schema`'s `plain_bytes`, where a `$ref` would show."""
+        if blob is not None and b"$ref" not in blob:
+            return schema
 
         def rewrite(ref: str, rel: JsonPath) -> str:
             target = self._target(ref, origin.source, origin.path + rel)
@@ -189,7 +196,7 @@ class Resolver:
             deps.add(target)
             return def_ref(target)
 
-        return map_refs(schema, rewrite)
+        return share_refs(schema, rewrite)
 
     def _target(self, ref: str, source: SourceFile, where: JsonPath) -> str | None:
         """The bundled def name `ref` points at, or None after reporting why it cannot."""
@@ -236,16 +243,22 @@ class Resolver:
             self._files[key] = found
         return found
 
-    def _bundle(self, schema: Any, origin: Origin) -> dict[str, Any]:
-        """A self-contained copy of `schema`: refs rewritten, reachable defs under `$defs`."""
+    def _bundle(self, schema: Any, origin: Origin) -> tuple[dict[str, Any], bool]:
+        """A self-contained copy of `schema`: refs rewritten, reachable defs under `$defs`;
+        and whether the schema without the defs it bundles certainly compiles (it holds no
+        `pattern` and no `$dynamicRef`: `has_schema_problem`), told by the same `marshal`
+        form that tells whether it has refs to rewrite."""
         deps: set[str] = set()
-        root = _as_schema(self._rewrite(schema, origin, deps))
+        blob = plain_bytes(schema)
+        root = _as_schema(self._rewrite(schema, origin, deps, blob))
+        own_fine = blob is not None and not may_have_schema_problem(blob)
         ref = root.get("$ref")
         target = def_name(ref) if isinstance(ref, str) and "type" not in root else None
         if target is not None:
             # Inline a root reference so clients see the object at the top.
             inlined = self.defs.schemas.get(target)
             if isinstance(inlined, dict):
+                own_fine = False  # the def's keywords are the root's now: checked in full
                 root = {**inlined, **{k: v for k, v in root.items() if k != "$ref"}}
                 deps = set(self.defs.deps.get(target, set())) | (deps - {target})
         needed = self._closure(deps)
@@ -256,7 +269,7 @@ class Resolver:
             if not self._extents.within_limits(root) and (problem := extent_problem(root)):
                 self.error(ErrorCode.LIMIT, problem, origin.locate())
                 root.pop("$defs")  # nothing downstream walks it
-        return root
+        return root, own_fine
 
     def _merge_local_defs(self, local: Any, bundled: dict[str, Any], origin: Origin) -> Any:
         """The schema's own `$defs` (no ref reaches them, but they are part of it) and the
@@ -305,7 +318,7 @@ class Resolver:
         known = len(self.problems)
         input_origin = origin.child("input") if spec.input is not None else None
         if input_origin is not None:
-            input_schema = self._bundle(spec.input, input_origin)
+            input_schema, input_fine = self._bundle(spec.input, input_origin)
             if input_schema.get("type") != "object":
                 at = ("type",) if "type" in input_schema and "type" in raw["input"] else ()
                 self.error(
@@ -314,12 +327,17 @@ class Resolver:
                     input_origin.locate(*at),
                 )
         else:
-            input_schema = dict(_NO_INPUT)
+            input_schema, input_fine = dict(_NO_INPUT), True
         output_origin = origin.child("output") if spec.output is not None else None
-        output_schema = self._bundle(spec.output, output_origin) if output_origin else None
-        for schema, part_origin in ((input_schema, input_origin), (output_schema, output_origin)):
+        output_schema, output_fine = (
+            self._bundle(spec.output, output_origin) if output_origin else (None, True)
+        )
+        for schema, own_fine, part_origin in (
+            (input_schema, input_fine, input_origin),
+            (output_schema, output_fine, output_origin),
+        ):
             if part_origin is not None:
-                self._compilable(schema, part_origin)
+                self._compilable(schema, part_origin, own_fine)
         examples = tuple(
             self._examples(spec, origin, input_schema, output_schema)
             if len(self.problems) == known
@@ -342,10 +360,11 @@ class Resolver:
             meta=spec.meta,
         )
 
-    def _compilable(self, schema: Any, origin: Origin) -> None:
+    def _compilable(self, schema: Any, origin: Origin, own_fine: bool) -> None:
         """Report what would keep a validator from compiling `schema` (bundled), each at its
-        place in the spec: the tool's own schema, or the def it comes from."""
-        if not self._may_not_compile(schema):
+        place in the spec: the tool's own schema, or the def it comes from. `own_fine`: the
+        schema apart from the defs it bundles certainly compiles (`_bundle`)."""
+        if not self._may_not_compile(schema, own_fine):
             return
         for path, message in schema_problems(schema):
             is_key = len(path) > 1 and path[-2] == "patternProperties"
@@ -356,16 +375,16 @@ class Resolver:
                     where = self.defs.origins[key].locate(*path[2:], key=is_key)
             self.error(ErrorCode.INVALID_SCHEMA, f"invalid JSON Schema: {message}", where)
 
-    def _may_not_compile(self, schema: Any) -> bool:
+    def _may_not_compile(self, schema: Any, own_fine: bool) -> bool:
         """Whether `schema_problems` could find anything in the bundled `schema`: the schema
-        without its `$defs`, then each def, a bundled def checked once per spec set (1,000
-        tools bundle the same few defs)."""
+        without its `$defs` (unless `own_fine`), then each def, a bundled def checked once per
+        spec set (1,000 tools bundle the same few defs)."""
         if not isinstance(schema, dict):
             return True
         defs = schema.get("$defs")
         for name, sub in defs.items() if isinstance(defs, dict) else ():
             if self.defs.schemas.get(name) is not sub:
-                if has_schema_problem(sub):  # the schema's own def
+                if not own_fine and has_schema_problem(sub):  # the schema's own def
                     return True
                 continue
             known = self._def_problem.get(name)
@@ -373,7 +392,9 @@ class Resolver:
                 known = self._def_problem[name] = has_schema_problem(sub)
             if known:
                 return True
-        return has_schema_problem({k: v for k, v in schema.items() if k != "$defs"})
+        return not own_fine and has_schema_problem(
+            {k: v for k, v in schema.items() if k != "$defs"}
+        )
 
     def _examples(
         self,

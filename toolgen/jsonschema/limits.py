@@ -71,10 +71,9 @@ def has_schema_problem(schema: Any) -> bool:
     pre-check (one iterative walk, no paths built): False means `schema_problems` yields
     nothing, and most schemas are fine. Most schemas hold neither word at all: their
     `marshal` form (plain data, every string written out once) tells that without a walk."""
-    with contextlib.suppress(ValueError):  # not plain data: walk it
-        blob = marshal.dumps(schema)
-        if b"pattern" not in blob and b"$dynamicRef" not in blob:
-            return False
+    blob = plain_bytes(schema)
+    if blob is not None and not may_have_schema_problem(blob):
+        return False
     stack = [schema]
     while stack:
         sub = stack.pop()
@@ -91,6 +90,21 @@ def has_schema_problem(schema: Any) -> bool:
         elif isinstance(sub, Mapping):  # only the root can be another mapping
             return any(True for _ in schema_problems(sub))
     return False
+
+
+def plain_bytes(schema: Any) -> bytes | None:
+    """`schema`'s `marshal` form, where every string (key or value) is written out whole
+    (None: not plain data). A word missing from it is in no key and no value of `schema`:
+    one call in C tells what a walk would, for the quick checks on every schema."""
+    with contextlib.suppress(ValueError):
+        return marshal.dumps(schema)
+    return None
+
+
+def may_have_schema_problem(blob: bytes) -> bool:
+    """False when the schema whose `plain_bytes` are `blob` certainly has no schema problem
+    (`has_schema_problem`): it holds neither a `pattern` nor a `$dynamicRef`."""
+    return b"pattern" in blob or b"$dynamicRef" in blob
 
 
 @functools.lru_cache(maxsize=4096)
@@ -201,7 +215,7 @@ class DefExtents:
             return 1, 1, frozenset()
         if level > depth:
             raise _Unsure
-        height, total, reach = 0, 1, frozenset[str]()
+        height, total, reach = 0, 1, _NO_NAMES
         for sub in subschema_list(schema, defs=False):
             sub_height, sub_total, sub_reach = self._measure(sub, root, active, level + 1, depth)
             height = max(height, sub_height)
@@ -245,6 +259,9 @@ class DefExtents:
 
 
 _Extent = tuple[int, int, frozenset[str]]
+_NO_NAMES: frozenset[str] = frozenset()
+"""No def names (`frozenset[str]()` would go through the generic alias, which costs an
+AttributeError at every call)."""
 _DEFS_REF = "#/$defs/"
 
 

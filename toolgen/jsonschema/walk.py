@@ -87,3 +87,56 @@ def map_refs(schema: Any, rewrite: Callable[[str, JsonPath], str], path: JsonPat
         else:
             out[key] = value
     return out
+
+
+def share_refs(schema: Any, rewrite: Callable[[str, JsonPath], str], path: JsonPath = ()) -> Any:
+    """`map_refs(schema, rewrite)`, copying only what changes: a dict or list is new only
+    when a `$ref` below it is rewritten to another string; every other part (most of a
+    schema, all of one without refs) is `schema`'s own object, so treat both as read-only.
+    The resolver rewrites every schema of a spec set, and copying them all was most of it."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] | None = None
+    for key, value in schema.items():
+        new: Any
+        if key == "$ref" and isinstance(value, str):
+            new = rewrite(value, (*path, key))
+        elif key in SINGLE:
+            new = share_refs(value, rewrite, (*path, key))
+        elif key in MAPPED and isinstance(value, dict):
+            new = _share_mapped(value, rewrite, (*path, key))
+        elif key in LISTED and isinstance(value, list):
+            new = _share_listed(value, rewrite, (*path, key))
+        else:
+            continue
+        if new is not value:
+            if out is None:
+                out = dict(schema)
+            out[key] = new
+    return schema if out is None else out
+
+
+def _share_mapped(
+    value: dict[str, Any], rewrite: Callable[[str, JsonPath], str], path: JsonPath
+) -> dict[str, Any]:
+    out: dict[str, Any] | None = None
+    for name, sub in value.items():
+        new = share_refs(sub, rewrite, (*path, name))
+        if new is not sub:
+            if out is None:
+                out = dict(value)
+            out[name] = new
+    return value if out is None else out
+
+
+def _share_listed(
+    value: list[Any], rewrite: Callable[[str, JsonPath], str], path: JsonPath
+) -> list[Any]:
+    out: list[Any] | None = None
+    for index, sub in enumerate(value):
+        new = share_refs(sub, rewrite, (*path, index))
+        if new is not sub:
+            if out is None:
+                out = list(value)
+            out[index] = new
+    return value if out is None else out
