@@ -10,6 +10,7 @@ matters (size, depth, what the input accepts).
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,8 @@ class Context:
         self._sources: dict[Path, SourceFile] = {s.path.resolve(): s for s in toolset.sources}
         self._nodes: dict[str, list[SchemaNode]] = {}
         self._may_hide: dict[str, bool] = {}
+        self.memo: dict[Hashable, Any] = {}
+        """Values rules compute once and share (e.g. per tool, keyed by the tool's name)."""
 
     # -- raw data -------------------------------------------------------------
 
@@ -136,10 +139,10 @@ class Context:
         pre-check; False means certainly not)."""
         found = self._may_hide.get(source.display)
         if found is None:
-            text = _json_text(source.data)
+            text = _json_bytes(source.data)  # UTF-8: searched as bytes, never decoded whole
             # JSON escapes every C0 control, so in ASCII text DEL is the one `HIDDEN` finds.
-            hidden = "\x7f" in text if text.isascii() else bool(HIDDEN.search(text))
-            found = hidden or any(e in text for e in ("\\u00", "\\b", "\\f"))
+            hidden = b"\x7f" in text if text.isascii() else bool(HIDDEN.search(_unusual(text)))
+            found = hidden or any(e in text for e in (b"\\u00", b"\\b", b"\\f"))
             self._may_hide[source.display] = found
         return found
 
@@ -197,8 +200,12 @@ class Context:
     def input_defs(self) -> frozenset[tuple[str, str]]:
         """Defs (file display name, def name) that some tool input reaches."""
         seen: set[tuple[str, str]] = set()
-        todo = [node for tool in self.toolset.tools for node in self.nodes(tool)]
-        todo = [n for n in todo if n.part == "input"]
+        todo = [  # (the schemas without `$ref` lead nowhere)
+            node
+            for tool in self.toolset.tools
+            for node in self.nodes(tool)
+            if node.part == "input" and isinstance(node.schema, dict) and "$ref" in node.schema
+        ]
         while todo:
             node = todo.pop()
             ref = node.schema.get("$ref") if isinstance(node.schema, dict) else None
@@ -274,16 +281,26 @@ def _walk(
     tool: str | None,
     def_name: str | None,
 ) -> list[SchemaNode]:
-    """Every schema below and including `schema`, depth first (`walk.subschemas` order),
-    iteratively and without a generator per schema: this runs for every schema of every
-    tool."""
+    """Every schema below and including `schema`, depth first (`walk.subschemas` order).
+    This runs for every schema of every tool: iteratively, the nodes made without
+    `__init__`, the keys of a schema looked at only if one holds subschemas."""
     out: list[SchemaNode] = []
     source = origin.source
+    new = SchemaNode.__new__
     stack: list[tuple[Any, JsonPath, str | None]] = [(schema, origin.path, keyword)]
     while stack:
         current, path, key = stack.pop()
-        out.append(SchemaNode(current, (source, path), doc, part, key, tool, def_name))
-        if isinstance(current, dict):
+        made = new(SchemaNode)
+        made.schema = current
+        made._source = source
+        made._path = path
+        made.doc = doc
+        made.part = part
+        made.keyword = key
+        made.tool = tool
+        made.def_name = def_name
+        out.append(made)
+        if isinstance(current, dict) and not _HOLDING.isdisjoint(current):
             children: list[tuple[Any, JsonPath, str | None]] = []
             for name, value in current.items():
                 if name in SINGLE:
@@ -297,6 +314,34 @@ def _walk(
             children.reverse()
             stack.extend(children)
     return out
+
+
+_HOLDING = SINGLE | MAPPED | LISTED
+"""The keywords that hold subschemas."""
+
+
+_USUAL = bytes(c for c in range(128) if not HIDDEN.match(chr(c)))
+"""The ASCII characters `HIDDEN` does not match, as bytes."""
+
+
+def _unusual(text: bytes) -> str:
+    """The characters of UTF-8 `text` that are not `_USUAL`, in order: what `HIDDEN` may
+    match, without searching the rest with a regular expression (a few milliseconds per
+    megabyte instead of some twenty). UTF-8 writes a non-ASCII character with bytes of 128
+    and more only, so deleting ASCII bytes leaves the others whole."""
+    return text.translate(None, _USUAL).decode("utf-8", "surrogatepass")
+
+
+def _json_bytes(data: Any) -> bytes:
+    """`_json_text(data)` in UTF-8 (lone surrogates as they are): what orjson writes."""
+    import orjson
+
+    try:
+        return orjson.dumps(data)
+    except TypeError:
+        import json
+
+        return json.dumps(data, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def _json_text(data: Any) -> str:

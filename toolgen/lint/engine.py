@@ -45,13 +45,9 @@ def lint_toolset(
     selected = {r.code for r in rules}
     problems += list(suppress.problems_after(suppressions, selected))
     kept += [(p.code, p.hit) for p in problems if p.code in selected]
-    kept = [(code, hit) for code, hit in kept if not _ignored(config, code, hit.tool)]
-
-    by_code = {r.code: r for r in rules}
-    findings = [
-        _finding(by_code[code], config.severity_of(by_code[code]), hit) for code, hit in kept
-    ]
-    return sorted(findings, key=Finding.sort_key)
+    if config.per_tool_ignores:
+        kept = [(code, hit) for code, hit in kept if not _ignored(config, code, hit.tool)]
+    return _findings(kept, rules, config)
 
 
 def _tool_hits(
@@ -67,13 +63,18 @@ def _tool_hits(
     tool_rules += [(r.code, r.per_tool) for r in rules if r.per_tool]
 
     def check(tool: Tool) -> ToolHits:
+        """Each check is iterated here, without a generator around it: most find nothing."""
+        name = tool.name
         found: ToolHits = []
         for code, rule_check in tool_rules:
-            found.extend((code, _owned(hit, tool.name)) for hit in rule_check(tool, ctx))
+            for hit in rule_check(tool, ctx):
+                found.append((code, hit if hit.tool is not None else _owned(hit, name)))
         if dispatch:
+            rules_for = dispatch.rules_for
             for node in ctx.nodes(tool):
-                for code, node_check in dispatch.rules_for(node.schema):
-                    found.extend((code, _owned(hit, tool.name)) for hit in node_check(node, ctx))
+                for code, node_check in rules_for(node.schema):
+                    for hit in node_check(node, ctx):
+                        found.append((code, hit if hit.tool is not None else _owned(hit, name)))
         return found
 
     known = {id(t): cache.hits(t) for t in toolset.tools} if cache is not None else {}
@@ -92,42 +93,80 @@ def _tool_hits(
     return hits
 
 
+def _findings(
+    kept: list[tuple[str, Hit]], rules: tuple[Rule, ...], config: LintConfig
+) -> list[Finding]:
+    """The kept hits as findings, sorted by place (`Finding.sort_key`; hits that tie keep
+    their order). Each rule's name, category and severity are looked up once."""
+    about = {r.code: (r.name, r.category.value, config.severity_of(r)) for r in rules}
+    keyed: list[tuple[str, int, int, str, str, int]] = []
+    for index, (code, hit) in enumerate(kept):
+        loc = hit.location
+        if loc is None:
+            keyed.append(("", 0, 0, code, hit.message, index))
+        else:
+            keyed.append((loc.file, loc.line, loc.column, code, hit.message, index))
+    keyed.sort()
+    findings: list[Finding] = []
+    for row in keyed:
+        code, hit = kept[row[5]]
+        name, category, severity = about[code]
+        findings.append(
+            Finding(code, name, category, severity, hit.message, hit.tool, hit.location)
+        )
+    return findings
+
+
 class _NodeDispatch:
     """Calls node rules only for schemas with their trigger keys (most schemas have none)."""
 
     def __init__(self, rules: list[Rule]) -> None:
-        self.by_key: dict[str, list[tuple[str, Callable[..., Iterable[Hit]]]]] = {}
+        self.by_key: dict[str, list[Rule]] = {}
         for r in rules:
             assert r.check is not None
             for key in r.keys:
-                self.by_key.setdefault(key, []).append((r.code, r.check))
+                self.by_key.setdefault(key, []).append(r)
         self.keys = frozenset(self.by_key)
-        self._chosen: dict[frozenset[str], list[tuple[str, Callable[..., Iterable[Hit]]]]] = {}
+        self._chosen: dict[
+            tuple[tuple[Any, ...], frozenset[str]], list[tuple[str, Callable[..., Iterable[Hit]]]]
+        ] = {}
 
     def __bool__(self) -> bool:
         return bool(self.by_key)
 
     def rules_for(self, schema: Any) -> list[tuple[str, Callable[..., Iterable[Hit]]]]:
+        """The checks of the rules triggered by `schema`'s keys and type. This runs for every
+        schema of every tool: the checks are looked up by the schema's keys as they come
+        (a tuple is quicker to make than a set of them), and a few tuples occur."""
         if isinstance(schema, dict):
-            fired = set(self.keys.intersection(schema))
             kind = schema.get("type")
             if isinstance(kind, list):
-                fired.add(TYPE_LIST)
-                if "array" in kind:
-                    fired.add(ARRAY)
-            elif kind == "array":
-                fired.add(ARRAY)
-            fired.add(SCHEMA)
+                key = (tuple(schema), _LIST_ARRAY if "array" in kind else _LIST)
+            else:
+                key = (tuple(schema), _ARRAY if kind == "array" else _PLAIN)
         elif isinstance(schema, bool):
-            fired = {BOOLEAN}
+            key = _BOOLEAN_KEY
         else:
             return []
-        key = frozenset(fired)
         chosen = self._chosen.get(key)
-        if chosen is None:  # few sets of trigger keys occur: each is turned into checks once
-            picked = {code: check for k in fired for code, check in self.by_key.get(k, ())}
+        if chosen is None:
+            fired = self.keys.intersection(key[0]) | key[1]
+            picked = {
+                r.code: r.check
+                for k in fired
+                for r in self.by_key.get(k, ())
+                if r.check is not None and (r.when is None or r.when(key[0]))
+            }
             chosen = self._chosen[key] = list(picked.items())
         return chosen
+
+
+_PLAIN = frozenset({SCHEMA})
+_ARRAY = frozenset({ARRAY, SCHEMA})
+_LIST = frozenset({TYPE_LIST, SCHEMA})
+_LIST_ARRAY = frozenset({TYPE_LIST, ARRAY, SCHEMA})
+_BOOLEAN_KEY: tuple[tuple[Any, ...], frozenset[str]] = ((), frozenset({BOOLEAN}))
+"""Triggers besides a schema's keys: its type, or its being a boolean."""
 
 
 MIN_SPLIT = 200
@@ -167,18 +206,6 @@ def _ignored(config: LintConfig, code: str, tool: str | None) -> bool:
     return any(
         code in codes and fnmatchcase(tool, pattern)
         for pattern, codes in config.per_tool_ignores.items()
-    )
-
-
-def _finding(rule: Rule, severity: Severity, hit: Hit) -> Finding:
-    return Finding(
-        code=rule.code,
-        rule=rule.name,
-        category=rule.category.value,
-        severity=severity,
-        message=hit.message,
-        tool=hit.tool,
-        location=hit.location,
     )
 
 

@@ -57,6 +57,10 @@ class Rule:
     keys: frozenset[str] = frozenset()
     """Node rules: the keywords that make a schema worth checking, or `BOOLEAN`,
     `TYPE_LIST`, `ARRAY`; the engine calls the check only for such schemas."""
+    when: Callable[[tuple[Any, ...]], bool] | None = None
+    """Node rules: a test of a schema's keys (as a tuple) that holds for every schema the
+    check finds something in; the engine asks it once per tuple of keys, and calls the check
+    only where it holds (for a rule that looks at every schema, such as TG315)."""
     per_tool: Callable[..., Iterable[Hit]] | None = None
     """Set rules: the part of the check about one tool, called like a tool rule (and kept
     by the tool cache like one); `check` then covers the rest of the set (`per_tool_part`)."""
@@ -78,6 +82,7 @@ def rule(
     scope: Scope = "tool",
     default: bool = True,
     keys: Iterable[str] = (),
+    when: Callable[[tuple[Any, ...]], bool] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the check of a rule."""
 
@@ -87,6 +92,7 @@ def rule(
         assert code not in RETIRED, f"{code} is retired and cannot be reused"
         assert code not in _RULES, f"duplicate rule code {code}"
         assert (scope == "node") == bool(keys), f"{code}: node rules, and only they, need keys"
+        assert when is None or scope == "node", f"{code}: only node rules take `when`"
         assert all(r.name != name for r in _RULES.values()), f"duplicate rule name {name}"
         _RULES[code] = Rule(
             code=code,
@@ -98,6 +104,7 @@ def rule(
             doc=inspect.cleandoc(func.__doc__ or ""),
             default=default,
             keys=frozenset(keys),
+            when=when,
         )
         return func
 

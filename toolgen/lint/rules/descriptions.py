@@ -66,12 +66,50 @@ _INSTRUCTIONS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
 poisoning): overriding instructions, hiding things from the user, secret files. Each
 pattern runs only on text that contains one of its (lowercase) trigger words."""
 
+_Needs = tuple[tuple[str, ...], ...]
+_NEEDS: tuple[_Needs, ...] = (
+    (
+        ("ignore", "disregard", "forget", "override"),
+        ("instruction", "prompt", "rules", "directives", "guidelines", "messages"),
+        ("previous", "prior", "above", "earlier", "preceding", "all", "any", "other", "system",
+         "original", "your"),
+    ),
+    (("system",), ("prompt",)),
+    (("<",), (">",), ("important", "system", "instruction", "secret", "admin", "hidden")),
+    (
+        ("user",),
+        ("not", "don", "never", "without"),
+        ("tell", "inform", "mention", "reveal", "show", "disclose", "notify", "alert", "ask"),
+    ),
+    (("other",), ("tool",), ("never", "not", "don"), ("use", "call")),
+    (("now",), ("you",), ("are",)),
+    (("/.", "id_", "/etc/"),),
+)  # fmt: skip
+"""For each of `_INSTRUCTIONS`, groups of words such that every match of its pattern holds a
+word of each group, in some case (rarest group first): a fast test that a text cannot match
+(`_may_instruct`)."""
 
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+"""The characters that a case-insensitive pattern matches with an ASCII letter, besides the
+letter's other case (dotted capital I, dotless i, long s, Kelvin sign): in text with one,
+`_NEEDS` says nothing."""
+
+_TRIED_ALL = [(t, p, needs) for (t, p), needs in zip(_INSTRUCTIONS, _NEEDS, strict=True)]
 _ANY_TRIGGER = re.compile("|".join(re.escape(t) for triggers, _ in _INSTRUCTIONS for t in triggers))
 
 
 def _text_words(text: str) -> set[str]:
     return {w.lower().removesuffix("s") for w in _TEXT_WORD.findall(text)} - _STOPWORDS
+
+
+def _only_words_of(text: str, known: set[str]) -> bool:
+    """Whether `_text_words(text) <= known`, looking no further than the first word that is
+    not (most descriptions have one early)."""
+    for word in _TEXT_WORD.findall(text):
+        word = word.lower().removesuffix("s")
+        if word not in known and word not in _STOPWORDS:
+            return False
+    return True
 
 
 @rule("TG401", "description-missing", D, Severity.WARNING)
@@ -118,7 +156,7 @@ def description_repeats_name(tool: Tool, ctx: Context) -> Iterator[Hit]:
     for title in (tool.title, tool.annotations.title):
         if title:
             known |= _text_words(title)
-    if _text_words(text) <= known:
+    if _only_words_of(text, known):
         yield Hit(
             "description only repeats the tool's name or title; say what it does and returns",
             tool.origin.locate("description"),
@@ -229,40 +267,50 @@ class _Place(Protocol):
     def locate(self, *relative: str | int, key: bool = False) -> Location: ...
 
 
-def _tool_texts(tool: Tool, ctx: Context) -> Iterator[tuple[str, _Place, str, str | None]]:
-    """Every description and title of one tool and its schemas, with where it is (a place and
-    the key below it: located only when reported)."""
+_Text = tuple[str, _Place, tuple[str, ...]]
+"""A text, and where it is: a place and the keys below it (located only when reported)."""
+_TOOL_TEXT_KEYS: tuple[tuple[str, ...], ...] = (("description",), ("title",))
+_ANNOTATION_TITLE = ("annotations", "title")
+
+
+def _tool_texts(tool: Tool, ctx: Context) -> list[_Text]:
+    """Every description and title of one tool and its schemas, with where it is."""
     raw = ctx.raw_tool(tool)
-    for path in (("description",), ("title",), ("annotations", "title")):
-        value = raw.get(path[0])
-        if len(path) == 2:
-            value = value.get(path[1]) if isinstance(value, dict) else None
+    out: list[_Text] = []
+    for keys in _TOOL_TEXT_KEYS:
+        value = raw.get(keys[0])
         if isinstance(value, str):
-            yield value, tool.origin.child(*path[:-1]), path[-1], tool.name
-    for node in ctx.nodes(tool):
-        yield from _schema_texts(node, tool.name)
+            out.append((value, tool.origin, keys))
+    annotations = raw.get("annotations")
+    value = annotations.get("title") if isinstance(annotations, dict) else None
+    if isinstance(value, str):
+        out.append((value, tool.origin, _ANNOTATION_TITLE))
+    _schema_texts(ctx.nodes(tool), out)
+    return out
 
 
-def _set_texts(ctx: Context) -> Iterator[tuple[str, _Place, str, str | None]]:
+def _set_texts(ctx: Context) -> list[_Text]:
     """The descriptions and titles of the defs, and the server's texts."""
-    for node in ctx.def_nodes:
-        yield from _schema_texts(node, None)
+    out: list[_Text] = []
+    _schema_texts(ctx.def_nodes, out)
     server = ctx.toolset.server
     if server.origin is not None:
         for key in ("description", "instructions", "title"):
             value = getattr(server, key)
             if isinstance(value, str):
-                yield value, server.origin, key, None
+                out.append((value, server.origin, (key,)))
+    return out
 
 
-def _schema_texts(
-    node: SchemaNode, tool: str | None
-) -> Iterator[tuple[str, _Place, str, str | None]]:
-    schema = node.schema
-    if isinstance(schema, dict):
-        for key in ("description", "title"):
-            if isinstance(schema.get(key), str):
-                yield schema[key], node, key, tool
+def _schema_texts(nodes: list[SchemaNode], out: list[_Text]) -> None:
+    """Add the description and title of each schema in `nodes` to `out`."""
+    for node in nodes:
+        schema = node.schema
+        if isinstance(schema, dict):
+            for keys in _TOOL_TEXT_KEYS:
+                value = schema.get(keys[0])
+                if isinstance(value, str):
+                    out.append((value, node, keys))
 
 
 @rule("TG405", "instruction-in-description", D, Severity.ERROR, scope="set")
@@ -285,34 +333,77 @@ def instruction_in_description(ctx: Context) -> Iterator[Hit]:
 
     Describe the tool; never address the model's other instructions.
     """
-    yield from _instructions(list(_set_texts(ctx)))
+    yield from _instructions(_set_texts(ctx), None)
 
 
 @per_tool_part("TG405")
 def instruction_in_tool(tool: Tool, ctx: Context) -> Iterator[Hit]:
     """TG405 about one tool's own texts (the defs and the server: above)."""
-    yield from _instructions(list(_tool_texts(tool, ctx)))
+    yield from _instructions(_tool_texts(tool, ctx), tool.name)
 
 
-def _instructions(texts: list[tuple[str, _Place, str, str | None]]) -> Iterator[Hit]:
-    """The hits in `texts`, which are checked together first: a trigger in one text is one
-    in them all (no trigger holds a newline)."""
-    if not _ANY_TRIGGER.search("\n".join(text for text, _, _, _ in texts).lower()):
-        return
-    for text, place, key, tool in texts:
-        lower = text.lower()
+def _instructions(texts: list[_Text], tool: str | None) -> Iterator[Hit]:
+    """The hits in `texts`: in each text, the first pattern with a trigger in it that matches.
+
+    The texts are looked at together first: a match in one text is one in them all joined
+    by newlines (no pattern's edges depend on more than word boundaries), and a match holds
+    a word of each of its `_NEEDS` groups, lowercase in the lowered text, so a pattern
+    without them is not tried. Unless a character matches an ASCII letter without lowering
+    to it (`_FOLDS_TO_ASCII`): then every pattern is tried where a trigger is."""
+    joined = "\n".join([text for text, _, _ in texts])
+    lower = joined.lower()
+    exotic = not joined.isascii() and _FOLDS_TO_ASCII.search(joined) is not None
+    if exotic:
         if not _ANY_TRIGGER.search(lower):
-            continue
-        for triggers, pattern in _INSTRUCTIONS:
-            match = any(t in lower for t in triggers) and pattern.search(text)
+            return
+        tried = _TRIED_ALL
+    else:
+        tried = _possible(lower)
+        if not tried:
+            return
+    for text, place, keys in texts:
+        lower = text.lower()
+        for triggers, pattern, needs in tried:
+            if not any(t in lower for t in triggers):
+                continue
+            match = (exotic or _may_match(lower, needs)) and pattern.search(text)
             if match:
                 snippet = " ".join(match.group().split())
                 yield Hit(
                     f"text aimed at the model rather than describing the tool: {snippet!r}",
-                    place.locate(key),
+                    place.locate(*keys),
                     tool,
                 )
                 break
+
+
+def _possible(lower: str) -> list[tuple[tuple[str, ...], re.Pattern[str], _Needs]]:
+    """The entries of `_TRIED_ALL` whose needs the lowered text holds (as `_may_match`, in
+    one function: this runs for every tool, and most hold none)."""
+    out = []
+    for entry in _TRIED_ALL:
+        for group in entry[2]:
+            for word in group:
+                if word in lower:
+                    break
+            else:
+                break
+        else:
+            out.append(entry)
+    return out
+
+
+def _may_match(lower: str, needs: _Needs) -> bool:
+    """Whether lowered text holds a word of each group of `needs` (False: the pattern
+    certainly does not match the text). Loops, not `any` and `all`: this runs some 20
+    searches per tool."""
+    for group in needs:
+        for word in group:
+            if word in lower:
+                break
+        else:
+            return False
+    return True
 
 
 @rule("TG406", "description-too-long", D, Severity.INFO)

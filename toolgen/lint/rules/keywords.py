@@ -34,7 +34,19 @@ KEYWORDS = (
 )  # fmt: skip
 
 
-@rule("TG315", "unknown-keyword", Category.SCHEMAS, Severity.WARNING, scope="node", keys=(SCHEMA,))
+def _has_other_keys(keys: tuple[object, ...]) -> bool:
+    return not KEYWORDS.issuperset(keys)
+
+
+@rule(
+    "TG315",
+    "unknown-keyword",
+    Category.SCHEMAS,
+    Severity.WARNING,
+    scope="node",
+    keys=(SCHEMA,),
+    when=_has_other_keys,
+)
 def unknown_keyword(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     """A schema uses a keyword JSON Schema 2020-12 does not define.
 

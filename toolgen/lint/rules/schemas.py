@@ -72,7 +72,7 @@ def required_not_in_properties(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     Fix the name in `required`.
     """
     schema = node.schema
-    if not isinstance(schema, dict) or _ELSEWHERE & schema.keys():
+    if not isinstance(schema, dict) or not _ELSEWHERE.isdisjoint(schema):
         return
     if node.in_place and "properties" not in schema:
         return  # e.g. `anyOf: [{required: [phone]}, {required: [email]}]`
@@ -355,7 +355,7 @@ def untyped_property(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     if not ctx.in_input(node) or not node.describes_object:
         return
     for name, prop in _properties(node).items():
-        if isinstance(prop, dict) and not _TYPED & prop.keys():
+        if isinstance(prop, dict) and _TYPED.isdisjoint(prop):
             yield Hit(
                 f"property {name!r} has no type",
                 node.origin.locate("properties", name, key=True),

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolgen.core.ir import Origin, Tool
-from toolgen.jsonschema.walk import subschema_list
+from toolgen.jsonschema.walk import DEFS_KEYWORDS, LISTED, MAPPED, SINGLE, subschema_list
 from toolgen.lint.context import Context, count_schemas, has_ref
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
@@ -28,7 +28,11 @@ def _schemas_of(tool: Tool) -> Iterator[tuple[str, Mapping[str, Any], Origin]]:
 
 def _is_root(schema: Any, root: Mapping[str, Any]) -> bool:
     """Whether `schema` is the def the root was inlined from (a reference back to the root)."""
-    return isinstance(schema, dict) and schema == {k: v for k, v in root.items() if k != "$defs"}
+    return (
+        isinstance(schema, dict)
+        and len(schema) == len(root) - ("$defs" in root)  # (no copy of the root to compare)
+        and schema == {k: v for k, v in root.items() if k != "$defs"}
+    )
 
 
 def _depth(
@@ -39,6 +43,26 @@ def _depth(
     tool."""
     if not isinstance(schema, dict):
         return 0
+    best = _ref_depth(schema, root, stack, limit, memo)
+    for sub in subschema_list(schema, defs=False):
+        best = max(best, 1 + _depth(sub, root, stack, limit, memo))
+        if best > limit:
+            break
+    return best
+
+
+def _ref_depth(
+    schema: dict[str, Any],
+    root: Mapping[str, Any],
+    stack: frozenset[str],
+    limit: int,
+    memo: dict[str, int],
+    heights: dict[int, int | None] | None = None,
+) -> int:
+    """The depth of the def `schema`'s `$ref` names in the root (as `_depth`), else 0. With
+    `heights`, a def without `$ref`s is measured once for every root that holds it (the
+    bundled schemas of many tools share a def's dict): its height, which is its depth or,
+    where `_depth` stops early, more than `limit` as well."""
     best = 0
     ref = schema.get("$ref")
     if isinstance(ref, str):
@@ -54,13 +78,92 @@ def _depth(
                 and not _is_root(defs[name], root)
             ):
                 if name not in memo:
-                    memo[name] = _depth(defs[name], root, stack | {name}, limit, memo)
+                    body = defs[name]
+                    height = None
+                    if heights is not None:
+                        if id(body) not in heights:
+                            heights[id(body)] = _plain_height(body)
+                        height = heights[id(body)]
+                    memo[name] = (
+                        height
+                        if height is not None
+                        else _depth(body, root, stack | {name}, limit, memo)
+                    )
                 best = memo[name]
-    for sub in subschema_list(schema, defs=False):
-        best = max(best, 1 + _depth(sub, root, stack, limit, memo))
-        if best > limit:
-            break
     return best
+
+
+def _plain_height(schema: Any) -> int | None:
+    """The nesting levels below `schema` (as `_depth`: without its defs), None if it or a
+    schema below it has a `$ref`."""
+    if not isinstance(schema, dict):
+        return 0
+    if "$ref" in schema:
+        return None
+    best = 0
+    for sub in subschema_list(schema, defs=False):
+        height = _plain_height(sub)
+        if height is None:
+            return None
+        best = max(best, 1 + height)
+    return best
+
+
+def _measure(
+    schema: Any,
+    root: Mapping[str, Any],
+    limit: int,
+    memo: dict[str, int],
+    heights: dict[int, int | None],
+) -> tuple[int, int]:
+    """`schema`'s depth and its number of schemas in one walk: whether the depth is more
+    than `limit` as `_depth(schema, root, frozenset(), limit, memo)` says (which stops
+    early, so its value may be smaller when both are), and the count as `count_schemas`.
+    The defs are counted where they are written and measured where a `$ref` names them
+    (`_ref_depth`, with the `heights` of defs without `$ref`s shared by all tools)."""
+    if not isinstance(schema, dict):
+        return 0, 1
+    best = _ref_depth(schema, root, frozenset(), limit, memo, heights) if "$ref" in schema else 0
+    if _HOLDING.isdisjoint(schema):
+        return best, 1  # (most schemas hold none)
+    count = 1
+    for key, value in schema.items():
+        if key in SINGLE:
+            depth, size = _measure(value, root, limit, memo, heights)
+            best = max(best, 1 + depth)
+            count += size
+        elif key in MAPPED and isinstance(value, dict):
+            if key in DEFS_KEYWORDS:
+                count += sum(count_schemas(sub) for sub in value.values())
+                continue
+            for sub in value.values():
+                depth, size = _measure(sub, root, limit, memo, heights)
+                best = max(best, 1 + depth)
+                count += size
+        elif key in LISTED and isinstance(value, list):
+            for sub in value:
+                depth, size = _measure(sub, root, limit, memo, heights)
+                best = max(best, 1 + depth)
+                count += size
+    return best, count
+
+
+_HOLDING = SINGLE | MAPPED | LISTED
+
+
+def _sizes(tool: Tool, ctx: Context) -> list[tuple[str, int, int, Origin]]:
+    """The depth and the number of schemas of each of the tool's bundled schemas (one walk
+    for TG306 and TG307, made once per tool)."""
+    key = ("schema sizes", tool.name)
+    found: list[tuple[str, int, int, Origin]] | None = ctx.memo.get(key)
+    if found is None:
+        limit = ctx.options.max_schema_depth
+        heights = ctx.memo.setdefault("plain heights", {})  # by id: the dicts outlive `ctx`
+        found = ctx.memo[key] = [
+            (part, *_measure(schema, schema, limit, {}, heights), where)
+            for part, schema, where in _schemas_of(tool)
+        ]
+    return found
 
 
 @rule("TG306", "schema-too-deep", S, Severity.WARNING)
@@ -81,8 +184,7 @@ def schema_too_deep(tool: Tool, ctx: Context) -> Iterator[Hit]:
     Flatten the structure, or split the tool.
     """
     limit = ctx.options.max_schema_depth
-    for part, schema, where in _schemas_of(tool):
-        depth = _depth(schema, schema, frozenset(), limit, {})
+    for part, depth, _, where in _sizes(tool, ctx):
         if depth > limit:
             yield Hit(f"{part} schema nests more than {limit} levels deep", where.locate(key=True))
 
@@ -105,8 +207,7 @@ def schema_too_large(tool: Tool, ctx: Context) -> Iterator[Hit]:
     Split the tool, or accept a smaller, more general argument.
     """
     limit = ctx.options.max_schema_nodes
-    for part, schema, where in _schemas_of(tool):
-        count = count_schemas(schema)
+    for part, _, count, where in _sizes(tool, ctx):
         if count > limit:
             yield Hit(
                 f"{part} schema has {count} schemas; more than {limit}", where.locate(key=True)
