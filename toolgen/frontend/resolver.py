@@ -16,6 +16,7 @@ from typing import Any
 
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.ir import HINTS, Annotations, Def, Example, Origin, Server, Tool, ToolSet
+from toolgen.core.jsonequal import same
 from toolgen.core.positions import JsonPath, SourceFile
 from toolgen.frontend.spec import SpecFile, ToolSpec
 from toolgen.jsonschema.check import compile_validator
@@ -277,7 +278,7 @@ class Resolver:
         if not isinstance(local, dict):
             return bundled
         for name in sorted(set(local) & set(bundled)):
-            if local[name] != bundled[name]:
+            if not same(local[name], bundled[name]):
                 self.error(
                     ErrorCode.DUPLICATE_DEF,
                     f"`$defs/{name}` of this schema clashes with def {name!r}, which it uses; rename one",
