@@ -10,9 +10,11 @@ import pytest
 from conftest import CORPUS
 
 from toolgen.core import forked
+from toolgen.core.ir import ToolSet
 from toolgen.frontend.published import read_published
 from toolgen.lint import engine
 from toolgen.lint.config import LintConfig
+from toolgen.lint.model import Finding
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
 
@@ -84,14 +86,20 @@ def test_on_one_core_nothing_is_forked(monkeypatch: pytest.MonkeyPatch) -> None:
     assert forked.beside(lambda: 1, os.getpid) == (None, os.getpid())
 
 
+@pytest.fixture(scope="module")
+def corpus() -> tuple[ToolSet, list[Finding]]:
+    """The corpus's tools and their findings, checked in this process alone."""
+    toolset = read_published(CORPUS).toolset
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "MIN_SPLIT", 10**9)
+        return toolset, engine.lint_toolset(toolset, LintConfig())
+
+
 @needs_fork
 def test_checking_tools_on_two_cores_finds_what_one_process_finds(
-    monkeypatch: pytest.MonkeyPatch, split_allowed: None
+    monkeypatch: pytest.MonkeyPatch, split_allowed: None, corpus: tuple[ToolSet, list[Finding]]
 ) -> None:
-    toolset = read_published(CORPUS).toolset
-    config = LintConfig()
-    monkeypatch.setattr(engine, "MIN_SPLIT", 10**9)
-    alone = engine.lint_toolset(toolset, config)
+    toolset, alone = corpus
     monkeypatch.setattr(engine, "MIN_SPLIT", 2)
     splits: list[object] = []
     beside = forked.beside
@@ -102,18 +110,16 @@ def test_checking_tools_on_two_cores_finds_what_one_process_finds(
         return result
 
     monkeypatch.setattr(forked, "beside", counted)
-    assert engine.lint_toolset(toolset, config) == alone
+    assert engine.lint_toolset(toolset, LintConfig()) == alone
     assert len(splits) == 1 and isinstance(splits[0], list)  # the child checked its half
     assert len(alone) > 10
 
 
 @needs_fork
 def test_when_the_child_fails_its_tools_are_checked_here(
-    monkeypatch: pytest.MonkeyPatch, split_allowed: None
+    monkeypatch: pytest.MonkeyPatch, split_allowed: None, corpus: tuple[ToolSet, list[Finding]]
 ) -> None:
-    toolset = read_published(CORPUS).toolset
-    config = LintConfig()
-    alone = engine.lint_toolset(toolset, config)
+    toolset, alone = corpus
     monkeypatch.setattr(engine, "MIN_SPLIT", 2)
     monkeypatch.setattr(forked, "beside", lambda theirs, mine: (None, mine()))
-    assert engine.lint_toolset(toolset, config) == alone
+    assert engine.lint_toolset(toolset, LintConfig()) == alone

@@ -107,8 +107,12 @@ def digests_document(
     before: dict[str, tuple[Mapping[str, Any], str]] = {}
     for revision in EMITTED_REVISIONS:
         tools: dict[str, str] = {}
-        made = definitions[revision] if definitions is not None else None
-        for definition in made or (tool_definition(t, revision) for t in toolset.tools):
+        made = (
+            definitions[revision]
+            if definitions is not None
+            else (tool_definition(t, revision) for t in toolset.tools)
+        )
+        for definition in made:
             name = str(definition.get("name"))
             seen = before.get(name)
             tools[name] = seen[1] if seen and same(seen[0], definition) else digest(definition)

@@ -30,6 +30,8 @@ SINGLE = frozenset(
 MAPPED = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
 LISTED = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 DEFS_KEYWORDS = frozenset({"$defs", "definitions"})
+HOLDING = SINGLE | MAPPED | LISTED
+"""Every keyword whose value holds subschemas (a schema with none of them is a leaf)."""
 
 
 def subschemas(schema: Any) -> Iterator[tuple[JsonPath, Any]]:
@@ -103,10 +105,10 @@ def share_refs(schema: Any, rewrite: Callable[[str, JsonPath], str], path: JsonP
             new = rewrite(value, (*path, key))
         elif key in SINGLE:
             new = share_refs(value, rewrite, (*path, key))
-        elif key in MAPPED and isinstance(value, dict):
-            new = _share_mapped(value, rewrite, (*path, key))
-        elif key in LISTED and isinstance(value, list):
-            new = _share_listed(value, rewrite, (*path, key))
+        elif (key in MAPPED and isinstance(value, dict)) or (
+            key in LISTED and isinstance(value, list)
+        ):
+            new = _share_each(value, rewrite, (*path, key))
         else:
             continue
         if new is not value:
@@ -116,27 +118,15 @@ def share_refs(schema: Any, rewrite: Callable[[str, JsonPath], str], path: JsonP
     return schema if out is None else out
 
 
-def _share_mapped(
-    value: dict[str, Any], rewrite: Callable[[str, JsonPath], str], path: JsonPath
-) -> dict[str, Any]:
-    out: dict[str, Any] | None = None
-    for name, sub in value.items():
+def _share_each(value: Any, rewrite: Callable[[str, JsonPath], str], path: JsonPath) -> Any:
+    """`value`, a dict or a list of schemas, with each one's refs rewritten (`share_refs`):
+    copied only when one of them changed."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    out: Any = None
+    for name, sub in items:
         new = share_refs(sub, rewrite, (*path, name))
         if new is not sub:
             if out is None:
-                out = dict(value)
+                out = value.copy()
             out[name] = new
-    return value if out is None else out
-
-
-def _share_listed(
-    value: list[Any], rewrite: Callable[[str, JsonPath], str], path: JsonPath
-) -> list[Any]:
-    out: list[Any] | None = None
-    for index, sub in enumerate(value):
-        new = share_refs(sub, rewrite, (*path, index))
-        if new is not sub:
-            if out is None:
-                out = list(value)
-            out[index] = new
     return value if out is None else out

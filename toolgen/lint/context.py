@@ -18,7 +18,7 @@ from typing import Any
 from toolgen.core.errors import Location
 from toolgen.core.ir import HINTS, Origin, Tool, ToolSet
 from toolgen.core.positions import JsonPath, SourceFile
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, subschema_list, walk_schemas
+from toolgen.jsonschema.walk import HOLDING, LISTED, MAPPED, SINGLE, subschema_list, walk_schemas
 from toolgen.lint.options import HTTP_METHODS, READ_NOUNS, RuleOptions
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -300,7 +300,7 @@ def _walk(
         made.tool = tool
         made.def_name = def_name
         out.append(made)
-        if isinstance(current, dict) and not _HOLDING.isdisjoint(current):
+        if isinstance(current, dict) and not HOLDING.isdisjoint(current):
             children: list[tuple[Any, JsonPath, str | None]] = []
             for name, value in current.items():
                 if name in SINGLE:
@@ -314,10 +314,6 @@ def _walk(
             children.reverse()
             stack.extend(children)
     return out
-
-
-_HOLDING = SINGLE | MAPPED | LISTED
-"""The keywords that hold subschemas."""
 
 
 _USUAL = bytes(c for c in range(128) if not HIDDEN.match(chr(c)))

@@ -68,13 +68,13 @@ def _tool_hits(
         found: ToolHits = []
         for code, rule_check in tool_rules:
             for hit in rule_check(tool, ctx):
-                found.append((code, hit if hit.tool is not None else _owned(hit, name)))
+                found.append((code, _owned(hit, name)))
         if dispatch:
             rules_for = dispatch.rules_for
             for node in ctx.nodes(tool):
                 for code, node_check in rules_for(node.schema):
                     for hit in node_check(node, ctx):
-                        found.append((code, hit if hit.tool is not None else _owned(hit, name)))
+                        found.append((code, _owned(hit, name)))
         return found
 
     known = {id(t): cache.hits(t) for t in toolset.tools} if cache is not None else {}
@@ -99,21 +99,10 @@ def _findings(
     """The kept hits as findings, sorted by place (`Finding.sort_key`; hits that tie keep
     their order). Each rule's name, category and severity are looked up once."""
     about = {r.code: (r.name, r.category.value, config.severity_of(r)) for r in rules}
-    keyed: list[tuple[str, int, int, str, str, int]] = []
-    for index, (code, hit) in enumerate(kept):
-        loc = hit.location
-        if loc is None:
-            keyed.append(("", 0, 0, code, hit.message, index))
-        else:
-            keyed.append((loc.file, loc.line, loc.column, code, hit.message, index))
-    keyed.sort()
-    findings: list[Finding] = []
-    for row in keyed:
-        code, hit = kept[row[5]]
-        name, category, severity = about[code]
-        findings.append(
-            Finding(code, name, category, severity, hit.message, hit.tool, hit.location)
-        )
+    findings = [
+        Finding(code, *about[code], hit.message, hit.tool, hit.location) for code, hit in kept
+    ]
+    findings.sort(key=Finding.sort_key)
     return findings
 
 
@@ -185,15 +174,20 @@ def check_tools(tools: list[Tool], check: Callable[[Tool], ToolHits]) -> list[To
     received, found = forked.beside(
         lambda: [hit_rows(check(tool)) for tool in theirs], lambda: [check(tool) for tool in mine]
     )
-    try:
-        if not isinstance(received, list):
-            raise TypeError("no result from the child")
-        their_hits = [hits_of(rows) for rows in received]
-        if len(their_hits) != len(theirs):
-            raise ValueError(f"{len(their_hits)} results for {len(theirs)} tools")
-    except (TypeError, ValueError):  # the child failed: check its tools here
+    their_hits = _received_hits(received, len(theirs))
+    if their_hits is None:  # the child failed: its tools are checked here
         their_hits = [check(tool) for tool in theirs]
     return found + their_hits
+
+
+def _received_hits(received: Any, tools: int) -> list[ToolHits] | None:
+    """The child's hits for its `tools` tools, read back from rows; None for anything else."""
+    if not isinstance(received, list) or len(received) != tools:
+        return None
+    try:
+        return [hits_of(rows) for rows in received]
+    except (TypeError, ValueError):
+        return None
 
 
 def _owned(hit: Hit, tool: str) -> Hit:

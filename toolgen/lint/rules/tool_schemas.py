@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolgen.core.ir import Origin, Tool
-from toolgen.jsonschema.walk import DEFS_KEYWORDS, LISTED, MAPPED, SINGLE, subschema_list
+from toolgen.jsonschema.walk import DEFS_KEYWORDS, HOLDING, subschema_list
 from toolgen.lint.context import Context, count_schemas, has_ref
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
@@ -124,31 +124,17 @@ def _measure(
     if not isinstance(schema, dict):
         return 0, 1
     best = _ref_depth(schema, root, frozenset(), limit, memo, heights) if "$ref" in schema else 0
-    if _HOLDING.isdisjoint(schema):
+    if HOLDING.isdisjoint(schema):
         return best, 1  # (most schemas hold none)
     count = 1
-    for key, value in schema.items():
-        if key in SINGLE:
-            depth, size = _measure(value, root, limit, memo, heights)
-            best = max(best, 1 + depth)
-            count += size
-        elif key in MAPPED and isinstance(value, dict):
-            if key in DEFS_KEYWORDS:
-                count += sum(count_schemas(sub) for sub in value.values())
-                continue
-            for sub in value.values():
-                depth, size = _measure(sub, root, limit, memo, heights)
-                best = max(best, 1 + depth)
-                count += size
-        elif key in LISTED and isinstance(value, list):
-            for sub in value:
-                depth, size = _measure(sub, root, limit, memo, heights)
-                best = max(best, 1 + depth)
-                count += size
+    for sub in subschema_list(schema, defs=False):
+        depth, size = _measure(sub, root, limit, memo, heights)
+        best = max(best, 1 + depth)
+        count += size
+    for key in DEFS_KEYWORDS.intersection(schema):
+        if isinstance(schema[key], dict):
+            count += sum(count_schemas(sub) for sub in schema[key].values())
     return best, count
-
-
-_HOLDING = SINGLE | MAPPED | LISTED
 
 
 def _sizes(tool: Tool, ctx: Context) -> list[tuple[str, int, int, Origin]]:
