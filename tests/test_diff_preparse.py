@@ -8,6 +8,7 @@ import pytest
 from conftest import SPECS
 
 from toolgen.core import forked
+from toolgen.core.positions import SourceFile
 from toolgen.frontend import preparse
 from toolgen.frontend.source import parse_source
 
@@ -24,6 +25,8 @@ def test_forked_parsing_matches_sequential_parsing_and_skips_bad_texts(
     parsed = preparse.parse_all(texts, lambda text, source: None)
     assert set(parsed) == set(texts) - {"key: [unclosed\n"}
     assert len(parsed) >= 4  # both halves are used
+    shipped = [s for s in parsed.values() if getattr(s, "_tables", "") is None]
+    assert shipped  # the child's half arrives with its positions packed, unpacked below
     for text, source in parsed.items():
         expected = parse_source(text, texts[text])
         assert source.data == expected.data
@@ -49,3 +52,17 @@ def test_each_process_keeps_the_texts_it_parsed_and_the_parse_cache_holds_them_a
     for text, path in texts.items():
         found = parsecache.lookup(text, path, str(path))
         assert found is not None and found.data == parsed[text].data
+
+
+def test_what_the_child_ships_is_checked_and_a_bad_shipment_is_not_taken() -> None:
+    path = SPECS / "notes" / "notes.yaml"
+    fresh = parse_source(path.read_text(encoding="utf-8"), path)
+
+    def again() -> SourceFile:
+        return fresh
+
+    received = SourceFile.from_shipped(path, "notes.yaml", fresh.shipped(), again)
+    assert received is not None and received.data == fresh.data
+    assert received.positions == fresh.positions
+    for bad in [None, (fresh.data,), (fresh.data, "not bytes"), [fresh.data, b""]]:
+        assert SourceFile.from_shipped(path, "notes.yaml", bad, again) is None

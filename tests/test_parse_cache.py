@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SPECS
@@ -198,6 +199,75 @@ def test_a_file_that_fails_a_check_is_checked_and_reported_every_time(
     assert _findings([specs]) == first
     assert len(checks) == 2
     assert not (tmp_path / "cache" / "checked").exists()
+
+
+@pytest.fixture
+def split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A preload parses on two cores, however small the input and whatever this machine has."""
+    from toolgen.core import forked
+    from toolgen.frontend import preparse
+
+    monkeypatch.setattr(preparse, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(forked, "available", lambda: True)
+
+
+def test_a_preload_checks_each_file_where_it_parsed_it_and_the_load_after_it_checks_nothing(
+    parses: list[str], checks: list[str], split: None, tmp_path: Path
+) -> None:
+    specs = tmp_path / "notes"
+    shutil.copytree(SPECS / "notes", specs)
+    files = sorted(specs.glob("*.yaml"))
+    reader = SharedReader()
+    reader.preload(files)
+    assert len(checks) == 1  # this process checked its half; the child the other
+    assert len(list((tmp_path / "cache" / "checked").iterdir())) == len(files) == 2
+    checks.clear()
+    from toolgen.frontend.loader import spec_sets
+    from toolgen.frontend.pipeline import load_set
+
+    toolset = load_set(spec_sets([specs])[0], reader)
+    assert checks == []
+    assert [t.name for t in toolset.tools] == [t[0] for t in _load_notes(SPECS / "notes")]
+
+
+def test_a_preloaded_file_that_fails_a_check_is_reported_by_the_load_with_its_position(
+    parses: list[str], split: None, tmp_path: Path
+) -> None:
+    specs = _specs(tmp_path)
+    main = specs / "main.yaml"
+    main.write_text(
+        NOTES_WITH_FINDINGS.replace("id: {type: string}", "id: {type: strang}"), encoding="utf-8"
+    )
+    first = _findings([specs])
+    assert [f.split()[0] for f in first] == ["invalid-schema"], first
+    assert first[0].split()[1].endswith("/specs/main.yaml:9:20")
+    assert len(list((tmp_path / "cache" / "checked").iterdir())) == 1  # tags.yaml only
+
+
+def test_a_diff_of_two_spec_sets_parses_both_in_one_split(
+    parses: list[str], split: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolgen.core import forked
+    from toolgen.diff.run import run_diff
+
+    new = tmp_path / "new"
+    shutil.copytree(SPECS / "notes", new)
+    (new / "tags.yaml").write_text(
+        (new / "tags.yaml").read_text(encoding="utf-8").replace("A lowercase", "One lowercase"),
+        encoding="utf-8",
+    )
+    splits: list[int] = []
+    real = forked.beside
+
+    def counting(theirs: Any, mine: Any) -> Any:
+        splits.append(1)
+        return real(theirs, mine)
+
+    monkeypatch.setattr(forked, "beside", counting)
+    report = run_diff(str(SPECS / "notes"), str(new))
+    assert len(splits) == 1
+    assert sorted(parses) == sorted(set(parses))  # no text parsed twice here
+    assert [c.code for s in report.servers for c in s.changes] != []
 
 
 def notes_copy(tmp_path: Path) -> tuple[Path, str]:

@@ -34,20 +34,20 @@ class SourceFile:
     """What the reader could step over (a duplicate key is dropped): reported with the
     file's other problems, so one run shows them all."""
 
-    def parsed(self) -> tuple[Any, dict[JsonPath, Position], dict[JsonPath, Position]]:
-        """What a cache keeps of the parse, plain data only: (data, positions, key positions)."""
-        return (self.data, self.positions, self.key_positions)
+    def shipped(self) -> tuple[Any, bytes]:
+        """What another process needs to rebuild this parse (`from_shipped`), plain data only:
+        the data and the positions packed (`packed_positions`)."""
+        return (self.data, self.packed_positions())
 
     @classmethod
-    def from_parsed(cls, path: Path, display: str, parsed: Any) -> SourceFile | None:
-        """The file whose `parsed()` is `parsed`, read from `path`; None when `parsed` is not
-        such a triple (a damaged or foreign cache entry: the caller parses again)."""
-        if not (isinstance(parsed, tuple) and len(parsed) == 3):
+    def from_shipped(
+        cls, path: Path, display: str, shipped: Any, again: Callable[[], SourceFile]
+    ) -> SourceFile | None:
+        """The file whose `shipped()` is `shipped`, read from `path` (its positions unpacked
+        when first asked for, as `from_packed`); None when `shipped` is not such a pair."""
+        if not (isinstance(shipped, tuple) and len(shipped) == 2 and isinstance(shipped[1], bytes)):
             return None
-        data, positions, key_positions = parsed
-        if not (isinstance(positions, dict) and isinstance(key_positions, dict)):
-            return None
-        return cls(path, display, data, positions, key_positions)
+        return cls.from_packed(path, display, shipped[0], shipped[1], again)
 
     def renamed(self, path: Path, display: str) -> SourceFile:
         """The same parse, read from another place (data and positions are shared)."""

@@ -6,7 +6,7 @@ from toolgen.core import collector
 from toolgen.diff.config import DiffConfig
 from toolgen.diff.model import Report
 from toolgen.diff.sets import diff_sides, version_check
-from toolgen.diff.sides import SharedReader, load_side
+from toolgen.diff.sides import SharedReader, load_side, preload_sides
 
 
 def run_diff(
@@ -22,6 +22,7 @@ def run_diff(
     config = config or DiffConfig()
     reader = SharedReader()
     with collector.paused():
+        preload_sides([old, new], reader)
         before = load_side(old, reader, absent_ok=old_absent_ok)
         servers = diff_sides(before, load_side(new, reader))
     report = Report(servers, old_absent=before.absent)

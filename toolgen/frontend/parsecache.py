@@ -274,6 +274,22 @@ def _installed(module: str) -> str:
     return " ".join(out)
 
 
+def _remember_checked(text: str, source: SourceFile) -> None:
+    """Store a clean parse and, when it is a valid spec file, note that too (`known_spec`): a
+    preload checks each file on the core that parsed it, and the load after it skips the checks.
+    A file that fails them is left for the load to report."""
+    from toolgen.frontend.spec import parse_spec_file
+
+    remember(text, source)
+    if text_key(source) is None:  # not stored (no cache): the load checks it
+        return
+    try:
+        parse_spec_file(source)
+    except SpecError:
+        return
+    remember_spec(source)
+
+
 @dataclass
 class SharedReader:
     """A `Reader` for the load pipeline that parses each distinct text once (a file whose
@@ -286,9 +302,10 @@ class SharedReader:
     _parsed: dict[str, SourceFile] = field(default_factory=dict)
 
     def preload(self, paths: list[Path]) -> None:
-        """Take the files parsed before from the cache, and parse the others now on two cores
-        when there is enough text to gain from it (`preparse`; else each is parsed when read).
-        Files that do not read or parse cleanly are left for the ordinary load to report."""
+        """Take the files parsed before from the cache, and parse (and check) the others now on
+        two cores when there is enough text to gain from it (`preparse`; else each is parsed
+        when read). Files that do not read, parse or check cleanly are left for the ordinary
+        load to report."""
         from toolgen.frontend.preparse import parse_all, worth_forking
         from toolgen.frontend.source import read_text
 
@@ -307,7 +324,7 @@ class SharedReader:
                 texts[text] = path
         if not worth_forking(texts):
             return
-        for text, source in parse_all(texts, remember).items():  # each half stored where parsed
+        for text, source in parse_all(texts, _remember_checked).items():  # stored where parsed
             if not source.problems:  # reported by the ordinary read, under the file's name
                 if source not in _TEXT_KEYS:  # stored by the child: its key, hashed once here
                     _note_key(text, source)
