@@ -3,8 +3,16 @@
 
 from pathlib import Path
 
-SERVER_NAME = "conformance"
-SERVER_VERSION = "1.0.0"
+SERVER: dict[str, str] = {
+    "name": "conformance",
+    "version": "1.0.0",
+    "title": "MCP conformance fixtures",
+    "description": "The tools the official MCP conformance suite calls, served by toolgen.",
+    "instructions": "A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n",
+}
+"""The spec's `server` block: identity and instructions sent to clients."""
+SERVER_NAME = SERVER["name"]
+SERVER_VERSION = SERVER["version"]
 TOOL_NAMES = (
     "test_simple_text",
     "test_image_content",
@@ -42,3 +50,5 @@ TOOL_NAMES = (
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+"""The tool definitions the server lists and the client checks (written by the same build)."""

@@ -17,12 +17,13 @@ Streamable HTTP.
 from __future__ import annotations
 
 import typing as _typing
-from pathlib import Path
 
 import mcp_types as _mcp_types
 
 from toolgen import client as _client
 
+from . import SERVER as _SERVER
+from . import TOOLS_FILE as _TOOLS_FILE
 from . import models as _models
 
 __all__ = ["Client"]
@@ -31,14 +32,8 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the conformance tools."""
 
-    SERVER: _typing.ClassVar[dict[str, str]] = {
-        "name": "conformance",
-        "version": "1.0.0",
-        "title": "MCP conformance fixtures",
-        "description": "The tools the official MCP conformance suite calls, served by toolgen.",
-        "instructions": "A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n",
-    }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+    SERVER: _typing.ClassVar[dict[str, str]] = _SERVER
+    TOOLS_FILE = _TOOLS_FILE
 
     async def test_simple_text(self) -> _mcp_types.CallToolResult:
         """Return one text content block with a fixed sentence."""

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from toolgen.runtime import RuntimeToolSet, ToolError
 from toolgen.runtime.definitions import load_definitions
+
+from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
     from .models import (
@@ -115,17 +116,6 @@ def __getattr__(name: str) -> Any:
         return getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-SERVER: dict[str, str] = {
-    "name": "conformance",
-    "version": "1.0.0",
-    "title": "MCP conformance fixtures",
-    "description": "The tools the official MCP conformance suite calls, served by toolgen.",
-    "instructions": "A test server. Every tool exists to exercise one protocol feature\n(content types, errors, logging, progress); none has side effects.\n",
-}
-"""The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
-"""The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
 JSON: TypeAlias = dict[str, Any] | list[Any] | str | int | float | bool | None

@@ -3,9 +3,19 @@
 
 from pathlib import Path
 
-SERVER_NAME = "notes"
-SERVER_VERSION = "1.0.0"
+SERVER: dict[str, str] = {
+    "name": "notes",
+    "version": "1.0.0",
+    "title": "Notes",
+    "description": "Keep short notes with tags.",
+    "instructions": "Use create_note to store a note, list_notes to find notes by tag,\nand delete_note to remove one for good.\n",
+}
+"""The spec's `server` block: identity and instructions sent to clients."""
+SERVER_NAME = SERVER["name"]
+SERVER_VERSION = SERVER["version"]
 TOOL_NAMES = ("create_note", "get_note", "list_notes", "count_notes", "delete_note", "tag_tree")
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+"""The tool definitions the server lists and the client checks (written by the same build)."""

@@ -17,10 +17,11 @@ Streamable HTTP.
 from __future__ import annotations
 
 import typing as _typing
-from pathlib import Path
 
 from toolgen import client as _client
 
+from . import SERVER as _SERVER
+from . import TOOLS_FILE as _TOOLS_FILE
 from . import models as _models
 
 __all__ = ["Client"]
@@ -29,14 +30,8 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the notes tools."""
 
-    SERVER: _typing.ClassVar[dict[str, str]] = {
-        "name": "notes",
-        "version": "1.0.0",
-        "title": "Notes",
-        "description": "Keep short notes with tags.",
-        "instructions": "Use create_note to store a note, list_notes to find notes by tag,\nand delete_note to remove one for good.\n",
-    }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+    SERVER: _typing.ClassVar[dict[str, str]] = _SERVER
+    TOOLS_FILE = _TOOLS_FILE
 
     async def create_note(
         self,

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from toolgen.runtime import RuntimeToolSet, ToolError
 from toolgen.runtime.definitions import load_definitions
+
+from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
     from .models import (
@@ -75,17 +76,6 @@ def __getattr__(name: str) -> Any:
         return getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-SERVER: dict[str, str] = {
-    "name": "notes",
-    "version": "1.0.0",
-    "title": "Notes",
-    "description": "Keep short notes with tags.",
-    "instructions": "Use create_note to store a note, list_notes to find notes by tag,\nand delete_note to remove one for good.\n",
-}
-"""The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
-"""The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
 JSON: TypeAlias = dict[str, Any] | list[Any] | str | int | float | bool | None

@@ -3,9 +3,19 @@
 
 from pathlib import Path
 
-SERVER_NAME = "shop-orders"
-SERVER_VERSION = "2.1.0"
+SERVER: dict[str, str] = {
+    "name": "shop-orders",
+    "version": "2.1.0",
+    "title": "Shop orders",
+    "description": "Browse the catalogue and place, inspect and cancel orders.",
+    "instructions": "Search the catalogue with search_products before placing an order.\nOrders can be cancelled until they ship.\n",
+}
+"""The spec's `server` block: identity and instructions sent to clients."""
+SERVER_NAME = SERVER["name"]
+SERVER_VERSION = SERVER["version"]
 TOOL_NAMES = ("search_products", "place_order", "get_order", "cancel_order")
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+"""The tool definitions the server lists and the client checks (written by the same build)."""

@@ -17,10 +17,11 @@ Streamable HTTP.
 from __future__ import annotations
 
 import typing as _typing
-from pathlib import Path
 
 from toolgen import client as _client
 
+from . import SERVER as _SERVER
+from . import TOOLS_FILE as _TOOLS_FILE
 from . import models as _models
 
 __all__ = ["Client"]
@@ -29,14 +30,8 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the shop-orders tools."""
 
-    SERVER: _typing.ClassVar[dict[str, str]] = {
-        "name": "shop-orders",
-        "version": "2.1.0",
-        "title": "Shop orders",
-        "description": "Browse the catalogue and place, inspect and cancel orders.",
-        "instructions": "Search the catalogue with search_products before placing an order.\nOrders can be cancelled until they ship.\n",
-    }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+    SERVER: _typing.ClassVar[dict[str, str]] = _SERVER
+    TOOLS_FILE = _TOOLS_FILE
 
     async def search_products(
         self,

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from toolgen.runtime import RuntimeToolSet, ToolError
 from toolgen.runtime.definitions import load_definitions
+
+from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
     from .models import (
@@ -67,17 +68,6 @@ def __getattr__(name: str) -> Any:
         return getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-SERVER: dict[str, str] = {
-    "name": "shop-orders",
-    "version": "2.1.0",
-    "title": "Shop orders",
-    "description": "Browse the catalogue and place, inspect and cancel orders.",
-    "instructions": "Search the catalogue with search_products before placing an order.\nOrders can be cancelled until they ship.\n",
-}
-"""The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
-"""The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
 JSON: TypeAlias = dict[str, Any] | list[Any] | str | int | float | bool | None

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from toolgen.compiler.emit.common import header_text
 from toolgen.compiler.emit.modelplan import DEFS, ModelPlan, build_plan
-from toolgen.compiler.emit.server import TOOLS_FILE, server_block, tool_methods
+from toolgen.compiler.emit.server import tool_methods
 from toolgen.compiler.templating import py_literal, render
 from toolgen.core.ir import Tool, ToolSet
 from toolgen.core.naming import handler_name
@@ -58,10 +58,8 @@ def render_client(
         "client.py.jinja",
         header=header_text(source_note),
         server=toolset.server,
-        server_block=server_block(toolset.server),
         package=toolset.server.package,
         tools=tools,
-        tools_file=TOOLS_FILE,
         needs_mcp_types=any(tool["kind"] == "result" for tool in tools),
         example=tools[0] if tools else None,
         names={"models": MODELS, "typing": TYPING, "client": CLIENT, "mcp_types": MCP_TYPES},

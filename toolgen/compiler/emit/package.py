@@ -1,4 +1,9 @@
-"""Emit the generated package's `__init__.py`, after checking that its name is usable."""
+"""Emit the generated package's `__init__.py`, after checking that its name is usable.
+
+It holds what the package's modules share: the server's identity (`SERVER`, the spec's
+`server` block) and the tool definitions file (`TOOLS_FILE`) that `server.py` serves and
+`client.py` compares a server's tools with.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,11 @@ import sys
 from toolgen.compiler.emit.common import python_header
 from toolgen.compiler.templating import py_literal
 from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
-from toolgen.core.ir import ToolSet
+from toolgen.core.ir import Server, ToolSet
+from toolgen.core.protocol import LATEST_REVISION
+
+TOOLS_FILE = f"{LATEST_REVISION}.json"
+"""The definitions file (under the package's `tools/`) the generated server loads."""
 
 COMMON_PACKAGES = frozenset(
     {
@@ -58,18 +67,36 @@ def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
     check_package_name(toolset)
     server = toolset.server
     names = tuple(tool.name for tool in toolset.tools)
+    entries = "".join(
+        f"    {py_literal(key)}: {py_literal(value)},\n"
+        for key, value in server_block(server).items()
+    )
     text = (
         python_header(source_note)
         + f'"""Generated MCP tool package for server {server.name}."""\n\n'
         + "from pathlib import Path\n\n"
-        + f"SERVER_NAME = {py_literal(server.name)}\n"
-        + f"SERVER_VERSION = {py_literal(server.version)}\n"
+        + f"SERVER: dict[str, str] = {{\n{entries}}}\n"
+        + '"""The spec\'s `server` block: identity and instructions sent to clients."""\n'
+        + 'SERVER_NAME = SERVER["name"]\n'
+        + 'SERVER_VERSION = SERVER["version"]\n'
         + f"TOOL_NAMES = {_tuple(names)}\n"
         + "SPEC_DIR = Path(__file__).parent\n"
         + 'SCHEMA_DIR = SPEC_DIR / "schemas"\n'
         + 'TOOLS_DIR = SPEC_DIR / "tools"\n'
+        + f'TOOLS_FILE = Path(__file__).resolve().parent / "tools" / {py_literal(TOOLS_FILE)}\n'
+        + '"""The tool definitions the server lists and the client checks (written by the same build)."""\n'
     )
     return [("__init__.py", text), ("py.typed", python_header(source_note))]
+
+
+def server_block(server: Server) -> dict[str, str]:
+    """The spec's `server` block as generated code carries it (identity, instructions)."""
+    block = {"name": server.name, "version": server.version}
+    for key in ("title", "description", "instructions"):
+        value = getattr(server, key)
+        if value is not None:
+            block[key] = value
+    return block
 
 
 def _tuple(names: tuple[str, ...]) -> str:

@@ -18,13 +18,10 @@ from toolgen.compiler.emit.modelplan import ModelPlan
 from toolgen.compiler.emit.models import model_class_names
 from toolgen.compiler.templating import render
 from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
-from toolgen.core.ir import Server, Tool, ToolSet
+from toolgen.core.ir import Tool, ToolSet
 from toolgen.core.naming import handler_name
-from toolgen.core.protocol import LATEST_REVISION
 
 SERVER_FILE = "server.py"
-TOOLS_FILE = f"{LATEST_REVISION}.json"
-"""The definitions file (under the package's `tools/`) the generated server loads."""
 _SERVER_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
 
@@ -85,23 +82,11 @@ def _context(toolset: ToolSet, plan: ModelPlan | None = None) -> dict[str, Any]:
         )
     return {
         "server": server,
-        "server_block": server_block(server),
         "package": server.package,
         "tools": tools,
         "model_imports": sorted(imports, key=lambda name: (name.lower(), name)),  # as isort
-        "tools_file": TOOLS_FILE,
         "example_method": tools[0]["method"] if tools else "some_tool",
     }
-
-
-def server_block(server: Server) -> dict[str, str]:
-    """The spec's `server` block as generated code carries it (identity, instructions)."""
-    block = {"name": server.name, "version": server.version}
-    for key in ("title", "description", "instructions"):
-        value = getattr(server, key)
-        if value is not None:
-            block[key] = value
-    return block
 
 
 def tool_methods(tools: tuple[Tool, ...]) -> dict[str, str]:

@@ -3,9 +3,19 @@
 
 from pathlib import Path
 
-SERVER_NAME = "edge-cases"
-SERVER_VERSION = "0.0.1"
+SERVER: dict[str, str] = {
+    "name": "edge-cases",
+    "version": "0.0.1",
+    "title": "Edge \"cases\" '''",
+    "description": 'Line one\nline two """ {{ nope }} \\ end',
+    "instructions": "Ignore ''' and \"\"\" and {% raw %} and \\x00 and\n# comments\n__import__('pathlib').Path('PWNED').touch()",
+}
+"""The spec's `server` block: identity and instructions sent to clients."""
+SERVER_NAME = SERVER["name"]
+SERVER_VERSION = SERVER["version"]
 TOOL_NAMES = ("ns.do-thing", "NS_do_thing")
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"
+TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+"""The tool definitions the server lists and the client checks (written by the same build)."""

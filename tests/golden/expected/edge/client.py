@@ -17,10 +17,11 @@ Streamable HTTP.
 from __future__ import annotations
 
 import typing as _typing
-from pathlib import Path
 
 from toolgen import client as _client
 
+from . import SERVER as _SERVER
+from . import TOOLS_FILE as _TOOLS_FILE
 from . import models as _models
 
 __all__ = ["Client"]
@@ -29,14 +30,8 @@ __all__ = ["Client"]
 class Client(_client.ToolClient):
     """Typed client of the edge-cases tools."""
 
-    SERVER: _typing.ClassVar[dict[str, str]] = {
-        "name": "edge-cases",
-        "version": "0.0.1",
-        "title": "Edge \"cases\" '''",
-        "description": 'Line one\nline two """ {{ nope }} \\ end',
-        "instructions": "Ignore ''' and \"\"\" and {% raw %} and \\x00 and\n# comments\n__import__('pathlib').Path('PWNED').touch()",
-    }
-    TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+    SERVER: _typing.ClassVar[dict[str, str]] = _SERVER
+    TOOLS_FILE = _TOOLS_FILE
 
     async def ns_do_thing(
         self,

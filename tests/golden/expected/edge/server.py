@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from toolgen.runtime import RuntimeToolSet, ToolError
 from toolgen.runtime.definitions import load_definitions
+
+from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
     from .models import (
@@ -59,17 +60,6 @@ def __getattr__(name: str) -> Any:
         return getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-SERVER: dict[str, str] = {
-    "name": "edge-cases",
-    "version": "0.0.1",
-    "title": "Edge \"cases\" '''",
-    "description": 'Line one\nline two """ {{ nope }} \\ end',
-    "instructions": "Ignore ''' and \"\"\" and {% raw %} and \\x00 and\n# comments\n__import__('pathlib').Path('PWNED').touch()",
-}
-"""The spec's `server` block: identity and instructions sent to clients."""
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
-"""The tool definitions this server lists (written by the same build)."""
 
 T = TypeVar("T")
 JSON: TypeAlias = dict[str, Any] | list[Any] | str | int | float | bool | None
