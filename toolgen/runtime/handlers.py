@@ -207,6 +207,9 @@ def bind_handlers(tool_names: list[str], handlers: Any) -> dict[str, BoundHandle
 MAX_STUCK_WORKERS = 256
 """How far the pool grows past `max_workers` to replace workers whose call ended (timed
 out, cancelled) while their handler still runs: Python cannot stop a thread."""
+IDLE_SECONDS = 30.0
+"""How long a worker waits for a job before it ends: a burst of concurrent calls does not
+leave its threads behind for the life of the server."""
 
 
 class Job:
@@ -223,12 +226,19 @@ class DaemonThreadPool(Executor):
 
     A worker whose job was abandoned while running (the call timed out) is *stuck*:
     it does not count against `max_workers`, so new calls still get threads, up
-    to `max_stuck` extra ones. A job abandoned before it started never runs.
+    to `max_stuck` extra ones. A job abandoned before it started never runs. A worker
+    with no job for `idle_seconds` ends (the next call starts another).
     """
 
-    def __init__(self, max_workers: int = 32, max_stuck: int = MAX_STUCK_WORKERS) -> None:
+    def __init__(
+        self,
+        max_workers: int = 32,
+        max_stuck: int = MAX_STUCK_WORKERS,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
         self._max = max_workers
         self._max_stuck = max_stuck
+        self._idle_seconds = idle_seconds
         self._stuck = 0
         self._queue: queue.SimpleQueue[
             tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]
@@ -237,13 +247,15 @@ class DaemonThreadPool(Executor):
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
+        self._pending = 0
+        """Jobs queued and not yet taken, counted under the lock: the queue's own size drops
+        when a worker takes a job, before that worker stops counting as idle."""
         self._starting = 0
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
         call = (lambda: fn(*args, **kwargs)) if kwargs else fn
-        self._queue.put((future, call, () if kwargs else args))
-        self._grow()
+        self._enqueue((future, call, () if kwargs else args))
         return future
 
     def run(self, fn: Callable[[], Any]) -> Job:
@@ -266,8 +278,7 @@ class DaemonThreadPool(Executor):
                     if job.abandoned:
                         self._stuck -= 1
 
-        self._queue.put((None, tracked, ()))
-        self._grow()
+        self._enqueue((None, tracked, ()))
         return job
 
     def abandon(self, job: Job) -> bool:
@@ -287,11 +298,17 @@ class DaemonThreadPool(Executor):
         """Workers still running a job that was abandoned."""
         return self._stuck
 
+    def _enqueue(self, job: tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]) -> None:
+        with self._lock:
+            self._pending += 1
+            self._queue.put(job)
+        self._grow()
+
     def _grow(self) -> None:
         """Start a worker when jobs wait that no idle (or starting) worker will take."""
         with self._lock:
             busy = self._threads - self._stuck
-            waiting = self._queue.qsize() > self._idle + self._starting
+            waiting = self._pending > self._idle + self._starting
             if waiting and busy < self._max and self._threads < self._max + self._max_stuck:
                 self._threads += 1
                 self._starting += 1
@@ -303,9 +320,15 @@ class DaemonThreadPool(Executor):
         while True:
             with self._lock:
                 self._idle += 1
-            future, fn, args = self._queue.get()
+            try:
+                future, fn, args = self._queue.get(timeout=self._idle_seconds)
+            except queue.Empty:
+                if self._retired():
+                    return
+                continue
             with self._lock:
                 self._idle -= 1
+                self._pending -= 1
             if future is None:
                 try:
                     fn()
@@ -318,6 +341,16 @@ class DaemonThreadPool(Executor):
                 future.set_result(fn(*args))
             except BaseException as exc:
                 future.set_exception(exc)
+
+    def _retired(self) -> bool:
+        """Whether this idle worker may end: no job waits that it was counted on to take
+        (`_grow`, under the same lock, starts a worker for a job queued after this)."""
+        with self._lock:
+            self._idle -= 1
+            if self._pending > self._idle + self._starting:
+                return False  # a job came in as the wait ended: stay (idle again next loop)
+            self._threads -= 1
+            return True
 
 
 def import_object(reference: str) -> Any:
