@@ -4,11 +4,12 @@ spec sets.
 Half of the texts are parsed in a forked child while this process parses the
 other half (`core.forked`); each process hands what it parsed to `keep` (the
 parse cache writes its entries, so the two halves are written at once), and the
-child sends its results back as plain data: each file's data, and its positions packed
-once for both the cache and the parent (unpacked here only when something is located). Without `os.fork`, for little input,
-or on any trouble with the child, everything is parsed here: the result is the
-same, only slower. A text that does not parse is left out, so that the
-ordinary (sequential) load reports it with its diagnostics.
+child sends its results back as plain data: each file's data, and its positions
+packed once for both the cache and the parent (unpacked here only when something
+is located). Without `os.fork`, for little input, or on any trouble with the
+child, everything is parsed here: the result is the same, only slower. A text
+that does not parse is left out, so that the ordinary (sequential) load reports
+it with its diagnostics.
 """
 
 from __future__ import annotations
