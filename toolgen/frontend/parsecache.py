@@ -300,6 +300,9 @@ class SharedReader:
     display: dict[Path, str] = field(default_factory=dict)
     """Names to show instead of the path (files copied out of git)."""
     _parsed: dict[str, SourceFile] = field(default_factory=dict)
+    _preloaded: set[Path] = field(default_factory=set)
+    """Paths a preload has read: a second preload of them (a diff's side after both sides
+    were preloaded together) reads nothing again."""
 
     def preload(self, paths: list[Path]) -> None:
         """Take the files parsed before from the cache, and parse (and check) the others now on
@@ -311,6 +314,9 @@ class SharedReader:
 
         texts: dict[str, Path] = {}
         for path in paths:
+            if path in self._preloaded:
+                continue
+            self._preloaded.add(path)
             try:
                 text, shown = read_text(path)
             except SpecError:

@@ -212,6 +212,10 @@ IDLE_SECONDS = 30.0
 leave its threads behind for the life of the server."""
 
 
+_Queued = tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]
+"""A queued job: its future (None for `run`'s fire-and-forget jobs), function, arguments."""
+
+
 class Job:
     """A job given to `DaemonThreadPool.run`: started, finished, abandoned by its caller."""
 
@@ -240,16 +244,13 @@ class DaemonThreadPool(Executor):
         self._max_stuck = max_stuck
         self._idle_seconds = idle_seconds
         self._stuck = 0
-        self._queue: queue.SimpleQueue[
-            tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]
-        ]
-        self._queue = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Queued] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
+        # Jobs queued and not yet taken, counted under the lock: the queue's own size drops
+        # when a worker takes a job, before that worker stops counting as idle.
         self._pending = 0
-        """Jobs queued and not yet taken, counted under the lock: the queue's own size drops
-        when a worker takes a job, before that worker stops counting as idle."""
         self._starting = 0
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
@@ -298,7 +299,7 @@ class DaemonThreadPool(Executor):
         """Workers still running a job that was abandoned."""
         return self._stuck
 
-    def _enqueue(self, job: tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]) -> None:
+    def _enqueue(self, job: _Queued) -> None:
         with self._lock:
             self._pending += 1
             self._queue.put(job)

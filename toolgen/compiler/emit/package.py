@@ -83,7 +83,7 @@ def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         + "SPEC_DIR = Path(__file__).parent\n"
         + 'SCHEMA_DIR = SPEC_DIR / "schemas"\n'
         + 'TOOLS_DIR = SPEC_DIR / "tools"\n'
-        + f'TOOLS_FILE = Path(__file__).resolve().parent / "tools" / {py_literal(TOOLS_FILE)}\n'
+        + f"TOOLS_FILE = TOOLS_DIR.resolve() / {py_literal(TOOLS_FILE)}\n"
         + '"""The tool definitions the server lists and the client checks (written by the same build)."""\n'
     )
     return [("__init__.py", text), ("py.typed", python_header(source_note))]

@@ -17,5 +17,5 @@ TOOL_NAMES = ("ns.do-thing", "NS_do_thing")
 SPEC_DIR = Path(__file__).parent
 SCHEMA_DIR = SPEC_DIR / "schemas"
 TOOLS_DIR = SPEC_DIR / "tools"
-TOOLS_FILE = Path(__file__).resolve().parent / "tools" / "2026-07-28.json"
+TOOLS_FILE = TOOLS_DIR.resolve() / "2026-07-28.json"
 """The tool definitions the server lists and the client checks (written by the same build)."""
