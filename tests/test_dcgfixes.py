@@ -108,6 +108,7 @@ def test_string_literals_are_found_and_requoted_as_dcg_does_in_any_valid_module(
         "x = f'{y}'",  # f-strings: DCG's own code decides
         "x = 'a'\n\ty = 1",  # a tab: DCG's own code decides
         "x = (1 +\\\n 2)",  # a backslash continuation: DCG's own code decides
+        "x = ''''''\ny = \"\"\"\"\"\"\nz = '''a''b'''",  # Python < 3.11.4 found none with *+
         "x = 'a'\r\ny = 'b'",
         "if'x'in'xy':pass",
         "y = 0 or'a'",

@@ -681,3 +681,50 @@ def test_pipelined_calls_beyond_the_in_flight_limit_all_get_answers(
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert sorted(a["id"] for a in answers) == list(range(count))
     assert all(a["result"]["structuredContent"]["text"] == "x" for a in answers)
+
+
+WITHOUT_IS_READING = """
+import asyncio.unix_events, runpy, sys
+pipe = asyncio.unix_events._UnixReadPipeTransport
+own = pipe.is_reading
+def is_reading(self):
+    if sys._getframe(1).f_globals["__name__"].startswith("asyncio"):
+        return own(self)
+    raise NotImplementedError
+pipe.is_reading = is_reading
+runpy.run_module("toolgen", run_name="__main__")
+"""
+"""`python -m toolgen` whose stdin pipe transport, as in Python 3.11.0-3.11.3, has no
+`is_reading` for callers outside asyncio (the base class's raises NotImplementedError)."""
+
+ASYNC_HANDLERS = ["--handlers", "examples.conformance_handlers:HANDLERS"]
+"""Async handlers: each call runs as a task whose end may resume reading."""
+
+
+def test_reading_pauses_and_resumes_on_a_pipe_transport_without_is_reading() -> None:
+    from toolgen.runtime.stdio import MAX_CALLS_IN_FLIGHT
+
+    count = MAX_CALLS_IN_FLIGHT + 5
+    lines = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {"name": "test_simple_text", "arguments": {}, "_meta": modern_meta()},
+            }
+        )
+        for i in range(count)
+    ]
+    command = [sys.executable, "-c", WITHOUT_IS_READING, "serve", str(SPECS / "conformance")]
+    result = subprocess.run(
+        [*command, *ASYNC_HANDLERS],
+        input=("\n".join(lines) + "\n").encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert b"NotImplementedError" not in result.stderr
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert sorted(a["id"] for a in answers) == list(range(count))
+    assert all(a["result"]["isError"] is False for a in answers)

@@ -30,20 +30,24 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|[\r\n])|[^\r\n]+\Z")
 
 _LEXEME = re.compile(
     r"""
-    (?P<comment>\#[^\n]*+)
+    (?P<comment>\#[^\n]*)
   | (?P<string>
         (?P<prefix>(?<!\w)[rRbBuUfF]{1,2})?
-        (?: '''(?:[^'\\]++|\\.|'(?!''))*+'''
-          | \"\"\"(?:[^"\\]++|\\.|"(?!""))*+\"\"\"
-          | '(?:[^'\\\n]++|\\.)*+'
-          | "(?:[^"\\\n]++|\\.)*+"
+        (?: '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
+          | \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
+          | '[^'\\\n]*(?:\\.[^'\\\n]*)*'
+          | "[^"\\\n]*(?:\\.[^"\\\n]*)*"
         )
     )
   | (?P<stray>['"])
     """,
     re.VERBOSE | re.DOTALL,
 )
-"""A comment, a string literal (with its prefix), or a quote that starts neither."""
+"""A comment, a string literal (with its prefix), or a quote that starts neither. Each body
+is an unrolled loop (a run of plain characters, then an escape or a lone quote and another
+run): one way to match any text, so a literal that does not close fails in linear time
+without possessive quantifiers, which Python before 3.11.4 matches wrongly (no triple-quoted
+literal at all)."""
 
 _UNSURE = ("\t", "\f", "\r", "\\\n")
 """Text in which `tokenize` and `untokenize` may read or rebuild a module differently."""

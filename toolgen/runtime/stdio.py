@@ -327,7 +327,7 @@ class _StdioSession:
         notify.running(task)
         self.connection.track(call.request_id, task)
         self._track(task)
-        if len(self.calls) >= MAX_CALLS_IN_FLIGHT and self.reader and self.reader.is_reading():
+        if len(self.calls) >= MAX_CALLS_IN_FLIGHT and self.reader:
             self.reader.pause_reading()  # a client that pipelines thousands of calls waits here
 
     def _start_batch(self, messages: list[Any]) -> None:
@@ -371,12 +371,7 @@ class _StdioSession:
             return
         self.lines.resume()
         reader, writer = self.reader, self.writer
-        if (
-            reader is not None
-            and not reader.is_reading()
-            and not reader.is_closing()
-            and (writer is None or not writer.paused)
-        ):
+        if reader is not None and not reader.is_closing() and (writer is None or not writer.paused):
             reader.resume_reading()
 
 
