@@ -137,9 +137,11 @@ def plan(out: Path, outputs: Sequence[PackageOutput], *, force: bool = False) ->
                     continue
             result.writes[target] = data
         for rel, digest in owned.items():
+            if rel in rendered:
+                continue
             target = package_dir / rel
             existing = _read(target)
-            if rel in rendered or existing is None:
+            if existing is None:
                 continue
             if sha256(existing) == digest or force:
                 result.deletes[target] = sha256(existing)
