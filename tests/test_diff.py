@@ -378,6 +378,14 @@ def test_a_spec_set_and_its_own_published_definitions_do_not_differ() -> None:
     assert result.stdout == ""
 
 
+def test_a_spec_set_and_the_package_built_from_it_do_not_differ() -> None:
+    from conftest import GENERATED
+
+    result = run(str(SPECS / "notes"), str(GENERATED / "notes"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+
+
 def test_spec_sets_without_a_server_block_have_no_version_to_check(tmp_path: Path) -> None:
     for side, tools in (("old", "[{name: a}, {name: b}]"), ("new", "[{name: a}]")):
         (tmp_path / side).mkdir()

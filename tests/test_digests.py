@@ -118,6 +118,22 @@ def test_published_definitions_are_digested_as_they_are(tmp_path: Path) -> None:
     assert "as published" in result.stdout
 
 
+def test_a_built_package_is_digested_as_its_latest_revision_publishes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its schemas, views and reports are not read as tools: only `tools/<latest>.json`."""
+    monkeypatch.chdir(SPECS.parent)
+    runner = CliRunner()
+    built = runner.invoke(cli, ["digest", "generated/notes", "--format", "json"])
+    spec = runner.invoke(cli, ["digest", "specs/notes", "--format", "json"])
+    assert built.exit_code == 0, built.output
+    assert (
+        json.loads(built.stdout)["servers"][0]["tools"]
+        == (json.loads(spec.stdout)["servers"][0]["tools"])
+    )
+    assert len(json.loads(built.stdout)["servers"][0]["tools"]) == 6
+
+
 @pytest.mark.parametrize(
     "value",
     [

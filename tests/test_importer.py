@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,20 @@ def test_a_directory_of_tool_files_is_one_server(tmp_path: Path) -> None:
     assert [t.name for t in toolset.tools] == ["a", "b"]
     assert toolset.server.name == "my-server"
     assert len(toolset.sources) == 2
+
+
+def test_of_built_packages_only_the_latest_tools_list_is_read(tmp_path: Path) -> None:
+    """Their schemas, provider views and reports are not read as tools; other files are."""
+    from conftest import GENERATED, SPECS
+
+    from toolgen import load_toolset
+
+    shutil.copytree(GENERATED / "notes", tmp_path / "out" / "notes")
+    write(tmp_path / "out" / "extra.json", {**TOOL, "name": "extra"})
+    result = read_published(tmp_path / "out")
+    assert result.problems == ()
+    names = [tool.name for tool in result.toolset.tools]
+    assert names == ["extra", *(tool.name for tool in load_toolset(SPECS / "notes").tools)]
 
 
 def test_the_corpus_reads_without_problems() -> None:

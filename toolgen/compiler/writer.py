@@ -21,9 +21,8 @@ from typing import Any
 from toolgen.compiler import journal
 from toolgen.compiler.journal import sha256
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.core.layout import MANIFEST
 from toolgen.core.positions import display_path
-
-MANIFEST = ".toolgen-manifest.json"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 People lint (and later import) servers they did not write, from what those
 servers publish: a `tools/list` result (`{"tools": [...]}`, also inside a
 JSON-RPC response), a JSON list of Tool objects, one Tool object per file, or
-a directory of such files. JSON is parsed by `toolgen.frontend.jsonsource` into the
+a directory of such files. A package toolgen built (`OUT/<package>/`, found by its
+manifest) is its latest revision's `tools/list` result. JSON is parsed by `toolgen.frontend.jsonsource` into the
 same `SourceFile` as YAML, so every value keeps its `file:line:col` and
 findings point into the JSON exactly as they point into YAML specs.
 
@@ -23,6 +24,7 @@ from typing import Any
 from toolgen.core import naming
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.ir import HINTS, Annotations, Origin, Server, Tool, ToolSet
+from toolgen.core.layout import MANIFEST, built_tools_file
 from toolgen.core.positions import JsonPath, SourceFile, display_path
 from toolgen.core.protocol import WRAP_KEY, WRAPPED_META_KEY
 from toolgen.frontend.jsonsource import read_json
@@ -100,11 +102,7 @@ def definition_files(roots: Sequence[Path]) -> list[Path]:
     problems: list[Diagnostic] = []
     for root in roots:
         if root.is_dir():
-            found.extend(
-                sorted(
-                    p for p in root.rglob("*" + JSON_SUFFIX) if p.is_file() and not _hidden(p, root)
-                )
-            )
+            found.extend(_json_files(root))
         elif root.is_file():
             found.append(root)
         else:
@@ -113,6 +111,24 @@ def definition_files(roots: Sequence[Path]) -> list[Path]:
     if problems:
         raise SpecError(problems)
     return list(dict.fromkeys(found))
+
+
+def _json_files(root: Path) -> list[Path]:
+    """The JSON files under `root`, hidden parts skipped; of a package toolgen built, only its
+    latest revision's `tools/list` result (its other files are schemas, views and reports)."""
+    built = {
+        package: built_tools_file(package)
+        for manifest in root.rglob(MANIFEST)
+        if not _hidden((package := manifest.parent), root)
+    }
+    files = []
+    for path in sorted(root.rglob("*" + JSON_SUFFIX)):
+        if not path.is_file() or _hidden(path, root):
+            continue
+        owner = next((p for p in built if path.is_relative_to(p)), None)
+        if owner is None or path == built[owner]:
+            files.append(path)
+    return files
 
 
 class ShapeError(Exception):

@@ -14,6 +14,7 @@ from toolgen.compiler.emit.common import python_header
 from toolgen.compiler.templating import py_literal
 from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.core.ir import Server, ToolSet
+from toolgen.core.layout import TOOLS_DIR
 from toolgen.core.protocol import LATEST_REVISION
 
 TOOLS_FILE = f"{LATEST_REVISION}.json"
@@ -82,7 +83,7 @@ def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         + f"TOOL_NAMES = {_tuple(names)}\n"
         + "SPEC_DIR = Path(__file__).parent\n"
         + 'SCHEMA_DIR = SPEC_DIR / "schemas"\n'
-        + 'TOOLS_DIR = SPEC_DIR / "tools"\n'
+        + f"TOOLS_DIR = SPEC_DIR / {py_literal(TOOLS_DIR)}\n"
         + f"TOOLS_FILE = TOOLS_DIR.resolve() / {py_literal(TOOLS_FILE)}\n"
         + '"""The tool definitions the server lists and the client checks (written by the same build)."""\n'
     )

@@ -6,9 +6,9 @@ from __future__ import annotations
 from toolgen.compiler.emit.common import header_text, json_text
 from toolgen.core.digests import digests_document
 from toolgen.core.ir import ToolSet
+from toolgen.core.layout import TOOLS_DIR
 from toolgen.core.protocol import EMITTED_REVISIONS, list_tools_result
 
-TOOLS_DIR = "tools"
 GENERATED_META_KEY = "dev.toolgen/generated"
 DIGESTS_FILE = "digests.json"
 

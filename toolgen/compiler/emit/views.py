@@ -8,8 +8,9 @@ tools as the latest protocol revision publishes them.
 from __future__ import annotations
 
 from toolgen.compiler.emit.common import header_text, json_text
-from toolgen.compiler.emit.tooldefs import GENERATED_META_KEY, TOOLS_DIR
+from toolgen.compiler.emit.tooldefs import GENERATED_META_KEY
 from toolgen.core.ir import ToolSet
+from toolgen.core.layout import TOOLS_DIR
 from toolgen.core.protocol import LATEST_REVISION, tool_definition
 from toolgen.jsonschema.providers import PROVIDERS, convert
 
