@@ -22,11 +22,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import marshal
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from toolgen.core.atomic import write_atomically
 
 CACHE_DIR = ".toolgen-cache"
 FORMAT = f"toolgen-cache-3 marshal-{marshal.version} python-{sys.version_info[:2]}"
@@ -79,13 +79,7 @@ class Cache:
             ignore = self.path.parent / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# toolgen's build cache\n*\n", encoding="utf-8")
-            fd, name = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                os.replace(name, self.path)
-            finally:
-                Path(name).unlink(missing_ok=True)
+            write_atomically(self.path, data)
 
     def _entries(self) -> dict[str, Any]:
         if self._stored is None:

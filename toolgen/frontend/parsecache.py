@@ -27,7 +27,6 @@ import contextlib
 import functools
 import hashlib
 import importlib.util
-import itertools
 import marshal
 import os
 import sys
@@ -36,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolgen.core.atomic import write_atomically
 from toolgen.core.errors import SpecError
 from toolgen.core.positions import SourceFile
 from toolgen.core.version import __version__
@@ -122,19 +122,8 @@ def store(entry: Path, data: bytes) -> None:
     half of one), then prune its directory; a cache that cannot be written is ignored."""
     with contextlib.suppress(OSError):
         entry.parent.mkdir(parents=True, exist_ok=True)
-        name = entry.with_name(f"{entry.name}.{os.getpid()}-{next(_WRITES)}.tmp")  # this writer's
-        try:
-            with open(name, "xb") as handle:
-                handle.write(data)
-            os.replace(name, entry)
-        finally:
-            name.unlink(missing_ok=True)
+        write_atomically(entry, data)
         _prune(entry.parent)
-
-
-_WRITES = itertools.count()
-"""Names the temporary files of this process apart (`tempfile` would cost a lint ~10 ms of
-imports: shutil and the compression modules it loads)."""
 
 
 def _entry(text: str) -> Path | None:
