@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolgen.jsonschema.predicate import Check, Unsure, compile_predicate
+
 MAX_ISSUES: Final = 8
 """How many issues a message lists (the rest are counted, not shown)."""
 MAX_MESSAGE: Final = 160
@@ -63,13 +65,20 @@ def invalid_arguments(tool: str, issues: list[ValidationIssue]) -> str:
 
 
 class SchemaValidator:
-    """A schema, compiled on first use; `issues(value)` is empty when the value is valid."""
+    """A schema, compiled on first use; `issues(value)` is empty when the value is valid.
 
-    __slots__ = ("_compiled", "schema")
+    A schema of common keywords is checked by a Python predicate
+    (`toolgen.jsonschema.predicate`); jsonschema-rs is loaded only for other schemas, to
+    confirm a value the predicate refuses (a refusal then never rests on the predicate
+    alone) and to describe what is wrong."""
+
+    __slots__ = ("_check", "_compiled", "_tried", "schema")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema
         self._compiled: Any = None
+        self._check: Check | None = None
+        self._tried = False  # whether the schema was compiled to a predicate (or could not be)
 
     def _validator(self) -> Any:
         if self._compiled is None:
@@ -79,13 +88,22 @@ class SchemaValidator:
         return self._compiled
 
     def is_valid(self, value: Any) -> bool:
+        if not self._tried:
+            self._check, self._tried = compile_predicate(dict(self.schema)), True
+        check = self._check
+        if check is not None:
+            try:
+                if check(value):
+                    return True
+            except (Unsure, RecursionError):  # a value nested too deep for Python's stack, say
+                pass
         return bool((self._compiled or self._validator()).is_valid(value))
 
     def issues(self, value: Any) -> list[ValidationIssue]:
         """Every problem with `value`, in the validator's (deterministic) order; `[]` if valid."""
-        validator = self._compiled or self._validator()
-        if validator.is_valid(value):
+        if self.is_valid(value):
             return []
+        validator = self._compiled or self._validator()
         try:
             return [
                 ValidationIssue(
