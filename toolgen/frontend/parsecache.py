@@ -319,6 +319,8 @@ class SharedReader:
                 texts[text] = path
         if not worth_forking(texts):
             return
+        import toolgen.frontend.spec  # noqa: F401 - both processes check files: import it once, before the fork
+
         for text, source in parse_all(texts, _remember_checked).items():  # stored where parsed
             if not source.problems:  # reported by the ordinary read, under the file's name
                 if source not in _TEXT_KEYS:  # stored by the child: its key, hashed once here
