@@ -4,9 +4,9 @@ People lint (and later import) servers they did not write, from what those
 servers publish: a `tools/list` result (`{"tools": [...]}`, also inside a
 JSON-RPC response), a JSON list of Tool objects, one Tool object per file, or
 a directory of such files. A package toolgen built (`OUT/<package>/`, found by its
-manifest) is its latest revision's `tools/list` result. JSON is parsed by `toolgen.frontend.jsonsource` into the
-same `SourceFile` as YAML, so every value keeps its `file:line:col` and
-findings point into the JSON exactly as they point into YAML specs.
+manifest) is its latest revision's `tools/list` result. JSON is parsed by
+`toolgen.frontend.jsonsource` into the same `SourceFile` as YAML, so every value keeps
+its `file:line:col` and findings point into the JSON exactly as they point into YAML specs.
 
 Published schemas are already self-contained documents; they are kept as
 written (minus `$schema`/`$id`, which the IR leaves to emitters). A declared

@@ -1,8 +1,10 @@
 """Compiled JSON Schema 2020-12 validators and readable validation issues.
 
-Each schema is compiled once, on first use, with jsonschema-rs (the fastest
-correct 2020-12 validator we measured: see `benchmarks/validators.py`).
-Validation first asks the cheap `is_valid`; only an invalid value pays for
+Each schema is compiled once, on first use: to a Python predicate when it uses only
+common keywords (`toolgen.jsonschema.predicate`: a server of such tools never loads a
+validator for valid values), else with jsonschema-rs (the fastest correct 2020-12
+validator we measured: see `benchmarks/validators.py`), which also confirms every
+refusal. Validation first asks the cheap `is_valid`; only an invalid value pays for
 collecting the issues, each of which names the field and the problem.
 Network `$ref`s are never fetched (`offline=True`); the IR's schemas are
 self-contained anyway.
