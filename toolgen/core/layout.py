@@ -16,8 +16,6 @@ MANIFEST = ".toolgen-manifest.json"
 TOOLS_DIR = "tools"
 
 
-def built_tools_file(package: Path, revision: str = LATEST_REVISION) -> Path | None:
-    """The `tools/list` result of `revision` in `package`, when toolgen built it; else None."""
-    if not (package / MANIFEST).is_file():
-        return None
+def tools_file(package: Path, revision: str = LATEST_REVISION) -> Path:
+    """Where a built `package` holds the `tools/list` result of `revision`."""
     return package / TOOLS_DIR / f"{revision}.json"

@@ -24,7 +24,7 @@ from typing import Any
 from toolgen.core import naming
 from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.core.ir import HINTS, Annotations, Origin, Server, Tool, ToolSet
-from toolgen.core.layout import MANIFEST, built_tools_file
+from toolgen.core.layout import MANIFEST, tools_file
 from toolgen.core.positions import JsonPath, SourceFile, display_path
 from toolgen.core.protocol import WRAP_KEY, WRAPPED_META_KEY
 from toolgen.frontend.jsonsource import read_json
@@ -114,15 +114,13 @@ def definition_files(roots: Sequence[Path]) -> list[Path]:
 
 
 def _json_files(root: Path) -> list[Path]:
-    """The JSON files under `root`, hidden parts skipped; of a package toolgen built, only its
-    latest revision's `tools/list` result (its other files are schemas, views and reports)."""
-    built = {
-        package: built_tools_file(package)
-        for manifest in root.rglob(MANIFEST)
-        if not _hidden((package := manifest.parent), root)
-    }
+    """The JSON files under `root`, hidden parts skipped; of a package toolgen built (its
+    manifest is one of them), only its latest revision's `tools/list` result (its other
+    files are schemas, views and reports)."""
+    found = sorted(root.rglob("*" + JSON_SUFFIX))
+    built = {p.parent: tools_file(p.parent) for p in found if p.name == MANIFEST}
     files = []
-    for path in sorted(root.rglob("*" + JSON_SUFFIX)):
+    for path in found:
         if not path.is_file() or _hidden(path, root):
             continue
         owner = next((p for p in built if path.is_relative_to(p)), None)

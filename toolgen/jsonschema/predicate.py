@@ -109,7 +109,7 @@ def _compile(schema: Any, depth: int) -> Check:
 def _leaf(schema: dict[str, Any], kind: str | None) -> Check | None:
     """One check for the commonest leaves: a string with length bounds, an integer or number
     with inclusive bounds (None for anything else)."""
-    rest = {k for k in schema if k != "type" and k not in ANNOTATIONS and not k.startswith("x-")}
+    rest = {k for k in schema if k != "type" and not _ignored(k)}
     if kind == "string" and rest <= {"minLength", "maxLength"}:
         shortest, longest = schema.get("minLength", 0), schema.get("maxLength")
         if type(shortest) is not int or not (longest is None or type(longest) is int):
@@ -151,7 +151,7 @@ def _keyword(schema: dict[str, Any], key: str, kind: str | None, depth: int) -> 
     """The check of one keyword (None: it changes no verdict, or another keyword checks it).
     With `kind`, a value reaches the check only when the `type` check passed."""
     value = schema[key]
-    if key in ANNOTATIONS or key.startswith("x-"):
+    if _ignored(key):
         return None
     if key == "type":
         return _type(value)
@@ -168,6 +168,11 @@ def _keyword(schema: dict[str, Any], key: str, kind: str | None, depth: int) -> 
     if key in ("allOf", "anyOf", "oneOf", "not"):
         return _combined(key, value, depth)
     raise Unsupported
+
+
+def _ignored(key: str) -> bool:
+    """Whether a keyword changes no verdict: an annotation or an `x-` extension."""
+    return key in ANNOTATIONS or key.startswith("x-")
 
 
 def _type(names: Any) -> Check:
@@ -232,17 +237,18 @@ def _bound(key: str, bound: Any, kind: str | None) -> Check | None:
     applies_to, test = BOUNDS[key]
     if type(bound) not in (int, float) or (applies_to != "number" and type(bound) is not int):
         raise Unsupported
-    if applies_to == "number":
-        if kind in ("integer", "number"):
-            return lambda value: test(value, bound)
-        if kind is not None:
-            return None
-        return lambda value: kind_of(value) not in ("integer", "number") or test(value, bound)
-    if kind == applies_to:
-        return lambda value: test(value, bound)
+    kinds = ("integer", "number") if applies_to == "number" else (applies_to,)
+    return _for_kinds(kinds, kind, lambda value: test(value, bound))
+
+
+def _for_kinds(kinds: tuple[str, ...], kind: str | None, check: Check) -> Check | None:
+    """`check` for values of `kinds` (other values pass); with the schema's `kind` known,
+    the check alone, or None when it can never apply."""
+    if kind in kinds:
+        return check
     if kind is not None:
         return None
-    return lambda value: kind_of(value) != applies_to or test(value, bound)
+    return lambda value: kind_of(value) not in kinds or check(value)
 
 
 def _object(schema: dict[str, Any], key: str, kind: str | None, depth: int) -> Check | None:
@@ -281,11 +287,7 @@ def _object(schema: dict[str, Any], key: str, kind: str | None, depth: int) -> C
 
 
 def _items(sub: Check, kind: str | None) -> Check | None:
-    if kind == "array":
-        return lambda value: all(sub(item) for item in value)
-    if kind is not None:
-        return None
-    return lambda value: kind_of(value) != "array" or all(sub(item) for item in value)
+    return _for_kinds(("array",), kind, lambda value: all(sub(item) for item in value))
 
 
 def _combined(key: str, value: Any, depth: int) -> Check:
@@ -298,5 +300,5 @@ def _combined(key: str, value: Any, depth: int) -> Check:
     if key == "allOf":
         return lambda instance: all(sub(instance) for sub in subs)
     if key == "anyOf":
-        return lambda instance: any([sub(instance) for sub in subs])
+        return lambda instance: any(sub(instance) for sub in subs)
     return lambda instance: sum(1 for sub in subs if sub(instance)) == 1
