@@ -146,7 +146,12 @@ def _build_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
         )
     lint = summary["lint"]
     if lint.get("wall"):
-        lines += [f"## Lint ({sizes['build_tools']} tools, whole process)", ""]
+        lines += [
+            f"## Lint ({sizes['build_tools']} tools, whole process)",
+            "",
+            "Three runs of each kind per round (one of the run right after a build).",
+            "",
+        ]
         rows = [
             [
                 "repeated, nothing changed (findings from the lint result cache)",

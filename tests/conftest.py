@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,3 +67,15 @@ def project(tmp_path: Path) -> Path:
     """A copy of the repo's notes specs in a fresh project directory."""
     shutil.copytree(SPECS / "notes", tmp_path / "specs" / "notes")
     return tmp_path
+
+
+def wait_for_exits() -> None:
+    """Reap the forked children that sent their value and were left to exit on their own
+    (`core.forked` reaps them without waiting); fails when one is still there after 10 s."""
+    from toolgen.core import forked
+
+    deadline = time.monotonic() + 10
+    while forked._EXITING and time.monotonic() < deadline:
+        forked._reap_exited()
+        time.sleep(0.01)
+    assert not forked._EXITING

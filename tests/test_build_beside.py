@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import snapshot
+from conftest import snapshot, wait_for_exits
 
 from toolgen.compiler import modeljobs
 from toolgen.compiler.build import build, check
@@ -172,11 +172,13 @@ def test_pool_children_not_needed_are_dismissed_and_reaped(
 ) -> None:
     out = project / "out"
     build([project / "specs" / "notes"], out)
+    wait_for_exits()
     before = child_pids()
     spec = next((project / "specs" / "notes").glob("*.yaml"))
     spec.write_text(spec.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     build([project / "specs" / "notes"], out)  # every fragment cached: both children dismissed
     assert len(two_cores) == 2
+    wait_for_exits()
     assert child_pids() == before
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 from pathlib import Path
 
 import pytest
@@ -64,5 +65,13 @@ def test_what_the_child_ships_is_checked_and_a_bad_shipment_is_not_taken() -> No
     received = SourceFile.from_shipped(path, "notes.yaml", fresh.shipped(), again)
     assert received is not None and received.data == fresh.data
     assert received.positions == fresh.positions
-    for bad in [None, (fresh.data,), (fresh.data, "not bytes"), [fresh.data, b""]]:
+    shipped = fresh.shipped()
+    not_pairs = [(fresh.data,), (fresh.data, "not bytes"), [fresh.data, b""]]
+    for bad in [
+        None,
+        (fresh.data, fresh.packed_positions()),  # not marshalled
+        shipped[: len(shipped) // 2],  # cut short
+        b"\xff not marshal",
+        *(marshal.dumps(value) for value in not_pairs),
+    ]:
         assert SourceFile.from_shipped(path, "notes.yaml", bad, again) is None

@@ -4,10 +4,12 @@ gives, and falls back to this process when the child's part cannot be had."""
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, wait_for_exits
 
 from toolgen.core import forked
 from toolgen.core.ir import ToolSet
@@ -51,14 +53,49 @@ def test_a_result_that_is_not_plain_data_gives_none(split_allowed: None) -> None
 
 
 @needs_fork
-def test_this_process_errors_propagate_after_the_child_is_reaped(split_allowed: None) -> None:
+def test_this_process_errors_propagate_and_no_child_is_left_behind(split_allowed: None) -> None:
     def fail() -> int:
         raise KeyError("here")
 
     with pytest.raises(KeyError):
         forked.beside(lambda: 1, fail)
+    wait_for_exits()
     with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left behind
+        os.waitpid(-1, os.WNOHANG)
+
+
+@needs_fork
+def test_a_child_that_sent_its_value_is_reaped_once_gone_and_the_next_fork_reaps_it(
+    split_allowed: None,
+) -> None:
+    for _ in range(3):
+        assert forked.beside(lambda: 1, lambda: 2) == (1, 2)
+        assert len(forked._EXITING) <= 1  # each fork reaps the children gone before it
+    wait_for_exits()
+
+
+@needs_fork
+def test_a_handout_gives_each_item_to_one_process_only(split_allowed: None) -> None:
+    def take_slowly(handout: forked.Handout) -> list[int]:
+        taken = []
+        for item in handout:
+            taken.append(item)
+            time.sleep(0.001)  # an item's work: the other process takes the next
+        return taken
+
+    with forked.Handout(200) as handout:
+        theirs, mine = forked.beside(lambda: take_slowly(handout), lambda: take_slowly(handout))
+    assert theirs is not None
+    assert sorted(theirs + mine) == list(range(200))
+    assert theirs and mine  # both took turns
+
+
+def test_a_long_handout_hands_out_runs_of_neighbours_in_order() -> None:
+    count = forked.Handout.MAX_RECORDS * 3 + 5
+    with forked.Handout(count) as handout:
+        assert list(handout) == list(range(count))
+    with forked.Handout(0) as handout:
+        assert list(handout) == []
 
 
 def test_beside_other_threads_nothing_is_forked() -> None:
@@ -111,15 +148,31 @@ def test_checking_tools_on_two_cores_finds_what_one_process_finds(
 
     monkeypatch.setattr(forked, "beside", counted)
     assert engine.lint_toolset(toolset, LintConfig()) == alone
-    assert len(splits) == 1 and isinstance(splits[0], list)  # the child checked its half
+    assert len(splits) == 1 and isinstance(splits[0], dict) and splits[0]  # the child's share
     assert len(alone) > 10
 
 
+def _unreadable(received: Any) -> Any:
+    return {index: [("not", "a row")] for index in received}
+
+
 @needs_fork
-def test_when_the_child_fails_its_tools_are_checked_here(
-    monkeypatch: pytest.MonkeyPatch, split_allowed: None, corpus: tuple[ToolSet, list[Finding]]
+@pytest.mark.parametrize(
+    "spoil", [lambda received: None, _unreadable], ids=["the child fails", "its rows do not read"]
+)
+def test_tools_the_child_could_not_check_are_checked_here(
+    monkeypatch: pytest.MonkeyPatch,
+    split_allowed: None,
+    corpus: tuple[ToolSet, list[Finding]],
+    spoil: Callable[[Any], Any],
 ) -> None:
     toolset, alone = corpus
     monkeypatch.setattr(engine, "MIN_SPLIT", 2)
-    monkeypatch.setattr(forked, "beside", lambda theirs, mine: (None, mine()))
+    beside = forked.beside
+
+    def spoiled(theirs: Any, mine: Any) -> Any:
+        received, found = beside(theirs, mine)
+        return spoil(received), found
+
+    monkeypatch.setattr(forked, "beside", spoiled)
     assert engine.lint_toolset(toolset, LintConfig()) == alone

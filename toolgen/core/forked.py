@@ -1,8 +1,9 @@
 """Compute in forked child processes while this process does other work: two cores for
 the CPU-bound batch work of a build, a first lint or a first diff of a large spec set.
 
-`beside(theirs, mine)` runs one part of a job in a child and the rest here (parsing half
-of the files, checking half of the tools); `Beside` computes one value in a child, and a
+`beside(theirs, mine)` runs one part of a job in a child and the rest here (parsing
+files, checking tools), the two taking the job's items in turns from a `Handout` so that
+neither waits long for the other; `Beside` computes one value in a child, and a
 `Standby` child is forked before its computation is known (`toolgen.compiler.modeljobs`
 makes a big build's models with them).
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import marshal
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from functools import partial
 from typing import Any, TypeVar
@@ -72,10 +73,69 @@ def beside(theirs: Callable[[], Any], mine: Callable[[], T]) -> tuple[Any | None
     return value, result
 
 
+_EXITING: set[int] = set()
+"""Children that sent their whole value and are leaving. A parent does not wait for a
+child's exit on the way to its value (tearing a big child's memory down takes a few ms):
+they are reaped when they are gone, at the next value or fork (`_reap_exited`)."""
+
+
+def _reap_exited() -> None:
+    """Reap the children of `_EXITING` that have exited, without waiting for the others."""
+    for pid in list(_EXITING):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped by someone else
+            done = pid
+        if done:
+            _EXITING.discard(pid)
+
+
+class Handout:
+    """Hands out the numbers 0 to `count` - 1 to a parent and its forked children, each
+    number once, to whichever process asks first: they take turns at one queue (a pipe
+    filled before the fork). A part that runs slower than its share (bigger items, a busier
+    core) leaves more of the rest to the others, and none waits long for another at the end.
+    Items go in order, one at a time or in runs of `run` neighbours (longer runs when there
+    are more than `MAX_RECORDS` of them). Create it before the fork, iterate it in each
+    process, close it after."""
+
+    MAX_RECORDS = 1024
+    """Records of 4 bytes: the queue fits in a pipe's atomic write (PIPE_BUF, 4 KiB)."""
+
+    def __init__(self, count: int, run: int = 1) -> None:
+        self.count = count
+        self._run = max(run, -(-count // self.MAX_RECORDS))
+        read, write = os.pipe()
+        try:
+            starts = range(0, count, self._run)
+            os.write(write, b"".join(start.to_bytes(4, "little") for start in starts))
+        except OSError:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        self._read = read
+
+    def __iter__(self) -> Iterator[int]:
+        while record := os.read(self._read, 4):
+            start = int.from_bytes(record, "little")
+            yield from range(start, min(start + self._run, self.count))
+
+    def close(self) -> None:
+        os.close(self._read)
+
+    def __enter__(self) -> Handout:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class Beside:
     """`compute()` running in a forked child; `result()` waits for its value (or exception)."""
 
     def __init__(self, compute: Callable[[], Any]) -> None:
+        _reap_exited()
         read, write = os.pipe()
         try:
             pid = os.fork()
@@ -97,13 +157,20 @@ class Beside:
         with os.fdopen(self._read, "rb") as pipe:
             while chunk := pipe.read(1 << 20):
                 chunks.append(chunk)
-        _, status = os.waitpid(self._pid, 0)
         data = b"".join(chunks)
-        if os.waitstatus_to_exitcode(status) != 0 or not data:
-            raise ChildFailed(f"the build's child process ended with status {status}")
         kind, payload = data[:1], data[1:]
         if kind == b"v":
-            return marshal.loads(payload)
+            try:
+                value = marshal.loads(payload)
+            except (EOFError, ValueError, TypeError):
+                pass  # cut short: the child failed while sending, as its status tells
+            else:  # the whole value: the child is leaving, and is reaped without a wait
+                _EXITING.add(self._pid)
+                _reap_exited()
+                return value
+        _, status = os.waitpid(self._pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0 or kind != b"e":
+            raise ChildFailed(f"the build's child process ended with status {status}")
         import pickle  # an exception: rare (and a split that never fails starts faster)
 
         try:

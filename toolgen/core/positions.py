@@ -34,20 +34,29 @@ class SourceFile:
     """What the reader could step over (a duplicate key is dropped): reported with the
     file's other problems, so one run shows them all."""
 
-    def shipped(self) -> tuple[Any, bytes]:
-        """What another process needs to rebuild this parse (`from_shipped`), plain data only:
-        the data and the positions packed (`packed_positions`)."""
-        return (self.data, self.packed_positions())
+    def shipped(self) -> bytes:
+        """What another process needs to rebuild this parse (`from_shipped`): the data and the
+        positions packed (`packed_positions`), marshalled (plain data only)."""
+        return self.shipped_as(self.data, self.packed_positions())
+
+    @staticmethod
+    def shipped_as(data: Any, packed: bytes) -> bytes:
+        """`shipped()` of a parse with this data and these packed positions."""
+        return marshal.dumps((data, packed))
 
     @classmethod
     def from_shipped(
         cls, path: Path, display: str, shipped: Any, again: Callable[[], SourceFile]
     ) -> SourceFile | None:
         """The file whose `shipped()` is `shipped`, read from `path` (its positions unpacked
-        when first asked for, as `from_packed`); None when `shipped` is not such a pair."""
-        if not (isinstance(shipped, tuple) and len(shipped) == 2 and isinstance(shipped[1], bytes)):
+        when first asked for, as `from_packed`); None when `shipped` is not such a value."""
+        try:
+            pair = marshal.loads(shipped) if isinstance(shipped, bytes) else None
+        except (EOFError, ValueError, TypeError):
             return None
-        return cls.from_packed(path, display, shipped[0], shipped[1], again)
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], bytes)):
+            return None
+        return cls.from_packed(path, display, pair[0], pair[1], again)
 
     def renamed(self, path: Path, display: str) -> SourceFile:
         """The same parse, read from another place (data and positions are shared)."""

@@ -1,23 +1,24 @@
 """Parse many spec files on two cores: the parse dominates a first lint or diff of large
 spec sets.
 
-Half of the texts are parsed in a forked child while this process parses the
-other half (`core.forked`); each process hands what it parsed to `keep` (the
-parse cache writes its entries, so the two halves are written at once), and the
-child sends its results back as plain data: each file's data, and its positions
-packed once for both the cache and the parent (unpacked here only when something
-is located). Without `os.fork`, for little input, or on any trouble with the
-child, everything is parsed here: the result is the same, only slower. A text
-that does not parse is left out, so that the ordinary (sequential) load reports
-it with its diagnostics.
+The texts are parsed in a forked child and in this process at once, each taking
+the next text from one queue (`core.forked.Handout`, the biggest texts first)
+until none is left, so that the two finish at about the same time. Each process
+hands what it parsed to `keep` (the parse cache writes its entries, so both
+processes write at once), and the child sends its results back as plain data:
+each file's data and its positions, packed once for both the cache and the parent
+(unpacked here only when something is located) and marshalled as each file is
+done. Without `os.fork`, for little input, or on any trouble with the child,
+everything is parsed here: the result is the same, only slower. A text that does
+not parse is left out, so that the ordinary (sequential) load reports it with its
+diagnostics.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from toolgen.core import forked
 from toolgen.core.errors import SpecError
@@ -25,8 +26,6 @@ from toolgen.core.positions import SourceFile
 
 MIN_PARALLEL_BYTES = 256 * 1024
 """Below this much text, forking costs more than it saves."""
-
-Shipped = tuple[Any, bytes]  # data, packed positions (`SourceFile.shipped`)
 
 
 def worth_forking(texts: Collection[str]) -> bool:
@@ -40,36 +39,60 @@ Keep = Callable[[str, SourceFile], None]
 
 def parse_all(texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
     """Parse each text (read from the given path); texts that do not parse are left out."""
-    todo = sorted(texts, key=len, reverse=True)
+    todo = sorted(texts, key=len, reverse=True)  # the biggest first: the last ones are short
     if not worth_forking(todo):
         return _parse(todo, texts, keep)
-    theirs, mine = todo[0::2], todo[1::2]
-    received, result = forked.beside(
-        lambda: _shipped(theirs, texts, keep), lambda: _parse(mine, texts, keep)
-    )
+    try:
+        handout = forked.Handout(len(todo))
+    except OSError:  # no pipe to be had
+        return _parse(todo, texts, keep)
+    mine: list[int] = []
+    with handout:
+        received, result = forked.beside(
+            lambda: _shipped(handout, todo, texts, keep),
+            lambda: _parse(_taken(handout, todo, mine), texts, keep),
+        )
     if not isinstance(received, dict):
         received = {}
-    for text in theirs:
+    taken_here = set(mine)
+    for index, text in enumerate(todo):
+        if index in taken_here:
+            continue
         path = texts[text]
         again = partial(_parse_one, text, path)
-        source = SourceFile.from_shipped(path, str(path), received.get(text), again)
+        source = SourceFile.from_shipped(path, str(path), received.get(index), again)
         if source is not None:
             result[text] = source
-        else:
+        else:  # the child's parse failed, or the child did
             result.update(_parse([text], texts, keep))
     return result
 
 
-def _shipped(todo: list[str], texts: dict[str, Path], keep: Keep) -> dict[str, Shipped]:
-    """The clean parses of `todo`, as plain data (what the child sends back); each file's
-    positions are packed once, for the cache (`keep`) and for the parent."""
-    out: dict[str, Shipped] = {}
+def _taken(handout: forked.Handout, todo: list[str], taken: list[int]) -> Iterator[str]:
+    """The texts this process takes from `handout`, their indices noted in `taken`."""
+    for index in handout:
+        taken.append(index)
+        yield todo[index]
 
-    def keep_packed(text: str, source: SourceFile) -> None:
-        out[text] = shipped = source.shipped()
-        keep(text, SourceFile.from_packed(source.path, source.display, *shipped, lambda: source))
 
-    _parse(todo, texts, keep_packed)
+def _shipped(
+    handout: forked.Handout, todo: list[str], texts: dict[str, Path], keep: Keep
+) -> dict[int, bytes]:
+    """The clean parses of the texts the child takes from `handout`, by their index in
+    `todo`, each packed for the parent as soon as it is made (`SourceFile.shipped`): the
+    child's last work is then only to send them. A file's positions are packed once, for
+    the cache (`keep`) and for the parent."""
+    out: dict[int, bytes] = {}
+    taken: list[int] = []
+
+    def keep_packed(text: str, source: SourceFile) -> None:  # the text taken last
+        data, packed = source.data, source.packed_positions()
+        out[taken[-1]] = SourceFile.shipped_as(data, packed)
+        keep(
+            text, SourceFile.from_packed(source.path, source.display, data, packed, lambda: source)
+        )
+
+    _parse(_taken(handout, todo, taken), texts, keep_packed)
     return out
 
 
@@ -80,7 +103,7 @@ def _parse_one(text: str, path: Path) -> SourceFile:
     return parse_source(text, path, str(path))
 
 
-def _parse(todo: list[str], texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
+def _parse(todo: Iterable[str], texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
     out: dict[str, SourceFile] = {}
     for text in todo:
         try:

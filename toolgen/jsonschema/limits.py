@@ -21,8 +21,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import jsonschema_rs
-
 from toolgen.core.positions import JsonPath
 from toolgen.jsonschema.pointer import MISSING, resolve_pointer
 from toolgen.jsonschema.walk import subschema_list, subschemas, walk_schemas
@@ -109,7 +107,10 @@ def may_have_schema_problem(blob: bytes) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def regex_problem(pattern: str) -> str | None:
-    """Why the validator's regex engine refuses `pattern` (None: it compiles)."""
+    """Why the validator's regex engine refuses `pattern` (None: it compiles). The engine is
+    imported here, on the first pattern: a spec set without one never loads it."""
+    import jsonschema_rs
+
     try:
         jsonschema_rs.Draft202012Validator({"pattern": pattern})
     except (jsonschema_rs.ValidationError, ValueError) as exc:

@@ -7,6 +7,7 @@ configuration silence more; severities are resolved last.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any
@@ -160,34 +161,41 @@ _BOOLEAN_KEY: tuple[tuple[Any, ...], frozenset[str]] = ((), frozenset({BOOLEAN})
 
 MIN_SPLIT = 200
 """Fewer tools to check than this are checked here: a fork would cost more than it saves."""
+RUN = 25
+"""Tools handed out together to one of the two processes (`check_tools`)."""
 
 
 def check_tools(tools: list[Tool], check: Callable[[Tool], ToolHits]) -> list[ToolHits]:
-    """`check` of each tool, in order: on two cores when there are many. The second half is
-    checked in a forked child (`core.forked`; its hits come back as the tool cache's rows):
-    halves rather than every other tool, since a forked process copies each page of memory
-    it writes, and each process then writes mostly the pages of its own tools."""
+    """`check` of each tool, in order: on two cores when there are many. A forked child
+    (`core.forked`) and this process take runs of neighbouring tools in turns until none is
+    left (the child's hits come back as the tool cache's rows): runs rather than single
+    tools, since a forked process copies each page of memory it writes, and each process
+    then writes mostly the pages of its own tools."""
     if len(tools) < MIN_SPLIT or not forked.available():
         return [check(tool) for tool in tools]
-    half = len(tools) // 2
-    theirs, mine = tools[half:], tools[:half]
-    received, found = forked.beside(
-        lambda: [hit_rows(check(tool)) for tool in theirs], lambda: [check(tool) for tool in mine]
-    )
-    their_hits = _received_hits(received, len(theirs))
-    if their_hits is None:  # the child failed: its tools are checked here
-        their_hits = [check(tool) for tool in theirs]
-    return found + their_hits
-
-
-def _received_hits(received: Any, tools: int) -> list[ToolHits] | None:
-    """The child's hits for its `tools` tools, read back from rows; None for anything else."""
-    if not isinstance(received, list) or len(received) != tools:
-        return None
     try:
-        return [hits_of(rows) for rows in received]
-    except (TypeError, ValueError):
-        return None
+        handout = forked.Handout(len(tools), RUN)
+    except OSError:  # no pipe to be had
+        return [check(tool) for tool in tools]
+    with handout:
+        received, found = forked.beside(
+            lambda: {i: hit_rows(check(tools[i])) for i in handout},
+            lambda: {i: check(tools[i]) for i in handout},
+        )
+    found.update(_received_hits(received))
+    return [found[i] if i in found else check(tool) for i, tool in enumerate(tools)]
+
+
+def _received_hits(received: Any) -> dict[int, ToolHits]:
+    """The child's hits by tool index, read back from rows; what does not read is left out
+    (those tools are checked here)."""
+    if not isinstance(received, dict):
+        return {}
+    out: dict[int, ToolHits] = {}
+    for index, rows in received.items():
+        with contextlib.suppress(TypeError, ValueError):
+            out[index] = hits_of(rows)
+    return out
 
 
 def _owned(hit: Hit, tool: str) -> Hit:
