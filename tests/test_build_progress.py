@@ -69,6 +69,33 @@ def test_in_a_long_build_a_short_step_reports_once_the_build_has_run_for_the_int
     assert lines[-1].startswith("  pkg: models: done in ")
 
 
+class _Idle:
+    """A ticker thread that never gets its turn (a long call held the GIL meanwhile)."""
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def start(self) -> None:
+        pass
+
+    def join(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("silent_for", "heard"), [(3.0, True), (0.0, False)])
+def test_a_step_that_ends_a_silence_longer_than_the_interval_reports_even_unticked(
+    monkeypatch: pytest.MonkeyPatch, silent_for: float, heard: bool
+) -> None:
+    monkeypatch.setattr(progress.threading, "Thread", _Idle)
+    lines: list[str] = []
+    with progress.clock(since=time.perf_counter() - silent_for):
+        with progress.step(lines.append, "writing out", every=2.0):
+            pass
+        with progress.step(lines.append, "saving", every=2.0):
+            pass  # the first step's report broke the silence: this one says nothing
+    assert [line.split(": done in ")[0] for line in lines] == (["  writing out"] if heard else [])
+
+
 def test_without_a_build_clock_a_short_step_says_nothing() -> None:
     lines: list[str] = []
     time.sleep(0.3)

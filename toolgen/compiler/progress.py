@@ -4,7 +4,8 @@ A build of an ordinary spec set takes well under a second and prints one line
 per spec set; a huge one (a 5 MB spec, a 580,000-value enum) can take many
 seconds, where a silent terminal looks hung. `step` reports the step that is
 running once the build has been running for `every` seconds, then every `every`
-seconds (from a daemon thread), and how long a reported step took: fast builds
+seconds (from a daemon thread), and how long a reported step took, or a step
+that ends a longer silence (should the thread not have had its turn): fast builds
 print nothing more. The build's clock (`clock`) makes several shorter steps of
 a long build report too; without it, each step counts from its own start.
 """
@@ -103,5 +104,7 @@ def step(progress: Progress | None, what: str, *, every: float | None = None) ->
         stop.set()
         ticker.join()
         took = time.perf_counter() - started
-        if reported.is_set() or took > interval:  # the ticker may not have run on a busy machine
+        # The ticker may not have had its turn (a busy machine, a long call that holds the
+        # GIL): a step that ends a silence longer than the interval says so itself.
+        if reported.is_set() or took > interval or build.claim(interval):
             progress(f"  {what}: done in {took:.1f}s")
