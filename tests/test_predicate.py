@@ -163,6 +163,35 @@ def test_values_json_cannot_hold_as_such_are_left_to_jsonschema_rs(value: Any) -
         check(value)
 
 
+class _Ordered(dict):  # type: ignore[type-arg]
+    """A dict subclass: a mapping, but not a value JSON parsing makes."""
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"not": {"type": "integer"}},
+        {"not": {"type": "object"}},
+        {"not": {"type": "number"}},
+        {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+        {"oneOf": [{"type": "object"}, {"minProperties": 0}]},
+        {"properties": {"n": {"not": {"type": "integer"}}}},
+    ],
+)
+@pytest.mark.parametrize(
+    "value", [2**60, -(2**60), 2**64, float("nan"), float("inf"), _Ordered(), {"n": 2**60}]
+)
+def test_negation_never_turns_an_odd_values_false_into_a_pass(schema: Any, value: Any) -> None:
+    check = compile_predicate(schema)
+    assert check is not None
+    try:
+        passed = check(value)
+    except Unsure:
+        return  # asked of jsonschema-rs
+    if passed:
+        assert jsonschema_rs.Draft202012Validator(schema, offline=True).is_valid(value)
+
+
 VALIDATE = """
 import sys
 from toolgen.runtime.validation import SchemaValidator

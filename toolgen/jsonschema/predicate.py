@@ -291,9 +291,12 @@ def _items(sub: Check, kind: str | None) -> Check | None:
 
 
 def _combined(key: str, value: Any, depth: int) -> Check:
+    """`not` and `oneOf` turn a subschema's False into True: a False that only says "not a
+    kind JSON has" (an integer beyond 2**53, a dict subclass) must not count there, so they
+    take plain JSON values only (`_plain` raises `Unsure` for others)."""
     if key == "not":
         sub = _compile(value, depth + 1)
-        return lambda instance: not sub(instance)
+        return lambda instance: _plain(instance) and not sub(instance)
     if not isinstance(value, list) or not value:
         raise Unsupported
     subs = [_compile(item, depth + 1) for item in value]
@@ -301,4 +304,4 @@ def _combined(key: str, value: Any, depth: int) -> Check:
         return lambda instance: all(sub(instance) for sub in subs)
     if key == "anyOf":
         return lambda instance: any(sub(instance) for sub in subs)
-    return lambda instance: sum(1 for sub in subs if sub(instance)) == 1
+    return lambda instance: _plain(instance) and sum(1 for sub in subs if sub(instance)) == 1
