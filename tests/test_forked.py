@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
@@ -75,16 +75,17 @@ def test_a_child_that_sent_its_value_is_reaped_once_gone_and_the_next_fork_reaps
 
 
 @needs_fork
-def test_a_handout_gives_each_item_to_one_process_only(split_allowed: None) -> None:
-    def take_slowly(handout: forked.Handout) -> list[int]:
+def test_items_taken_in_turns_go_to_one_process_each_and_both_take_some(
+    split_allowed: None,
+) -> None:
+    def take_slowly(items: Iterable[int]) -> list[int]:
         taken = []
-        for item in handout:
+        for item in items:
             taken.append(item)
             time.sleep(0.001)  # an item's work: the other process takes the next
         return taken
 
-    with forked.Handout(200) as handout:
-        theirs, mine = forked.beside(lambda: take_slowly(handout), lambda: take_slowly(handout))
+    theirs, mine = forked.in_turns(200, take_slowly, take_slowly)
     assert theirs is not None
     assert sorted(theirs + mine) == list(range(200))
     assert theirs and mine  # both took turns
@@ -115,6 +116,7 @@ def test_beside_other_threads_nothing_is_forked() -> None:
 def test_without_fork_everything_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "available", lambda: False)
     assert forked.beside(lambda: 1, lambda: 2) == (None, 2)
+    assert forked.in_turns(5, list, list) == (None, [0, 1, 2, 3, 4])  # every item taken here
 
 
 def test_on_one_core_nothing_is_forked(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,9 +1,10 @@
 """Compute in forked child processes while this process does other work: two cores for
 the CPU-bound batch work of a build, a first lint or a first diff of a large spec set.
 
-`beside(theirs, mine)` runs one part of a job in a child and the rest here (parsing
-files, checking tools), the two taking the job's items in turns from a `Handout` so that
-neither waits long for the other; `Beside` computes one value in a child, and a
+`beside(theirs, mine)` runs one part of a job in a child and the rest here; `in_turns`
+does so for a job of many items (parsing files, checking tools), the two processes taking
+them in turns from one queue (a `Handout`) so that neither waits long for the other;
+`Beside` computes one value in a child, and a
 `Standby` child is forked before its computation is known (`toolgen.compiler.modeljobs`
 makes a big build's models with them).
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import marshal
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from functools import partial
 from typing import Any, TypeVar
@@ -71,6 +72,27 @@ def beside(theirs: Callable[[], Any], mine: Callable[[], T]) -> tuple[Any | None
         except Exception:  # the child's failure: its part is done here
             value = None
     return value, result
+
+
+def in_turns(
+    count: int,
+    theirs: Callable[[Iterable[int]], Any],
+    mine: Callable[[Iterable[int]], T],
+    *,
+    run: int = 1,
+) -> tuple[Any | None, T]:
+    """(`theirs` computed in a forked child, `mine` here), each given the items 0 to
+    `count` - 1 that it takes in turns from one `Handout` (in runs of `run` neighbours).
+    Without a fork or a pipe, `mine` is given every item and the first is None; as with
+    `beside`, the caller does the child's items itself when the child's part is missing."""
+    if not available():
+        return None, mine(range(count))
+    try:
+        handout = Handout(count, run)
+    except OSError:  # no pipe to be had
+        return None, mine(range(count))
+    with handout:
+        return beside(lambda: theirs(handout), lambda: mine(handout))
 
 
 _EXITING: set[int] = set()

@@ -2,7 +2,7 @@
 spec sets.
 
 The texts are parsed in a forked child and in this process at once, each taking
-the next text from one queue (`core.forked.Handout`, the biggest texts first)
+the next text from one queue (`core.forked.in_turns`, the biggest texts first)
 until none is left, so that the two finish at about the same time. Each process
 hands what it parsed to `keep` (the parse cache writes its entries, so both
 processes write at once), and the child sends its results back as plain data:
@@ -42,16 +42,12 @@ def parse_all(texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
     todo = sorted(texts, key=len, reverse=True)  # the biggest first: the last ones are short
     if not worth_forking(todo):
         return _parse(todo, texts, keep)
-    try:
-        handout = forked.Handout(len(todo))
-    except OSError:  # no pipe to be had
-        return _parse(todo, texts, keep)
     mine: list[int] = []
-    with handout:
-        received, result = forked.beside(
-            lambda: _shipped(handout, todo, texts, keep),
-            lambda: _parse(_taken(handout, todo, mine), texts, keep),
-        )
+    received, result = forked.in_turns(
+        len(todo),
+        lambda taken: _shipped(taken, todo, texts, keep),
+        lambda taken: _parse(_texts(taken, todo, mine), texts, keep),
+    )
     if not isinstance(received, dict):
         received = {}
     taken_here = set(mine)
@@ -68,20 +64,21 @@ def parse_all(texts: dict[str, Path], keep: Keep) -> dict[str, SourceFile]:
     return result
 
 
-def _taken(handout: forked.Handout, todo: list[str], taken: list[int]) -> Iterator[str]:
-    """The texts this process takes from `handout`, their indices noted in `taken`."""
-    for index in handout:
+def _texts(indices: Iterable[int], todo: list[str], taken: list[int]) -> Iterator[str]:
+    """The texts of `todo` at `indices` (taken in turns as they are asked for), each index
+    noted in `taken`."""
+    for index in indices:
         taken.append(index)
         yield todo[index]
 
 
 def _shipped(
-    handout: forked.Handout, todo: list[str], texts: dict[str, Path], keep: Keep
+    indices: Iterable[int], todo: list[str], texts: dict[str, Path], keep: Keep
 ) -> dict[int, bytes]:
-    """The clean parses of the texts the child takes from `handout`, by their index in
-    `todo`, each packed for the parent as soon as it is made (`SourceFile.shipped`): the
-    child's last work is then only to send them. A file's positions are packed once, for
-    the cache (`keep`) and for the parent."""
+    """The clean parses of the texts at `indices` in `todo` (the child's), by index, each
+    packed for the parent as soon as it is made (`SourceFile.shipped`): the child's last
+    work is then only to send them. A file's positions are packed once, for the cache
+    (`keep`) and for the parent."""
     out: dict[int, bytes] = {}
     taken: list[int] = []
 
@@ -92,7 +89,7 @@ def _shipped(
             text, SourceFile.from_packed(source.path, source.display, data, packed, lambda: source)
         )
 
-    _parse(_taken(handout, todo, taken), texts, keep_packed)
+    _parse(_texts(indices, todo, taken), texts, keep_packed)
     return out
 
 

@@ -171,17 +171,14 @@ def check_tools(tools: list[Tool], check: Callable[[Tool], ToolHits]) -> list[To
     left (the child's hits come back as the tool cache's rows): runs rather than single
     tools, since a forked process copies each page of memory it writes, and each process
     then writes mostly the pages of its own tools."""
-    if len(tools) < MIN_SPLIT or not forked.available():
+    if len(tools) < MIN_SPLIT:
         return [check(tool) for tool in tools]
-    try:
-        handout = forked.Handout(len(tools), RUN)
-    except OSError:  # no pipe to be had
-        return [check(tool) for tool in tools]
-    with handout:
-        received, found = forked.beside(
-            lambda: {i: hit_rows(check(tools[i])) for i in handout},
-            lambda: {i: check(tools[i]) for i in handout},
-        )
+    received, found = forked.in_turns(
+        len(tools),
+        lambda taken: {i: hit_rows(check(tools[i])) for i in taken},
+        lambda taken: {i: check(tools[i]) for i in taken},
+        run=RUN,
+    )
     found.update(_received_hits(received))
     return [found[i] if i in found else check(tool) for i, tool in enumerate(tools)]
 
