@@ -6,7 +6,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -79,3 +79,34 @@ def wait_for_exits() -> None:
         forked._reap_exited()
         time.sleep(0.01)
     assert not forked._EXITING
+
+
+class AlternatingHandout:
+    """A `core.forked.Handout` that gives the forked child the even items and the process
+    that made it the odd ones, whatever the timing: for tests that need both processes to
+    take part (a busy machine can leave the real queue's child nothing to take)."""
+
+    def __init__(self, count: int, run: int = 1) -> None:
+        self.count = count
+        self.parent = os.getpid()
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(1 if os.getpid() == self.parent else 0, self.count, 2))
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> AlternatingHandout:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+@pytest.fixture
+def alternating(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Splits over two cores happen here, and the child takes every other item."""
+    from toolgen.core import forked
+
+    monkeypatch.setattr(forked, "available", lambda: True)
+    monkeypatch.setattr(forked, "Handout", AlternatingHandout)

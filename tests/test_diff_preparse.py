@@ -8,26 +8,24 @@ from pathlib import Path
 import pytest
 from conftest import SPECS
 
-from toolgen.core import forked
 from toolgen.core.positions import SourceFile
 from toolgen.frontend import preparse
 from toolgen.frontend.source import parse_source
 
 
 def test_forked_parsing_matches_sequential_parsing_and_skips_bad_texts(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, alternating: None
 ) -> None:
     monkeypatch.setattr(preparse, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(forked, "available", lambda: True)  # one core, other tests' threads
     paths = sorted(SPECS.rglob("*.yaml"))
     texts = {p.read_text(encoding="utf-8"): p for p in paths}
     bad = tmp_path / "bad.yaml"
     texts["key: [unclosed\n"] = bad
     parsed = preparse.parse_all(texts, lambda text, source: None)
     assert set(parsed) == set(texts) - {"key: [unclosed\n"}
-    assert len(parsed) >= 4  # both halves are used
+    assert len(parsed) >= 4  # both processes take some
     shipped = [s for s in parsed.values() if getattr(s, "_tables", "") is None]
-    assert shipped  # the child's half arrives with its positions packed, unpacked below
+    assert shipped  # the child's files arrive with their positions packed, unpacked below
     for text, source in parsed.items():
         expected = parse_source(text, texts[text])
         assert source.data == expected.data
@@ -36,18 +34,17 @@ def test_forked_parsing_matches_sequential_parsing_and_skips_bad_texts(
 
 
 def test_each_process_keeps_the_texts_it_parsed_and_the_parse_cache_holds_them_all(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, alternating: None
 ) -> None:
     from toolgen.frontend import parsecache
 
     monkeypatch.setattr(preparse, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(forked, "available", lambda: True)
     monkeypatch.setenv(parsecache.ENV, str(tmp_path / "cache"))
     paths = sorted(SPECS.rglob("*.yaml"))
     kept_here: list[str] = []
     texts = {p.read_text(encoding="utf-8"): p for p in paths}
     parsed = preparse.parse_all(texts, lambda text, source: kept_here.append(text))
-    assert 0 < len(kept_here) < len(parsed)  # the child kept the other half, in its process
+    assert 0 < len(kept_here) < len(parsed)  # the child kept the others, in its process
 
     parsecache.SharedReader().preload(paths)
     for text, path in texts.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -65,30 +66,59 @@ def test_this_process_errors_propagate_and_no_child_is_left_behind(split_allowed
 
 
 @needs_fork
-def test_a_child_that_sent_its_value_is_reaped_once_gone_and_the_next_fork_reaps_it(
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_a_child_that_sent_its_value_is_reaped_at_the_next_fork_once_gone(
     split_allowed: None,
 ) -> None:
-    for _ in range(3):
-        assert forked.beside(lambda: 1, lambda: 2) == (1, 2)
-        assert len(forked._EXITING) <= 1  # each fork reaps the children gone before it
     wait_for_exits()
+    assert forked.beside(lambda: 1, lambda: 2) == (1, 2)
+    for pid in list(forked._EXITING):  # not gone yet when its value came: wait until it is
+        _wait_until_exited(pid)
+    assert forked.beside(lambda: 3, lambda: 4) == (3, 4)
+    assert len(forked._EXITING) <= 1  # at most the second child, if it is still leaving
+    wait_for_exits()
+
+
+def _wait_until_exited(pid: int) -> None:
+    """Wait (up to 30 s) until `pid` is a zombie: it has exited and waits to be reaped."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state == "Z":
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"child {pid} did not exit")
 
 
 @needs_fork
 def test_items_taken_in_turns_go_to_one_process_each_and_both_take_some(
-    split_allowed: None,
+    split_allowed: None, tmp_path: Path
 ) -> None:
-    def take_slowly(items: Iterable[int]) -> list[int]:
-        taken = []
-        for item in items:
-            taken.append(item)
-            time.sleep(0.001)  # an item's work: the other process takes the next
-        return taken
+    def taker(mark: Path, wait_for: Path) -> Callable[[Iterable[int]], list[int]]:
+        """Takes one item, marks it, waits for the other process's mark, takes the rest:
+        each takes one at least, however late a busy machine starts either."""
 
-    theirs, mine = forked.in_turns(200, take_slowly, take_slowly)
+        def take(items: Iterable[int]) -> list[int]:
+            queue = iter(items)
+            first = next(queue)
+            mark.touch()
+            _wait_for(wait_for)
+            return [first, *queue]
+
+        return take
+
+    child, parent = tmp_path / "child", tmp_path / "parent"
+    theirs, mine = forked.in_turns(200, taker(child, parent), taker(parent, child))
     assert theirs is not None
     assert sorted(theirs + mine) == list(range(200))
-    assert theirs and mine  # both took turns
+    assert theirs and mine
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 30
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never came"
+        time.sleep(0.001)
 
 
 def test_a_long_handout_hands_out_runs_of_neighbours_in_order() -> None:
@@ -136,7 +166,7 @@ def corpus() -> tuple[ToolSet, list[Finding]]:
 
 @needs_fork
 def test_checking_tools_on_two_cores_finds_what_one_process_finds(
-    monkeypatch: pytest.MonkeyPatch, split_allowed: None, corpus: tuple[ToolSet, list[Finding]]
+    monkeypatch: pytest.MonkeyPatch, alternating: None, corpus: tuple[ToolSet, list[Finding]]
 ) -> None:
     toolset, alone = corpus
     monkeypatch.setattr(engine, "MIN_SPLIT", 2)
@@ -164,7 +194,7 @@ def _unreadable(received: Any) -> Any:
 )
 def test_tools_the_child_could_not_check_are_checked_here(
     monkeypatch: pytest.MonkeyPatch,
-    split_allowed: None,
+    alternating: None,
     corpus: tuple[ToolSet, list[Finding]],
     spoil: Callable[[Any], Any],
 ) -> None:

@@ -202,13 +202,12 @@ def test_a_file_that_fails_a_check_is_checked_and_reported_every_time(
 
 
 @pytest.fixture
-def split(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A preload parses on two cores, however small the input and whatever this machine has."""
-    from toolgen.core import forked
+def split(monkeypatch: pytest.MonkeyPatch, alternating: None) -> None:
+    """A preload parses on two cores, however small the input and whatever this machine
+    has, the child taking every other file."""
     from toolgen.frontend import preparse
 
     monkeypatch.setattr(preparse, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(forked, "available", lambda: True)
 
 
 def test_a_preload_checks_each_file_where_it_parsed_it_and_the_load_after_it_checks_nothing(
@@ -219,7 +218,7 @@ def test_a_preload_checks_each_file_where_it_parsed_it_and_the_load_after_it_che
     files = sorted(specs.glob("*.yaml"))
     reader = SharedReader()
     reader.preload(files)
-    assert len(checks) == 1  # this process checked its half; the child the other
+    assert len(checks) == 1  # this process checked one file; the child the other
     assert len(list((tmp_path / "cache" / "checked").iterdir())) == len(files) == 2
     checks.clear()
     from toolgen.frontend.loader import spec_sets
