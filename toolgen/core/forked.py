@@ -3,10 +3,9 @@ the CPU-bound batch work of a build, a first lint or a first diff of a large spe
 
 `beside(theirs, mine)` runs one part of a job in a child and the rest here; `in_turns`
 does so for a job of many items (parsing files, checking tools), the two processes taking
-them in turns from one queue (a `Handout`) so that neither waits long for the other;
-`Beside` computes one value in a child, and a
-`Standby` child is forked before its computation is known (`toolgen.compiler.modeljobs`
-makes a big build's models with them).
+them in turns from one queue (a `Handout`) so that neither waits long for the other.
+`Beside` computes one value in a child, and a `Standby` child is forked before its
+computation is known (`toolgen.compiler.modeljobs` makes a big build's models with them).
 
 The child inherits everything (the tool set, the caches' entries), computes one value
 and sends it back `marshal`led (plain data only, so reading it never runs code); an
