@@ -69,16 +69,26 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def wait_until(condition: Callable[[], bool], seconds: float = 10.0, step: float = 0.01) -> bool:
+    """Whether `condition()` came true within `seconds` (asked every `step` seconds)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return False
+
+
 def wait_for_exits() -> None:
     """Reap the forked children that sent their value and were left to exit on their own
     (`core.forked` reaps them without waiting); fails when one is still there after 10 s."""
     from toolgen.core import forked
 
-    deadline = time.monotonic() + 10
-    while forked._EXITING and time.monotonic() < deadline:
+    def reaped() -> bool:
         forked._reap_exited()
-        time.sleep(0.01)
-    assert not forked._EXITING
+        return not forked._EXITING
+
+    assert wait_until(reaped)
 
 
 class AlternatingHandout:

@@ -4,13 +4,12 @@ gives, and falls back to this process when the child's part cannot be had."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, wait_for_exits
+from conftest import CORPUS, wait_for_exits, wait_until
 
 from toolgen.core import forked
 from toolgen.core.ir import ToolSet
@@ -81,13 +80,11 @@ def test_a_child_that_sent_its_value_is_reaped_at_the_next_fork_once_gone(
 
 def _wait_until_exited(pid: int) -> None:
     """Wait (up to 30 s) until `pid` is a zombie: it has exited and waits to be reaped."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        if state == "Z":
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"child {pid} did not exit")
+
+    def zombie() -> bool:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+    assert wait_until(zombie, 30), f"child {pid} did not exit"
 
 
 @needs_fork
@@ -115,10 +112,7 @@ def test_items_taken_in_turns_go_to_one_process_each_and_both_take_some(
 
 
 def _wait_for(path: Path) -> None:
-    deadline = time.monotonic() + 30
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path.name} never came"
-        time.sleep(0.001)
+    assert wait_until(path.exists, 30, step=0.001), f"{path.name} never came"
 
 
 def test_a_long_handout_hands_out_runs_of_neighbours_in_order() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+
+from conftest import wait_until
 
 from toolgen.runtime.handlers import DaemonThreadPool
 
@@ -14,24 +15,15 @@ def _workers() -> int:
     return sum(t.name == "toolgen-handler" and t.is_alive() for t in threading.enumerate())
 
 
-def _wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return False
-
-
 def test_the_workers_of_a_burst_end_when_idle_and_the_next_call_still_runs() -> None:
     before = _workers()
     pool = DaemonThreadPool(max_workers=6, idle_seconds=0.05)
     release = threading.Event()
     burst = [pool.submit(release.wait, 10) for _ in range(6)]
-    assert _wait_until(lambda: _workers() - before == 6)
+    assert wait_until(lambda: _workers() - before == 6)
     release.set()
     assert all(f.result(10) for f in burst)
-    assert _wait_until(lambda: _workers() == before)
+    assert wait_until(lambda: _workers() == before)
     assert pool.submit(lambda: 42).result(10) == 42
 
 

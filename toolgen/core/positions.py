@@ -37,12 +37,7 @@ class SourceFile:
     def shipped(self) -> bytes:
         """What another process needs to rebuild this parse (`from_shipped`): the data and the
         positions packed (`packed_positions`), marshalled (plain data only)."""
-        return self.shipped_as(self.data, self.packed_positions())
-
-    @staticmethod
-    def shipped_as(data: Any, packed: bytes) -> bytes:
-        """`shipped()` of a parse with this data and these packed positions."""
-        return marshal.dumps((data, packed))
+        return marshal.dumps((self.data, self.packed_positions()))
 
     @classmethod
     def from_shipped(

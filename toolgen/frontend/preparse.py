@@ -83,11 +83,11 @@ def _shipped(
     taken: list[int] = []
 
     def keep_packed(text: str, source: SourceFile) -> None:  # the text taken last
-        data, packed = source.data, source.packed_positions()
-        out[taken[-1]] = SourceFile.shipped_as(data, packed)
-        keep(
-            text, SourceFile.from_packed(source.path, source.display, data, packed, lambda: source)
+        packed = SourceFile.from_packed(
+            source.path, source.display, source.data, source.packed_positions(), lambda: source
         )
+        out[taken[-1]] = packed.shipped()  # its positions as packed, not packed again
+        keep(text, packed)
 
     _parse(_texts(indices, todo, taken), texts, keep_packed)
     return out
