@@ -175,13 +175,13 @@ if runtime is not None and hasattr(runtime, "compile_validators"):
     how = "RuntimeToolSet.compile_validators()"
     count = len(runtime)
 elif runtime is not None:
-    from toolgen.runtime.validation import SchemaValidator
+    from toolgen.schema.validation import SchemaValidator
     for tool in runtime.tools:
         for schema in (tool.input_schema, tool.output_schema):
             if schema is not None:
                 SchemaValidator(schema).is_valid(None)
                 count += 1
-    how = "toolgen.runtime.validation.SchemaValidator per schema"
+    how = "toolgen.schema.validation.SchemaValidator per schema"
 else:
     import jsonschema_rs
     for tool in toolset.tools:

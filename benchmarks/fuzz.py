@@ -90,7 +90,7 @@ def chain(rng: random.Random) -> bytes:
 
 def past_the_loader(toolset: Any, original: Any) -> None:
     """What else reads a loaded spec set: lint, the provider views, the diff."""
-    from toolgen.compiler.emit.views import render_views
+    from toolgen.build.views import render_views
     from toolgen.diff.sets import diff_toolsets
     from toolgen.lint.engine import lint_toolset
 
@@ -103,8 +103,8 @@ def past_the_loader(toolset: Any, original: Any) -> None:
 def fuzz_loader(seconds: float, rng: random.Random) -> int:
     """Mutated spec files and chains of defs through the load pipeline (and, when they
     load, lint, views and diff) until `seconds` pass; the count."""
-    from toolgen.core.errors import SpecError
-    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.spec.errors import SpecError
+    from toolgen.spec.pipeline import load_spec_set
 
     originals = {path: _loaded(path) for path in sorted(SPECS.rglob("*.yaml"))}
     signal.signal(signal.SIGALRM, _wedged)
@@ -145,8 +145,8 @@ def _wedged(signum: int, frame: object) -> None:
 
 def _loaded(path: Path) -> Any:
     """The tool set of one spec file loaded alone (None: it needs the other files of its set)."""
-    from toolgen.core.errors import SpecError
-    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.spec.errors import SpecError
+    from toolgen.spec.pipeline import load_spec_set
 
     try:
         return load_spec_set(path)

@@ -278,7 +278,7 @@ def combined_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
 def tool_definitions(spec_dir: Path) -> list[dict[str, Any]]:
     """The `tools/list` definitions of a spec set, as toolgen computes them."""
     import toolgen
-    from toolgen.core.protocol import list_tools_result
+    from toolgen.spec.protocol import list_tools_result
 
     result = list_tools_result(toolgen.load(spec_dir), PROTOCOL)
     return list(result["tools"])

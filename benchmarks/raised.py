@@ -165,7 +165,7 @@ def verify_round(sizes: RaisedSizes, got: RaisedCollected) -> None:
 
 
 def summary(got: RaisedCollected) -> dict[str, Any]:
-    from toolgen.compiler.progress import EVERY as progress_after  # builds shorter say nothing
+    from toolgen.build.progress import EVERY as progress_after  # builds shorter say nothing
 
     enum: dict[str, Any] = {}
     for key, runs in got.enum.items():

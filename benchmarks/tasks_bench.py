@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 import toolgen  # noqa: E402
 from examples.conformance_handlers import HANDLERS  # noqa: E402
-from toolgen.runtime.connection import Connection  # noqa: E402
-from toolgen.runtime.engine import Engine  # noqa: E402
-from toolgen.runtime.tasks import TASKS_EXTENSION, TaskStore  # noqa: E402
+from toolgen.serve.connection import Connection  # noqa: E402
+from toolgen.serve.engine import Engine  # noqa: E402
+from toolgen.serve.tasks import TASKS_EXTENSION, TaskStore  # noqa: E402
 
 WITH = {"extensions": {TASKS_EXTENSION: {}}, "elicitation": {}}
 

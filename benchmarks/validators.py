@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import toolgen  # noqa: E402
-from toolgen.jsonschema.sample import sample  # noqa: E402
+from toolgen.schema.sample import sample  # noqa: E402
 
 
 def timed(fn: Callable[[], Any], repeat: int) -> float:

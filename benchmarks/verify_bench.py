@@ -28,7 +28,7 @@ from pathlib import Path
 from build_bench import run_timed, toolgen_argv
 from make_specs import WORK, load_corpus, spec_tools, write_spec_set
 
-from toolgen.frontend.pipeline import load_spec_set
+from toolgen.spec.pipeline import load_spec_set
 from toolgen.verify.judge import Judge
 from toolgen.verify.runner import Options, verify
 from toolgen.verify.session import Session

@@ -34,8 +34,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import toolgen
-from toolgen.views import Provider, View, toolset_view
-from toolgen.views.calls import McpCall, mcp_call, result_messages
+from toolgen.providers import Provider, View, toolset_view
+from toolgen.providers.calls import McpCall, mcp_call, result_messages
 
 HERE = Path(__file__).resolve().parent
 Model = Callable[[list[dict[str, Any]], View], tuple[dict[str, Any], list[Any]]]

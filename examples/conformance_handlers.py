@@ -20,9 +20,9 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from toolgen.runtime.context import current_call
-from toolgen.runtime.handlers import starts_task
-from toolgen.runtime.results import Content, ProtocolError, ToolError
+from toolgen.serve.context import current_call
+from toolgen.serve.handlers import starts_task
+from toolgen.serve.results import Content, ProtocolError, ToolError
 
 STEP_SECONDS = 0.05
 """The pause between the notifications of the logging and progress tools."""

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
+TESTS = ROOT / "tests"
+"""Shared test data and helpers stay here; tests live in `unit/<feature>/` and `acceptance/`."""
+DATA = TESTS / "data"
 CORPUS = DATA / "corpus" / "github-mcp-server"
 """117 real tool definitions of the GitHub MCP server, vendored (source in its README.md)."""
 SPECS = ROOT / "specs"
@@ -82,7 +84,7 @@ def wait_until(condition: Callable[[], bool], seconds: float = 10.0, step: float
 def wait_for_exits() -> None:
     """Reap the forked children that sent their value and were left to exit on their own
     (`core.forked` reaps them without waiting); fails when one is still there after 10 s."""
-    from toolgen.core import forked
+    from toolgen.spec import forked
 
     def reaped() -> bool:
         forked._reap_exited()
@@ -116,7 +118,7 @@ class AlternatingHandout:
 @pytest.fixture
 def alternating(monkeypatch: pytest.MonkeyPatch) -> None:
     """Splits over two cores happen here, and the child takes every other item."""
-    from toolgen.core import forked
+    from toolgen.spec import forked
 
     monkeypatch.setattr(forked, "available", lambda: True)
     monkeypatch.setattr(forked, "Handout", AlternatingHandout)

@@ -15,11 +15,11 @@ from typing import Any
 import uvicorn
 from conftest import ROOT
 
-from toolgen.runtime.engine import Engine
-from toolgen.runtime.http import SecurityPolicy, create_app
-from toolgen.runtime.http.guard import ConnectionLimits
-from toolgen.runtime.http.server import uvicorn_config
-from toolgen.runtime.toolset import RuntimeToolSet
+from toolgen.serve.engine import Engine
+from toolgen.serve.http import SecurityPolicy, create_app
+from toolgen.serve.http.guard import ConnectionLimits
+from toolgen.serve.http.server import uvicorn_config
+from toolgen.serve.toolset import RuntimeToolSet
 
 GUARD = 30.0
 """Seconds before a hung start or stop of a server process fails: a guard, not a timing."""

@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolgen.core.errors import Diagnostic, Location, SpecError
-from toolgen.core.ir import Annotations, Tool, ToolSet
-from toolgen.core.version import __version__
+from toolgen.spec.errors import Diagnostic, Location, SpecError
+from toolgen.spec.ir import Annotations, Tool, ToolSet
+from toolgen.version import __version__
 
 if TYPE_CHECKING:
-    from toolgen.runtime.toolset import RuntimeToolSet
+    from toolgen.serve.toolset import RuntimeToolSet
 
 __all__ = [
     "Annotations",
@@ -34,7 +34,7 @@ __all__ = [
 
 def load_toolset(paths: str | Path | Iterable[str | Path]) -> ToolSet:
     """Load and resolve a spec set into the IR; raise `SpecError` on bad input."""
-    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.spec.pipeline import load_spec_set
 
     return load_spec_set(paths)
 
@@ -44,6 +44,6 @@ def load(paths: str | Path | Iterable[str | Path]) -> RuntimeToolSet:
 
     The returned `RuntimeToolSet` wraps the IR (`.toolset`); see `toolgen.runtime`.
     """
-    from toolgen.runtime.toolset import RuntimeToolSet
+    from toolgen.serve.toolset import RuntimeToolSet
 
     return RuntimeToolSet(load_toolset(paths))

@@ -25,8 +25,7 @@ import abc
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-from toolgen.runtime import RuntimeToolSet, ToolError
-from toolgen.runtime.definitions import load_definitions
+from toolgen.runtime import RuntimeToolSet, ToolError, load_definitions
 
 from . import SERVER, TOOLS_FILE
 
@@ -290,7 +289,7 @@ def serve(handlers: Handlers, *, timeout: float | None = 60.0) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m conformance.server MODULE:OBJECT [--timeout SECONDS]`."""
-    from toolgen.runtime.serving import stub_main
+    from toolgen.runtime import stub_main
 
     stub_main("conformance.server", __doc__, serve, argv)
 

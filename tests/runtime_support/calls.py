@@ -13,7 +13,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import toolgen
-from toolgen.jsonschema.sample import sample
+from toolgen.schema.sample import sample
 
 
 def arguments_for(tool: toolgen.Tool) -> dict[str, Any]:

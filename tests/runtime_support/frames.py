@@ -18,11 +18,11 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from toolgen.frontend.pipeline import load_spec_set
-from toolgen.runtime.engine import Engine
-from toolgen.runtime.handlers import import_object, instantiate
-from toolgen.runtime.stdio import run_stdio
-from toolgen.runtime.toolset import RuntimeToolSet
+from toolgen.serve.engine import Engine
+from toolgen.serve.handlers import import_object, instantiate
+from toolgen.serve.stdio import run_stdio
+from toolgen.serve.toolset import RuntimeToolSet
+from toolgen.spec.pipeline import load_spec_set
 
 HERE = Path(__file__).resolve().parent
 DEMO_SPEC = HERE / "spec"

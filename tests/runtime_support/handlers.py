@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolgen.runtime import ToolError
-from toolgen.runtime.context import current_call
+from toolgen.serve.context import current_call
 
 
 class TypedInput(BaseModel):

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from toolgen.core.version import __version__
+from toolgen.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": (

@@ -12,7 +12,7 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from toolgen.core.errors import SpecError
+from toolgen.spec.errors import SpecError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,7 +37,7 @@ def out_option(func: F) -> F:
 
 
 def check_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from toolgen.frontend.spec import SERVER_NAME_PATTERN
+    from toolgen.spec.model import SERVER_NAME_PATTERN
 
     if value is not None and not re.fullmatch(SERVER_NAME_PATTERN, value):
         raise click.BadParameter(f"{value!r}; expected a name matching {SERVER_NAME_PATTERN}")
@@ -111,8 +111,8 @@ def build(
     Incremental: unchanged spec sets are skipped. All-or-nothing: on any error
     nothing in OUT changes, and files toolgen did not write are never touched.
     """
-    from toolgen.compiler.build import build as run_build
-    from toolgen.compiler.progress import clock, process_started
+    from toolgen.build.progress import clock, process_started
+    from toolgen.build.run import build as run_build
 
     started = time.perf_counter()
     progress = None if quiet else (lambda line: click.echo(line, err=True))
@@ -151,7 +151,7 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
     """Exit 1 with a unified diff when OUT is stale (does not match a fresh build
     of SPECS); exit 0 when it is up to date. For CI and pre-commit.
     """
-    from toolgen.compiler.build import check as run_check
+    from toolgen.build.run import check as run_check
 
     try:
         diff = run_check(_specs_or_default(specs), out, name=name)
@@ -193,9 +193,9 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
 def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool) -> None:
     """Print the tools of one spec set as JSON: the `tools/list` result body
     ({"tools": [...]}), or a provider's view of them (--format)."""
-    from toolgen.compiler.emit.common import json_text
-    from toolgen.core.protocol import LATEST_REVISION, SUPPORTED_REVISIONS, list_tools_result
-    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.build.common import json_text
+    from toolgen.spec.pipeline import load_spec_set
+    from toolgen.spec.protocol import LATEST_REVISION, SUPPORTED_REVISIONS, list_tools_result
 
     chosen = revision or LATEST_REVISION
     if chosen not in SUPPORTED_REVISIONS:
@@ -212,8 +212,8 @@ def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool
     if fmt == "mcp":
         click.echo(json_text(list_tools_result(toolset, chosen)), nl=False)
         return
-    from toolgen.views import Provider, toolset_view
-    from toolgen.views.report import report_text
+    from toolgen.providers import Provider, toolset_view
+    from toolgen.providers.report import report_text
 
     view = toolset_view(toolset, cast("Provider", fmt))  # click checked the choice
     click.echo(report_text(view) if explain else json_text(view.document()), nl=False)

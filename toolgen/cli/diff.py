@@ -13,10 +13,10 @@ from pathlib import Path
 import click
 
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
-from toolgen.core.errors import SpecError
-from toolgen.core.protocol import EMITTED_REVISIONS, LATEST_REVISION
 from toolgen.diff.config import FAIL_ON
 from toolgen.diff.report import FORMATS
+from toolgen.spec.errors import SpecError
+from toolgen.spec.protocol import EMITTED_REVISIONS, LATEST_REVISION
 
 DEFAULT_OLD = "git:HEAD:specs"
 DEFAULT_NEW = "specs"

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from toolgen.cli.build import check_name, fail_on_spec_errors
-from toolgen.core.errors import SpecError
-from toolgen.core.positions import display_path
+from toolgen.spec.errors import SpecError
+from toolgen.spec.positions import display_path
 
 
 def _headers(values: tuple[str, ...]) -> dict[str, str]:

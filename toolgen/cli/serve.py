@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from toolgen.core.errors import SpecError
+from toolgen.spec.errors import SpecError
 
 
 @click.command()
@@ -98,8 +98,8 @@ def serve(
         raise click.UsageError("give exactly one of --handlers MODULE:OBJECT and --mock")
     if workers > 1 and http_address is None:
         raise click.UsageError("--workers needs --http (stdio serves one client)")
-    from toolgen.frontend.pipeline import load_spec_set
-    from toolgen.runtime.toolset import RuntimeToolSet
+    from toolgen.serve.toolset import RuntimeToolSet
+    from toolgen.spec.pipeline import load_spec_set
 
     try:
         tools = RuntimeToolSet(load_spec_set(list(specs) or [Path("specs")]))
@@ -108,11 +108,11 @@ def serve(
             click.echo(str(diagnostic), err=True)
         sys.exit(1)
     if mock:
-        from toolgen.runtime.mock import mock_handlers
+        from toolgen.serve.mock import mock_handlers
 
         handlers: object = mock_handlers(tools)
     else:
-        from toolgen.runtime.handlers import import_object, instantiate
+        from toolgen.serve.handlers import import_object, instantiate
 
         assert handlers_ref is not None
         try:

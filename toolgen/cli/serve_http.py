@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from toolgen.runtime.toolset import RuntimeToolSet
+from toolgen.serve.toolset import RuntimeToolSet
 
 
 def run_http(
@@ -23,10 +23,10 @@ def run_http(
     from toolgen.cli import EXIT_INTERRUPTED
 
     try:
-        from toolgen.runtime.http import serve_http
-        from toolgen.runtime.http.security import parse_origins
-        from toolgen.runtime.http.server import parse_address
-        from toolgen.runtime.http.workers import AllWorkersStopped, can_fork
+        from toolgen.serve.http import serve_http
+        from toolgen.serve.http.security import parse_origins
+        from toolgen.serve.http.server import parse_address
+        from toolgen.serve.http.workers import AllWorkersStopped, can_fork
     except ImportError as exc:
         raise click.UsageError(
             f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]', "

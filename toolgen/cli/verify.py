@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import click
 
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
-from toolgen.core.errors import SpecError
-from toolgen.core.protocol import SUPPORTED_REVISIONS
+from toolgen.spec.errors import SpecError
+from toolgen.spec.protocol import SUPPORTED_REVISIONS
 
 if TYPE_CHECKING:
     from toolgen.verify.transport import Target
@@ -117,7 +117,7 @@ def verify(
         raise click.UsageError("--header needs --url")
     if output is not None:
         check_report_path(output)
-    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.spec.pipeline import load_spec_set
     from toolgen.verify import baseline as baselines
     from toolgen.verify.generate import GeneratorMissing, load_generator
     from toolgen.verify.reports import render

@@ -5,7 +5,7 @@ A generated method validates its keyword arguments with the tool's Input model
 the official SDK's `ClientSession` (which checks `structuredContent` against the
 listed output schema), raises `ToolCallError` on `isError`, and parses the
 structured result into the Output model; a non-object output is unwrapped from
-`{"result": ...}` where the revision wraps it (`toolgen.core.protocol`).
+`{"result": ...}` where the revision wraps it (`toolgen.spec.protocol`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from toolgen.client.connect import list_all_tools, open_session
 from toolgen.client.drift import Drift, DriftError, DriftWarning, compare, describe
 from toolgen.client.errors import ToolCallError
 from toolgen.client.unset import UNSET
-from toolgen.core.protocol import has_structured_output, wraps_output
+from toolgen.spec.protocol import has_structured_output, wraps_output
 
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp_types import CallToolResult
 
-    from toolgen.runtime.toolset import RuntimeToolSet
+    from toolgen.serve.toolset import RuntimeToolSet
 
 DriftPolicy = Literal["error", "warn", "ignore"]
 """At connect, a server whose tools differ from the spec: raise `DriftError`, warn
@@ -70,7 +70,7 @@ class ToolClient:
         """The spec's tools, read once per class from `TOOLS_FILE`."""
         found = _TOOLSETS.get(cls)
         if found is None:
-            from toolgen.runtime.definitions import load_definitions
+            from toolgen.serve.definitions import load_definitions
 
             found = _TOOLSETS[cls] = load_definitions(cls.SERVER, cls.TOOLS_FILE)
         return found

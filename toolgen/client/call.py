@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgen.client.connect import list_all_tools, open_session
-from toolgen.core.ir import MCP_HINT_DEFAULTS
+from toolgen.spec.ir import MCP_HINT_DEFAULTS
 
 
 class CallError(Exception):

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import IntEnum, StrEnum
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import Origin
-from toolgen.core.positions import JsonPath
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import Origin
+from toolgen.spec.positions import JsonPath
 
 
 class Certainty(IntEnum):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from toolgen.core.digests import ALGORITHM, CANONICALIZATION, set_digest
 from toolgen.diff.sets import digests_of
 from toolgen.diff.sides import SharedReader, load_side
+from toolgen.spec.digests import ALGORITHM, CANONICALIZATION, set_digest
 
 
 @dataclass(frozen=True)

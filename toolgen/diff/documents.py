@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.core.ir import Origin
-from toolgen.core.jsonequal import same
-from toolgen.core.positions import JsonPath
+from toolgen.schema.jsonequal import same
+from toolgen.spec.ir import Origin
+from toolgen.spec.positions import JsonPath
 
 ANNOTATIONS = frozenset(
     {"title", "description", "examples", "deprecated", "$comment", "readOnly", "writeOnly"}

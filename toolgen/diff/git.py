@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from tempfile import TemporaryDirectory
 
-from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
 
 PREFIX = "git:"
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from toolgen.core.digests import canonical_json
-from toolgen.core.jsonequal import same
 from toolgen.diff.deltas import MAYBE, NO, YES, Certainty, Kind
+from toolgen.schema.jsonequal import same
+from toolgen.spec.digests import canonical_json
 
 Schema = Mapping[str, Any]
 

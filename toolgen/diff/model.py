@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from toolgen.core.digests import set_digest
-from toolgen.core.errors import Location
-from toolgen.core.ir import Origin
 from toolgen.diff.codes import Code, find
 from toolgen.lint.model import Severity
+from toolgen.spec.digests import set_digest
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import Origin
 
 
 @dataclass(frozen=True, slots=True)

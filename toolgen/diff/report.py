@@ -13,10 +13,10 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from toolgen.core.version import __version__
 from toolgen.diff.codes import CODES, Code
 from toolgen.diff.model import Change, Report, ServerDiff
 from toolgen.lint.model import Finding, Severity
+from toolgen.version import __version__
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 DOCS = "docs/diff-changes.md"

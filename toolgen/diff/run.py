@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from toolgen.core import collector
 from toolgen.diff.config import DiffConfig
 from toolgen.diff.model import Report
 from toolgen.diff.sets import diff_sides, version_check
 from toolgen.diff.sides import SharedReader, load_side, preload_sides
+from toolgen.spec import collector
 
 
 def run_diff(

@@ -18,12 +18,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.core.ir import Origin
-from toolgen.core.jsonequal import same
-from toolgen.core.positions import JsonPath
 from toolgen.diff.deltas import MAYBE, NO, YES, Certainty, Delta, Kind
 from toolgen.diff.documents import ANNOTATIONS, Document, Resolved, deref, flatten_all_of
 from toolgen.diff.keywords import VALUE_COMPARISONS, VALUE_KEYWORDS, Finding, show
+from toolgen.schema.jsonequal import same
+from toolgen.spec.ir import Origin
+from toolgen.spec.positions import JsonPath
 
 _IGNORED = frozenset(
     {"$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$defs", "definitions", "$ref"}

@@ -15,16 +15,16 @@ from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
-from toolgen.core.digests import digest, tool_digests
-from toolgen.core.ir import Tool, ToolSet
-from toolgen.core.jsonequal import same
-from toolgen.core.protocol import LATEST_REVISION, tool_definition
 from toolgen.diff.documents import Document, value_at
 from toolgen.diff.model import Change, ServerDiff, make_change
 from toolgen.diff.schemas import compare_schemas
 from toolgen.diff.sides import Side
 from toolgen.diff.tools import SetContext, compare_tools, text_change
 from toolgen.lint.model import Severity
+from toolgen.schema.jsonequal import same
+from toolgen.spec.digests import digest, tool_digests
+from toolgen.spec.ir import Tool, ToolSet
+from toolgen.spec.protocol import LATEST_REVISION, tool_definition
 
 _RENAME_NAME_RATIO = 0.5
 _SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)")

@@ -1,6 +1,6 @@
 """Load OLD and NEW: spec sets, published definitions, or either at a git revision.
 
-Both sides go through the one load pipeline (`toolgen.frontend`), so they are
+Both sides go through the one load pipeline (`toolgen.spec`), so they are
 accepted and refused exactly as `build` and `lint` accept and refuse them. A
 file whose text is the same on both sides (most files of a pull request) is
 parsed once: the second side gets a copy of the first's `SourceFile` under
@@ -13,11 +13,11 @@ from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from toolgen.core.errors import Diagnostic, SpecError
-from toolgen.core.ir import ToolSet
-from toolgen.core.positions import display_path
 from toolgen.diff.git import Checkout, GitPath, NotAtRevision, checkout
-from toolgen.frontend.parsecache import SharedReader
+from toolgen.spec.errors import Diagnostic, SpecError
+from toolgen.spec.ir import ToolSet
+from toolgen.spec.parsecache import SharedReader
+from toolgen.spec.positions import display_path
 
 __all__ = ["SharedReader", "Side", "load_side", "preload_sides"]
 
@@ -55,7 +55,7 @@ def preload_sides(names: list[str], reader: SharedReader) -> None:
     """Parse the files of every side named by a path at once: one split over two cores for
     both sides instead of one per side (`SharedReader.preload`). A side that is a git path or
     published definitions is read when loaded; one that does not exist is reported then."""
-    from toolgen.frontend.loader import is_published, spec_sets
+    from toolgen.spec.loader import is_published, spec_sets
 
     files: list[Path] = []
     for name in names:
@@ -81,9 +81,9 @@ def _load_git(where: GitPath, name: str, reader: SharedReader) -> Side:
 
 
 def _load(path: Path, label: str, reader: SharedReader) -> Side:
-    from toolgen.frontend.loader import is_published, spec_sets
-    from toolgen.frontend.pipeline import load_set
-    from toolgen.frontend.published import load_published
+    from toolgen.spec.loader import is_published, spec_sets
+    from toolgen.spec.pipeline import load_set
+    from toolgen.spec.published import load_published
 
     if is_published(path):
         return Side(label, (load_published(path),), published=True)

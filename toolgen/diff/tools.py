@@ -13,17 +13,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import HINTS, Annotations, Origin, Tool
-from toolgen.core.jsonequal import same
-from toolgen.core.positions import JsonPath
-from toolgen.core.protocol import EMITTED_REVISIONS, wraps_output
 from toolgen.diff.codes import find
 from toolgen.diff.deltas import NO, YES, Certainty, Delta, Kind
 from toolgen.diff.documents import Document, root_origin
 from toolgen.diff.model import Change, make_change
 from toolgen.diff.schemas import compare_schemas
 from toolgen.lint.model import Severity
+from toolgen.schema.jsonequal import same
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import HINTS, Annotations, Origin, Tool
+from toolgen.spec.positions import JsonPath
+from toolgen.spec.protocol import EMITTED_REVISIONS, wraps_output
 
 _INPUT_CODES: Mapping[Kind, str] = {
     Kind.REQUIRED_PROPERTY_ADDED: "TD201",

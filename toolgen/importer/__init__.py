@@ -7,7 +7,7 @@ The import is then read back through the frontend and compared with what the
 server published, so every tool either emits exactly what the server
 published or carries a warning saying why not. Deterministic: the same
 tools always give the same bytes. Written through the one writer
-(`toolgen.compiler.writer`): all or nothing, never over a file toolgen did
+(`toolgen.build.writer`): all or nothing, never over a file toolgen did
 not write.
 """
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgen.core.errors import SpecError
-from toolgen.core.protocol import EMITTED_REVISIONS
 from toolgen.importer.convert import Conversion, ImportWarning, ServerInfo, spec_document
 from toolgen.importer.output import write_spec_set
 from toolgen.importer.sources import Published, read_files
 from toolgen.importer.verify import explain_differences, read_back, unreadable_tools
 from toolgen.importer.yamlout import dump_yaml
+from toolgen.spec.errors import SpecError
+from toolgen.spec.protocol import EMITTED_REVISIONS
 
 __all__ = [
     "ImportResult",

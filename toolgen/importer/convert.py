@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.core.ir import HINTS
-from toolgen.core.naming import server_name
-from toolgen.core.protocol import JSON_SCHEMA_DIALECT, WRAP_KEY, WRAPPED_META_KEY
 from toolgen.importer import repair
-from toolgen.importer.dialects import DRAFT_2020_12, dialect_of, to_2020_12
 from toolgen.importer.refs import DefRegistry, hoist
+from toolgen.schema.dialects import DRAFT_2020_12, dialect_of, to_2020_12
+from toolgen.spec.ir import HINTS
+from toolgen.spec.naming import server_name
+from toolgen.spec.protocol import JSON_SCHEMA_DIALECT, WRAP_KEY, WRAPPED_META_KEY
 
 SHORT_HINTS = {mcp: short for short, mcp in HINTS}
 ANY_OBJECT: dict[str, Any] = {"type": "object"}

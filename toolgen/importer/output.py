@@ -18,7 +18,7 @@ def write_spec_set(
 ) -> None:
     """Write `files` (name → text) into directory `root`; `header` is the manifest's note.
     `force`: replace files toolgen wrote there even when edited since."""
-    from toolgen.compiler.writer import PackageOutput, apply, plan
+    from toolgen.build.writer import PackageOutput, apply, plan
 
     target = root.resolve()
     digest = hashlib.sha256("".join(files[name] for name in sorted(files)).encode()).hexdigest()

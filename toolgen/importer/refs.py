@@ -22,11 +22,11 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.core.jsonequal import same
-from toolgen.core.positions import JsonPath
-from toolgen.jsonschema.check import metaschema_errors
-from toolgen.jsonschema.pointer import MISSING, follow, pointer_tokens
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE, walk_schemas
+from toolgen.schema.check import metaschema_errors
+from toolgen.schema.jsonequal import same
+from toolgen.schema.pointer import MISSING, follow, pointer_tokens
+from toolgen.schema.walk import LISTED, MAPPED, SINGLE, walk_schemas
+from toolgen.spec.positions import JsonPath
 
 LOCAL_DEFS = ("$defs", "definitions")
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated"})

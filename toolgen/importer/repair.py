@@ -12,11 +12,11 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from toolgen.core.ir import HINTS
-from toolgen.core.positions import JsonPath
-from toolgen.frontend.spec import unsatisfiable_required
-from toolgen.jsonschema.check import metaschema_errors
-from toolgen.jsonschema.limits import schema_problems
+from toolgen.schema.check import metaschema_errors
+from toolgen.schema.limits import schema_problems
+from toolgen.spec.ir import HINTS
+from toolgen.spec.model import unsatisfiable_required
+from toolgen.spec.positions import JsonPath
 
 TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _NOT_NAME_CHARS: Final = re.compile(r"[^A-Za-z0-9_.-]+")

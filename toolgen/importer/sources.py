@@ -1,6 +1,6 @@
 """Where published tools come from: files and directories of JSON, or a live server.
 
-Files are read in the shapes lint reads (`toolgen.frontend.published.tool_paths`):
+Files are read in the shapes lint reads (`toolgen.spec.published.tool_paths`):
 a `tools/list` result, also inside a JSON-RPC response, a list of Tool objects,
 or one Tool per file; a directory is every `*.json` under it, in path order.
 """
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolgen.core.errors import Diagnostic, ErrorCode, Location, SpecError
-from toolgen.core.positions import JsonPath, display_path
-from toolgen.core.protocol import LATEST_REVISION
-from toolgen.frontend.published import ShapeError, definition_files, get_path, tool_paths
 from toolgen.importer.convert import ServerInfo
+from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.spec.positions import JsonPath, display_path
+from toolgen.spec.protocol import LATEST_REVISION
+from toolgen.spec.published import ShapeError, definition_files, get_path, tool_paths
 
 
 @dataclass(frozen=True)
@@ -92,14 +92,14 @@ def listed_revision(data: Any) -> str | None:
 
 def _located(path: Path, at: JsonPath) -> Location:
     """Where the value at `at` stands in the JSON file `path` (the slow reader's positions)."""
-    from toolgen.frontend.jsonsource import read_json
+    from toolgen.spec.jsonsource import read_json
 
     return read_json(path).locate(at)
 
 
 def _positioned(path: Path) -> tuple[Diagnostic, ...]:
     """The diagnostics, at `file:line:col`, of a file that is not JSON (the slow reader's)."""
-    from toolgen.frontend.jsonsource import read_json
+    from toolgen.spec.jsonsource import read_json
 
     try:
         read_json(path)

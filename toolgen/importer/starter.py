@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolgen.core.naming import server_name
 from toolgen.importer.output import write_spec_set
+from toolgen.spec.naming import server_name
 
 SPEC = """\
 # A toolgen spec set: the tools of one MCP server, described once.

@@ -14,15 +14,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolgen.core.errors import SpecError
-from toolgen.core.ir import ToolSet
-from toolgen.core.protocol import has_execution, has_icons, has_structured_output, tool_definition
-from toolgen.frontend.resolver import resolve
-from toolgen.frontend.source import parse_source
-from toolgen.frontend.spec import parse_spec_file
 from toolgen.importer.convert import Conversion, ImportWarning, spec_document
-from toolgen.importer.dialects import DRAFT_2020_12, dialect_of
 from toolgen.importer.yamlout import dump_yaml
+from toolgen.schema.dialects import DRAFT_2020_12, dialect_of
+from toolgen.spec.errors import SpecError
+from toolgen.spec.ir import ToolSet
+from toolgen.spec.model import parse_spec_file
+from toolgen.spec.protocol import has_execution, has_icons, has_structured_output, tool_definition
+from toolgen.spec.resolver import resolve
+from toolgen.spec.source import parse_source
 
 
 def read_back(text: str, name: str) -> ToolSet:

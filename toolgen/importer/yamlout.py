@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from toolgen.frontend.source import reads_as_string
+from toolgen.spec.source import reads_as_string
 
 _BaseDumper: type[Any] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 WIDTH = 100

@@ -1,7 +1,7 @@
 """What rule checks see: the spec set, the options, and cached views of the raw data.
 
 Rules look at schemas *as written* (the raw data in the source file, walked
-with `toolgen.jsonschema.walk`), so every finding points at the exact line and
+with `toolgen.schema.walk`), so every finding points at the exact line and
 column, in a def where the problem is written rather than in every tool that
 bundles it. The bundled schemas of the IR are used where clients' view
 matters (size, depth, what the input accepts).
@@ -15,11 +15,11 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import HINTS, Origin, Tool, ToolSet
-from toolgen.core.positions import JsonPath, SourceFile
-from toolgen.jsonschema.walk import HOLDING, LISTED, MAPPED, SINGLE, subschema_list, walk_schemas
 from toolgen.lint.options import HTTP_METHODS, READ_NOUNS, RuleOptions
+from toolgen.schema.walk import HOLDING, LISTED, MAPPED, SINGLE, subschema_list, walk_schemas
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import HINTS, Origin, Tool, ToolSet
+from toolgen.spec.positions import JsonPath, SourceFile
 
 ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
 _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+")

@@ -12,15 +12,15 @@ from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any
 
-from toolgen.core import forked
-from toolgen.core.errors import Diagnostic
-from toolgen.core.ir import Tool, ToolSet
 from toolgen.lint import suppress
 from toolgen.lint.config import LintConfig
 from toolgen.lint.context import Context
 from toolgen.lint.model import SPEC_CATEGORY, Finding, Hit, Severity
 from toolgen.lint.registry import ARRAY, BOOLEAN, SCHEMA, TYPE_LIST, Rule
 from toolgen.lint.toolcache import ToolHitCache, ToolHits, hit_rows, hits_of
+from toolgen.spec import forked
+from toolgen.spec.errors import Diagnostic
+from toolgen.spec.ir import Tool, ToolSet
 
 
 def lint_toolset(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from toolgen.core.errors import Location
+from toolgen.spec.errors import Location
 
 
 class Severity(StrEnum):

@@ -20,7 +20,7 @@ never stale, only unused:
 
 A spec set that does not load is never stored (it is loaded again and its
 errors reported). Entries are `marshal`led plain data and live beside the parse
-cache (`toolgen.frontend.parsecache`: `$TOOLGEN_CACHE_DIR`, `off` turns both off),
+cache (`toolgen.spec.parsecache`: `$TOOLGEN_CACHE_DIR`, `off` turns both off),
 under `lint/`; a missing, damaged or unreadable entry is a miss.
 """
 
@@ -32,16 +32,16 @@ import marshal
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from toolgen.core.errors import Location
-from toolgen.core.positions import display_path
-from toolgen.frontend import parsecache
-from toolgen.frontend.loader import SpecSetFiles
-from toolgen.frontend.parsecache import cache_root, store
 from toolgen.lint.config import LintConfig
 from toolgen.lint.model import Finding, Severity
+from toolgen.spec import parsecache
+from toolgen.spec.errors import Location
+from toolgen.spec.loader import SpecSetFiles
+from toolgen.spec.parsecache import cache_root, store
+from toolgen.spec.positions import display_path
 
 FORMAT = f"toolgen-lint-1 marshal-{marshal.version}"
-STAGES = ("core", "jsonschema", "frontend", "lint")
+STAGES = ("spec", "schema", "lint")
 """The parts of toolgen a lint runs (the layout lets lint import nothing else)."""
 
 _SEVERITIES = {s.value: s for s in Severity}

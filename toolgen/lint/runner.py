@@ -1,7 +1,7 @@
 """From paths to findings: find what each path is, load it, lint it.
 
 A `.json` file, or a directory of `.json` files (and no spec files), holds
-published tool definitions (`toolgen.frontend.published`); anything else is a spec set
+published tool definitions (`toolgen.spec.published`); anything else is a spec set
 (or a directory of spec sets, as `toolgen build` reads it). Input that does
 not load is reported as findings too (its spec error codes, severity error),
 and the run remembers it: the command exits 2 then.
@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from toolgen.core import collector
-from toolgen.core.errors import SpecError
-from toolgen.core.ir import ToolSet
-from toolgen.frontend.loader import SpecSetFiles
 from toolgen.lint.config import LintConfig
 from toolgen.lint.engine import lint_toolset, spec_error_findings
 from toolgen.lint.model import Finding
+from toolgen.spec import collector
+from toolgen.spec.errors import SpecError
+from toolgen.spec.ir import ToolSet
+from toolgen.spec.loader import SpecSetFiles
 
 SourceKind = Literal["auto", "spec", "published"]
 DEFAULT_PATH = Path("specs")
@@ -51,7 +51,7 @@ class LintRun:
 
 def lint_paths(paths: Sequence[Path], config: LintConfig, kind: SourceKind = "auto") -> LintRun:
     """Lint every spec set and published server named by `paths` (default: specs/)."""
-    from toolgen.frontend.loader import is_published
+    from toolgen.spec.loader import is_published
 
     paths = list(paths) or [DEFAULT_PATH]
     run = LintRun()
@@ -67,7 +67,7 @@ def lint_paths(paths: Sequence[Path], config: LintConfig, kind: SourceKind = "au
 
 
 def _lint_published(path: Path, config: LintConfig, run: LintRun) -> None:
-    from toolgen.frontend.published import read_published
+    from toolgen.spec.published import read_published
 
     try:
         result = read_published(path)
@@ -80,7 +80,7 @@ def _lint_published(path: Path, config: LintConfig, run: LintRun) -> None:
 
 
 def _lint_specs(paths: list[Path], config: LintConfig, run: LintRun) -> None:
-    from toolgen.frontend.loader import spec_sets
+    from toolgen.spec.loader import spec_sets
 
     try:
         sets = spec_sets(paths)
@@ -102,8 +102,8 @@ def _lint_spec_set(spec_set: SpecSetFiles, config: LintConfig, run: LintRun) -> 
     if known is not None:
         run.record(known.tools, known.findings)
         return
-    from toolgen.frontend.parsecache import SharedReader
-    from toolgen.frontend.pipeline import load_set  # the load path, not needed above
+    from toolgen.spec.parsecache import SharedReader
+    from toolgen.spec.pipeline import load_set  # the load path, not needed above
 
     reader = SharedReader()
     reader.preload(list(spec_set.files))

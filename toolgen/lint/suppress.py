@@ -22,10 +22,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import Origin, ToolSet
 from toolgen.lint.model import Hit
 from toolgen.lint.registry import find_rule
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import Origin, ToolSet
 
 KEY = "x-toolgen-lint"
 _ENTRY_KEYS = frozenset({"code", "reason"})

@@ -30,12 +30,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import Tool, ToolSet
-from toolgen.core.positions import SourceFile
-from toolgen.frontend.parsecache import cache_root, store, text_key
 from toolgen.lint.config import LintConfig
 from toolgen.lint.model import Hit
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import Tool, ToolSet
+from toolgen.spec.parsecache import cache_root, store, text_key
+from toolgen.spec.positions import SourceFile
 
 FORMAT = f"toolgen-lint-tools-1 marshal-{marshal.version}"
 

@@ -5,14 +5,14 @@ handlers (whatever the server registered there: `MCPServer`'s tool manager,
 FastMCP's providers, a hand-written `on_call_tool`):
 
 - `tools/list` answers the server's own tools, then the spec's exact
-  definitions for the connection's protocol revision (`toolgen.core.protocol`:
+  definitions for the connection's protocol revision (`toolgen.spec.protocol`:
   titles, annotations, both schemas, the declared `{"result": ...}` wrapping of
   non-object outputs before 2026-07-28). A server tool with a spec tool's name
   is hidden (the spec wins) and logged.
 - `tools/call` of a spec tool checks the arguments against the input schema
   (an `isError` result naming each bad field), runs the handler exactly as
-  `toolgen serve --handlers` does (`toolgen.runtime.handlers` binds it,
-  `toolgen.runtime.calls.CallRunner` runs it: dict or Input model, sync in a
+  `toolgen serve --handlers` does (`toolgen.serve.handlers` binds it,
+  `toolgen.serve.calls.CallRunner` runs it: dict or Input model, sync in a
   worker thread or async, `ToolError` for a message the client sees, the
   per-call timeout), checks the result against the output schema, and answers
   `structuredContent` plus the text fallback. Every other call goes to the
@@ -28,14 +28,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from toolgen.core.protocol import is_modern
-from toolgen.runtime.calls import CallRunner
-from toolgen.runtime.handlers import bind_handlers, unknown_handlers
-from toolgen.runtime.results import error_result
-from toolgen.runtime.toolset import RuntimeToolSet
-from toolgen.runtime.validation import invalid_arguments
+from toolgen.schema.validation import invalid_arguments
 from toolgen.sdk.context import sdk_call_context
 from toolgen.sdk.servers import lowlevel_server
+from toolgen.serve.calls import CallRunner
+from toolgen.serve.handlers import bind_handlers, unknown_handlers
+from toolgen.serve.results import error_result
+from toolgen.serve.toolset import RuntimeToolSet
+from toolgen.spec.protocol import is_modern
 
 log = logging.getLogger("toolgen.sdk")
 
@@ -44,13 +44,13 @@ Specs = RuntimeToolSet | str | Path | Iterable[str | Path]
 
 def load_specs(specs: Any) -> RuntimeToolSet:
     """`specs` as a `RuntimeToolSet`: one already loaded, a `ToolSet`, or spec paths."""
-    from toolgen.core.ir import ToolSet
+    from toolgen.spec.ir import ToolSet
 
     if isinstance(specs, RuntimeToolSet):
         return specs
     if isinstance(specs, ToolSet):
         return RuntimeToolSet(specs)
-    from toolgen.frontend.pipeline import load_spec_set
+    from toolgen.spec.pipeline import load_spec_set
 
     return RuntimeToolSet(load_spec_set(specs))
 

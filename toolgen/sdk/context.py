@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from toolgen.runtime.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
+from toolgen.serve.context import DEFAULT_LEGACY_LOG_LEVEL, for_request, use_call_context
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter

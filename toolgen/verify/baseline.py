@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from toolgen.core.errors import Diagnostic, ErrorCode, SpecError
-from toolgen.core.positions import SourceFile
-from toolgen.frontend.source import read_source
+from toolgen.spec.errors import Diagnostic, ErrorCode, SpecError
+from toolgen.spec.positions import SourceFile
+from toolgen.spec.source import read_source
 from toolgen.verify.checks import BY_ID
 from toolgen.verify.results import FAILED, Result, failed
 

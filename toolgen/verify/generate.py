@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.jsonschema.walk import walk_schemas
+from toolgen.schema.walk import walk_schemas
 
 _OPENING: Final = (
     "additionalProperties", "patternProperties", "unevaluatedProperties",

@@ -18,9 +18,9 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.jsonschema.sample import from_pattern, sample
-from toolgen.jsonschema.shape import resolve_ref
-from toolgen.runtime.validation import SchemaValidator, format_path
+from toolgen.schema.sample import from_pattern, sample
+from toolgen.schema.shape import resolve_ref
+from toolgen.schema.validation import SchemaValidator, format_path
 
 MISSING: Final[Any] = object()
 MAX_DEPTH: Final = 3

@@ -6,9 +6,9 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.core.ir import Tool
-from toolgen.core.protocol import WRAP_KEY, has_structured_output, tool_definition, wraps_output
-from toolgen.runtime.validation import SchemaValidator, describe
+from toolgen.schema.validation import SchemaValidator, describe
+from toolgen.spec.ir import Tool
+from toolgen.spec.protocol import WRAP_KEY, has_structured_output, tool_definition, wraps_output
 from toolgen.verify.generate import Failure
 from toolgen.verify.official import official_problem, official_validator
 from toolgen.verify.probes import INVALID_PARAMS, error_code, show

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from toolgen.core.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
-from toolgen.core.positions import JsonPath
-from toolgen.core.protocol import WRAP_KEY, has_annotations, tool_definition, wraps_output
 from toolgen.diff.documents import Document
 from toolgen.diff.schemas import Comparison
-from toolgen.importer.dialects import DRAFT_2020_12, dialect_of, to_2020_12
+from toolgen.schema.dialects import DRAFT_2020_12, dialect_of, to_2020_12
+from toolgen.spec.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
+from toolgen.spec.positions import JsonPath
+from toolgen.spec.protocol import WRAP_KEY, has_annotations, tool_definition, wraps_output
 from toolgen.verify.official import official_problem
 from toolgen.verify.probes import show
 from toolgen.verify.results import Result, failed, passed

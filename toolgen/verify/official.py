@@ -1,6 +1,6 @@
 """Validators for the official MCP types (`CallToolResult`, `ListToolsResult`, ...).
 
-Built from the vendored official schema of each revision (`toolgen/core/mcp-schema`),
+Built from the vendored official schema of each revision (`toolgen/spec/mcp-schema`),
 in that schema's own dialect (draft-07 for 2025-06-18), offline. Revisions without a
 vendored schema (2025-03-26) get no validator: callers fall back to lighter checks.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from toolgen.core.protocol import EMITTED_REVISIONS, official_schema
+from toolgen.spec.protocol import EMITTED_REVISIONS, official_schema
 
 
 @cache

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.core.protocol import SUPPORTED_REVISIONS
+from toolgen.spec.protocol import SUPPORTED_REVISIONS
 from toolgen.verify.official import official_problem
 from toolgen.verify.results import Result, failed, passed
 from toolgen.verify.session import Session, any_response, request_message, result_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolgen.core.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
+from toolgen.spec.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
 from toolgen.verify.listing import listing_results
 from toolgen.verify.results import Report, Result, failed, skipped
 from toolgen.verify.runner import (

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolgen.core.ir import ToolSet
-from toolgen.core.protocol import (
+from toolgen.spec.ir import ToolSet
+from toolgen.spec.protocol import (
     LATEST_LEGACY_REVISION,
     LEGACY_REVISIONS,
     MODERN_REVISIONS,

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.core.protocol import is_modern
+from toolgen.spec.protocol import is_modern
 from toolgen.verify.transport import Exchange, Transport
 
 VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolgen.core.ir import Tool
-from toolgen.runtime.validation import SchemaValidator
+from toolgen.schema.validation import SchemaValidator
+from toolgen.spec.ir import Tool
 from toolgen.verify.generate import Failure, explore, strategy_for
 from toolgen.verify.inputs import Case, base_input, boundary_cases, invalid_cases
 from toolgen.verify.judge import Judge

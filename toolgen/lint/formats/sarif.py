@@ -13,9 +13,9 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import quote
 
-from toolgen.core.version import __version__
 from toolgen.lint.model import Finding, Severity
 from toolgen.lint.registry import Rule, all_rules
+from toolgen.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from toolgen.core.ir import Tool
 from toolgen.lint.context import Context, description_verb, verb, verb_class
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.options import LOOKUP_WRITE_VERBS
 from toolgen.lint.registry import rule
+from toolgen.spec.ir import Tool
 
 A = Category.ANNOTATIONS
 _KEYED = re.compile(

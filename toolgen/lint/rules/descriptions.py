@@ -7,11 +7,11 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import Origin, Tool
 from toolgen.lint.context import HIDDEN, Context, SchemaNode, words
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import per_tool_part, rule
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import Origin, Tool
 
 D = Category.DESCRIPTIONS
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolgen.jsonschema.walk import LISTED, MAPPED, SINGLE
 from toolgen.lint.context import Context, SchemaNode
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import SCHEMA, rule
+from toolgen.schema.walk import LISTED, MAPPED, SINGLE
 
 KEYWORDS = (
     SINGLE

@@ -6,15 +6,15 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from toolgen.core.ir import Tool
 from toolgen.lint.context import Context
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
+from toolgen.spec.ir import Tool
 
 N = Category.NAMES
 
 MCP_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-"""The MCP tool name rule (same as `toolgen.frontend.spec.TOOL_NAME_PATTERN`, which spec files
+"""The MCP tool name rule (same as `toolgen.spec.model.TOOL_NAME_PATTERN`, which spec files
 must already meet; published definitions need not)."""
 
 _STYLES: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -3,7 +3,7 @@ silently weakens.
 
 Opt-in: `--target openai-strict|anthropic|gemini` (or `target = [...]` in the
 configuration) selects the rules of each API. They convert the tool the way
-`toolgen tools --format PROVIDER` does (`toolgen.jsonschema.providers`) and
+`toolgen tools --format PROVIDER` does (`toolgen.providers`) and
 report what that conversion could not carry over, at the place it is written.
 """
 
@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from toolgen.core.errors import Location
-from toolgen.core.ir import Tool
-from toolgen.core.protocol import LATEST_REVISION, tool_definition
 from toolgen.lint.context import Context
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
+from toolgen.spec.errors import Location
+from toolgen.spec.ir import Tool
+from toolgen.spec.protocol import LATEST_REVISION, tool_definition
 
 if TYPE_CHECKING:  # the providers (and jsonschema-rs) load only when a portability rule runs
-    from toolgen.jsonschema.providers import Provider, ToolView
+    from toolgen.providers import Provider, ToolView
 
 P = Category.PORTABILITY
 _PROVIDER_OF_TARGET: dict[str, Provider] = {
@@ -41,7 +41,7 @@ def _converted(tool: Tool, provider: Provider, ctx: Context) -> ToolView:
         setattr(ctx, _VIEWS, cache)
     key = (tool.name, provider)
     if key not in cache:
-        from toolgen.jsonschema.providers import convert
+        from toolgen.providers import convert
 
         (cache[key],) = convert(provider, [tool_definition(tool, LATEST_REVISION)]).tools
     return cache[key]
@@ -85,7 +85,7 @@ def provider_tool_name(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Write `github_get_issue`.
     """
-    from toolgen.jsonschema.providers import NAME_RULES
+    from toolgen.providers import NAME_RULES
 
     targets = ctx.options.targets or frozenset(_PROVIDER_OF_TARGET)
     refused = [

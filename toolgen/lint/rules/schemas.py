@@ -319,7 +319,7 @@ def invalid_default(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     schema = node.schema
     if not isinstance(schema, dict) or "default" not in schema or has_ref(schema):
         return
-    from toolgen.jsonschema.check import compile_validator
+    from toolgen.schema.check import compile_validator
 
     try:
         validator = compile_validator(schema)

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolgen.core.ir import Origin, Tool
-from toolgen.jsonschema.walk import DEFS_KEYWORDS, HOLDING, subschema_list
 from toolgen.lint.context import Context, count_schemas, has_ref
 from toolgen.lint.model import Category, Hit, Severity
 from toolgen.lint.registry import rule
+from toolgen.schema.walk import DEFS_KEYWORDS, HOLDING, subschema_list
+from toolgen.spec.ir import Origin, Tool
 
 S = Category.SCHEMAS
 

@@ -1,0 +1,241 @@
+"""HTTP under abuse: slow and idle clients, connection floods, body floods, session
+floods and clients that hang up mid-call (issue 10). Real uvicorn on loopback, raw
+sockets for what well-behaved clients never do; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from http_support import http_server
+from runtime_support.frames import MODERN, modern_meta
+
+import toolgen
+from toolgen.serve.context import current_call
+from toolgen.serve.http import SecurityPolicy
+from toolgen.serve.http.guard import ConnectionLimits
+from toolgen.serve.http.sessions import SessionsFull, SessionStore
+
+GUARD = 10.0
+"""Seconds any single wait may take: a guard against a hang, not a timing assertion."""
+
+SPEC = """\
+toolgen: 1
+server: {name: abuse, version: "1.0.0"}
+tools:
+  - name: wait
+  - name: quick
+"""
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory: pytest.TempPathFactory) -> toolgen.RuntimeToolSet:
+    root = tmp_path_factory.mktemp("abuse")
+    (root / "abuse.yaml").write_text(SPEC, encoding="utf-8")
+    return toolgen.load(root)
+
+
+def address(url: str) -> tuple[str, int]:
+    host_port = url.split("//", 1)[1].split("/", 1)[0]
+    host, port = host_port.rsplit(":", 1)
+    return host, int(port)
+
+
+@contextmanager
+def raw(url: str) -> Iterator[socket.socket]:
+    sock = socket.create_connection(address(url), timeout=GUARD)
+    try:
+        yield sock
+    finally:
+        sock.close()
+
+
+def read_all(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection (bounded by GUARD)."""
+    data = b""
+    deadline = time.monotonic() + GUARD
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(65536)
+        except (ConnectionResetError, TimeoutError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def head(host: tuple[str, int], length: int, **extra: str) -> bytes:
+    lines = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{host[1]}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"Content-Length: {length}",
+        *(f"{k.replace('_', '-')}: {v}" for k, v in extra.items()),
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def modern_call(name: str) -> tuple[bytes, dict[str, str]]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": {}, "_meta": modern_meta()},
+    }
+    headers = {"MCP_Protocol_Version": MODERN, "Mcp_Method": "tools/call", "Mcp_Name": name}
+    return json.dumps(body).encode(), headers
+
+
+def test_a_client_that_never_finishes_its_request_head_is_disconnected(
+    tools: toolgen.RuntimeToolSet,
+) -> None:
+    limits = ConnectionLimits(head_timeout=0.5)
+    with http_server(tools, {}, limits=limits) as url, raw(url) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and nothing more
+        started = time.monotonic()
+        assert read_all(sock) == b""
+        assert time.monotonic() - started < GUARD
+
+
+def test_connections_past_the_limit_are_refused_at_once_and_the_server_recovers(
+    tools: toolgen.RuntimeToolSet,
+) -> None:
+    limits = ConnectionLimits(max_connections=4, head_timeout=GUARD * 3)
+    with http_server(tools, {"quick": lambda: "ok"}, limits=limits) as url:
+        idle = [socket.create_connection(address(url), timeout=GUARD) for _ in range(4)]
+        try:
+            time.sleep(0.2)  # let the server accept them
+            with raw(url) as extra:
+                assert read_all(extra).startswith(b"HTTP/1.1 503")
+        finally:
+            for sock in idle:
+                sock.close()
+        time.sleep(0.2)
+        body, headers = modern_call("quick")
+        with raw(url) as sock:
+            sock.sendall(head(address(url), len(body), **headers) + body)
+            assert b'"text":"ok"' in read_all(sock).replace(b" ", b"")
+
+
+def test_a_body_that_does_not_arrive_in_time_is_answered_408(
+    tools: toolgen.RuntimeToolSet,
+) -> None:
+    policy = SecurityPolicy(body_timeout=0.5)
+    with http_server(tools, {}, policy) as url, raw(url) as sock:
+        sock.sendall(head(address(url), 100) + b'{"jsonrpc"')
+        assert read_all(sock).startswith(b"HTTP/1.1 408")
+
+
+def test_bodies_buffered_at_once_are_bounded_server_wide(tools: toolgen.RuntimeToolSet) -> None:
+    policy = SecurityPolicy(max_buffered=1000, body_timeout=GUARD * 3)
+    with http_server(tools, {}, policy) as url, raw(url) as first, raw(url) as second:
+        first.sendall(head(address(url), 900) + b" " * 800)  # 800 bytes held, 100 to come
+        time.sleep(0.3)
+        second.sendall(head(address(url), 900) + b" " * 800)
+        answer = read_all(second)
+        assert answer.startswith(b"HTTP/1.1 503")
+        assert b"retry-after" in answer.lower()
+
+
+def test_a_flood_of_sessions_never_evicts_the_sessions_in_use() -> None:
+    store = SessionStore(max_sessions=10)
+    real = [store.create() for _ in range(3)]
+    for session in real:
+        assert store.get(session.id) is session  # used after initialize
+    for _ in range(1000):
+        store.create()  # initialize, never used again
+    assert all(store.get(session.id) is session for session in real)
+    assert len(store) == 10
+
+
+def test_when_every_session_is_in_recent_use_a_new_one_is_refused() -> None:
+    now = [0.0]
+    store = SessionStore(max_sessions=2, clock=lambda: now[0])
+    for _ in range(2):
+        store.get(store.create().id)
+    with pytest.raises(SessionsFull):
+        store.create()
+    now[0] += 1000.0  # idle long enough: the least recently used may now make room
+    assert store.create() is not None
+
+
+def test_a_full_session_store_answers_initialize_with_503(
+    tools: toolgen.RuntimeToolSet, tmp_path: Path
+) -> None:
+    import httpx
+
+    from toolgen.serve.engine import Engine
+    from toolgen.serve.http import create_app
+
+    app = create_app(Engine(tools, {}), sessions=SessionStore(max_sessions=1))
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Host": "127.0.0.1"}
+
+    async def scenario() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            first = await client.post("/mcp", json=body, headers=headers)
+            session = {"Mcp-Session-Id": first.headers["mcp-session-id"], **headers}
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            await client.post("/mcp", json=ping, headers=session)
+            second = await client.post("/mcp", json=body, headers=headers)
+            return [first, second]
+
+    import asyncio
+
+    first, second = asyncio.run(scenario())
+    assert first.status_code == 200
+    assert second.status_code == 503
+
+
+def test_a_client_that_hangs_up_mid_call_tells_the_sync_handler(
+    tools: toolgen.RuntimeToolSet,
+) -> None:
+    started = threading.Event()
+    noticed = threading.Event()
+
+    def wait() -> str:
+        call = current_call()
+        started.set()
+        deadline = time.monotonic() + GUARD
+        while not call.cancelled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if call.cancelled:
+            noticed.set()
+        return "done"
+
+    with http_server(tools, {"wait": wait}) as url:
+        body, headers = modern_call("wait")
+        with raw(url) as sock:
+            sock.sendall(head(address(url), len(body), **headers) + body)
+            assert started.wait(GUARD)
+        assert noticed.wait(GUARD)
+
+
+def test_answers_under_abuse_are_json_rpc_errors(tools: toolgen.RuntimeToolSet) -> None:
+    """The 408 and 503 bodies are JSON-RPC errors like every other refusal."""
+    policy = SecurityPolicy(body_timeout=0.3)
+    with http_server(tools, {}, policy) as url, raw(url) as sock:
+        sock.sendall(head(address(url), 50) + b"{")
+        answer = read_all(sock)
+    body = answer.split(b"\r\n\r\n", 1)[1]
+    assert json.loads(body)["error"]["code"] == -32600
+    assert isinstance(json.loads(body)["error"]["message"], str)

@@ -1,0 +1,195 @@
+"""`toolgen verify` against deliberately broken servers (one defect each, caught by the right
+check), a correct hand-written server whose schemas are written differently, and toolgen's own
+servers (mock and handlers, stdio and HTTP, the generated stub)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SPECS
+from http_support import http_server
+from verify_support.run import DEMO_SPEC, TOOLGEN_BASELINE, demo_server, verify
+
+from toolgen.serve.http import SecurityPolicy
+from toolgen.serve.mock import mock_handlers
+from toolgen.serve.toolset import RuntimeToolSet
+from toolgen.spec.pipeline import load_spec_set
+
+LEGACY = ("--protocol", "2025-11-25")
+
+BROKEN = [
+    ("answers-notifications", {"protocol.notification-unanswered"}),
+    ("parse-error-without-id", {"protocol.parse-error"}),
+    ("accepts-batches", {"protocol.batch"}),
+    ("output-breaks-schema", {"call.structured-content"}),
+    ("no-text-fallback", {"call.text-fallback"}),
+    ("annotations-differ", {"listing.annotations"}),
+    ("schemas-differ", {"listing.input-schema"}),
+    ("tool-missing", {"listing.tool-missing"}),
+    ("unknown-tool-is-error", {"protocol.unknown-tool"}),
+    ("invalid-args-protocol-error", {"call.invalid-input"}),
+    ("crashes-on-input", {"call.answers"}),
+    ("prints-to-stdout", {"protocol.stdout-clean"}),
+    # the other rules, one defect each
+    ("echoes-unknown-version", {"protocol.version-negotiation"}),
+    ("no-ping", {"protocol.ping"}),
+    ("unknown-method-wrong-code", {"protocol.unknown-method"}),
+    ("dies-on-malformed-json", {"protocol.parse-error", "protocol.survives"}),
+    ("extra-tool", {"listing.tool-extra"}),
+    ("output-schema-differs", {"listing.output-schema"}),
+    ("bad-result-shape", {"call.result-shape"}),
+    ("accepts-invalid-input", {"call.invalid-input"}),
+]
+
+
+@pytest.mark.parametrize(("defect", "checks"), BROKEN, ids=[d for d, _ in BROKEN])
+def test_each_defect_is_caught_by_its_check(defect: str, checks: set[str]) -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server(defect), *LEGACY)
+    assert run.exit_code == 1, run.stderr
+    assert run.failed() == checks
+
+
+def test_a_crash_is_reported_with_the_shrunk_input() -> None:
+    run = verify(
+        DEMO_SPEC, "--server", demo_server("crashes-on-input"), *LEGACY, "--only", "search"
+    )
+    (result,) = run.results("call.answers", "search")
+    assert "exited with code 3" in result["message"]
+    assert len(result["input"]["tags"]) == 3  # the server dies from 3 tags on: shrunk to exactly 3
+    assert result["input"]["query"] and len(result["input"]["query"]) == 1
+
+
+def test_a_server_killed_by_a_probe_is_restarted_and_the_probe_named() -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server("dies-on-malformed-json"), *LEGACY)
+    (survives,) = run.results("protocol.survives")[:1]
+    assert "died on a probe: protocol.parse-error" in survives["message"]
+    assert "exited with code 4" in survives["message"]
+    for later in ("protocol.batch", "protocol.unknown-method", "protocol.unknown-tool"):
+        assert run.results(later)[0]["status"] == "passed"  # judged on the restarted server
+
+
+def test_a_hang_is_reported_with_the_tool_and_a_failing_input() -> None:
+    run = verify(
+        DEMO_SPEC, "--server", demo_server("hangs-on-input"), *LEGACY, "--only", "search",
+        "--timeout", "1.5",
+    )  # fmt: skip
+    assert run.failed() == {"call.answers"}
+    (result,) = run.results("call.answers", "search")
+    assert "no reply within 1.5 s" in result["message"]
+    assert len(result["input"]["tags"]) >= 3  # the server hangs from 3 tags on
+    assert run.results("protocol.survives")[-1]["status"] == "passed"  # restarted, answering
+
+
+def test_a_changed_title_is_a_warning_that_does_not_fail_the_run() -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server("title-differs"), *LEGACY)
+    assert run.exit_code == 0
+    (title,) = run.results("listing.title", "search")
+    assert (title["status"], title["severity"]) == ("failed", "warning")
+    assert run.report["summary"]["warnings"] == 1
+
+
+def test_a_correct_server_with_differently_written_schemas_passes() -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server(), "--protocol", "all")
+    assert run.exit_code == 0, run.report
+    assert run.failed() == set()
+    assert [r["status"] for r in run.results("protocol.handshake")] == [
+        "skipped", "passed", "passed", "passed", "skipped",  # 2025-03-26 … 2025-11-25 only
+    ]  # fmt: skip
+    assert run.results("protocol.batch", None)[0]["status"] == "passed"  # accepted at 2025-03-26
+
+
+def test_destructive_tools_are_skipped_unless_allowed(tmp_path: Path) -> None:
+    log = tmp_path / "wipe.log"
+    env = {"VERIFY_WIPE_LOG": str(log)}
+    run = verify(DEMO_SPEC, "--server", demo_server(), *LEGACY, env=env)
+    assert {
+        r["status"]
+        for r in run.report["results"]
+        if r["tool"] == "wipe" and r["check"].startswith("call.")
+    } == {"skipped"}
+    assert not log.exists()
+    run = verify(DEMO_SPEC, "--server", demo_server(), *LEGACY, "--allow-destructive", env=env)
+    assert run.exit_code == 0
+    assert log.read_text().count("wipe") >= 1
+
+
+def test_toolgen_serve_mock_passes_over_stdio_in_both_eras() -> None:
+    server = f"{sys.executable} -m toolgen serve {SPECS / 'notes'} --mock"
+    run = verify(SPECS / "notes", "--server", server, "--allow-destructive")
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    assert run.report["revisions"] == ["2025-11-25", "2026-07-28"]
+
+
+def test_toolgen_serve_handlers_passes_over_stdio() -> None:
+    handlers = ROOT / "examples" / "notes_handlers.py"
+    server = (
+        f"{sys.executable} -m toolgen serve {SPECS / 'notes'} --handlers {handlers}:NotesHandlers"
+    )
+    run = verify(SPECS / "notes", "--server", server, "--allow-destructive")
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+
+
+def test_the_generated_stub_passes(tmp_path: Path) -> None:
+    server = (
+        f"{sys.executable} {ROOT / 'examples' / 'notes_handlers.py'} --db {tmp_path / 'n.sqlite3'}"
+    )
+    run = verify(SPECS / "notes", "--server", server, "--allow-destructive")
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+
+
+@pytest.mark.parametrize("kind", ["mock", "handlers"])
+def test_toolgen_serve_passes_over_http(kind: str) -> None:
+    tools = RuntimeToolSet(load_spec_set(SPECS / "notes"))
+    if kind == "mock":
+        handlers: object = mock_handlers(tools)
+    else:
+        sys.path.insert(0, str(ROOT))
+        from examples.notes_handlers import NotesHandlers
+
+        handlers = NotesHandlers()
+    with http_server(tools, handlers) as url:
+        run = verify(
+            SPECS / "notes", "--url", url, "--allow-destructive", "--protocol", "all",
+            "--baseline", str(TOOLGEN_BASELINE),
+        )  # fmt: skip
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    (batch,) = [r for r in run.results("protocol.batch") if r["revision"] == "2025-03-26"]
+    assert batch["status"] == "passed"  # accepted in 2025-03-26 sessions (issue 16)
+    assert run.report["revisions"] == [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ]
+
+
+def test_header_carries_the_token_an_http_server_requires() -> None:
+    tools = RuntimeToolSet(load_spec_set(SPECS / "notes"))
+    policy = SecurityPolicy(token="s3cret")
+    with http_server(tools, mock_handlers(tools), policy) as url:
+        refused = verify(SPECS / "notes", "--url", url, "--only", "get_note")
+        run = verify(
+            SPECS / "notes", "--url", url, "--only", "get_note",
+            "--header", "Authorization: Bearer s3cret",
+        )  # fmt: skip
+    assert refused.exit_code == 2
+    assert "HTTP 401" in refused.stderr and "--header" in refused.stderr
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    assert run.results("call.answers", "get_note")[0]["status"] == "passed"
+
+
+def test_mirrored_header_parameters_are_sent_over_http() -> None:
+    sys.path.insert(0, str(ROOT))
+    from examples.conformance_handlers import HANDLERS
+
+    tools = RuntimeToolSet(load_spec_set(SPECS / "conformance"))
+    with http_server(tools, HANDLERS) as url:
+        run = verify(
+            SPECS / "conformance", "--url", url, "--protocol", "2026-07-28",
+            "--only", "test_param_header",
+        )  # fmt: skip
+    assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
+    assert run.results("call.answers", "test_param_header")[0]["status"] == "passed"

@@ -1,0 +1,142 @@
+"""Emitted tool definitions and schema documents are valid for every protocol revision."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import SPECS
+
+from toolgen import ToolSet, load_toolset
+from toolgen.build.schemas import render_schemas
+from toolgen.build.tooldefs import render_tooldefs
+from toolgen.schema.walk import walk_schemas
+from toolgen.spec.protocol import (
+    EMITTED_REVISIONS,
+    WRAP_KEY,
+    WRAPPED_META_KEY,
+    list_tools_result,
+    official_schema,
+)
+
+SPEC_SETS = sorted(p for p in SPECS.iterdir() if p.is_dir())
+
+
+@cache
+def official_validator(revision: str, definition: str) -> jsonschema.protocols.Validator:
+    """A validator for one definition of the official MCP schema of `revision`."""
+    document = official_schema(revision)
+    document = copy.deepcopy(document)
+    defs_key = "definitions" if "definitions" in document else "$defs"
+    document["$ref"] = f"#/{defs_key}/{definition}"
+    cls = jsonschema.validators.validator_for(document)
+    return cls(document)
+
+
+@cache
+def toolset(path: Path) -> ToolSet:
+    return load_toolset(path)
+
+
+@pytest.mark.parametrize("revision", EMITTED_REVISIONS)
+@pytest.mark.parametrize("spec_set", SPEC_SETS, ids=lambda p: p.name)
+def test_tools_list_result_is_valid_against_the_official_schema(
+    spec_set: Path, revision: str
+) -> None:
+    result = list_tools_result(toolset(spec_set), revision)
+    validator = official_validator(revision, "ListToolsResult")
+    errors = [e.message for e in validator.iter_errors(result)]
+    assert errors == []
+    tool_validator = official_validator(revision, "Tool")
+    for tool in result["tools"]:
+        assert list(tool_validator.iter_errors(tool)) == [], tool["name"]
+
+
+@pytest.mark.parametrize("spec_set", SPEC_SETS, ids=lambda p: p.name)
+def test_emitted_tool_files_are_valid_list_results(spec_set: Path) -> None:
+    files = dict(render_tooldefs(toolset(spec_set), source_note="specs/x"))
+    for revision in EMITTED_REVISIONS:
+        body = json.loads(files[f"tools/{revision}.json"])
+        assert list(official_validator(revision, "ListToolsResult").iter_errors(body)) == []
+
+
+def test_non_object_output_is_wrapped_and_declared_before_2026_07_28() -> None:
+    tool = toolset(SPECS / "notes").tool("count_notes")
+    for revision in ("2025-06-18", "2025-11-25"):
+        definition = _definition(revision, "count_notes")
+        assert definition["outputSchema"]["type"] == "object"
+        assert definition["outputSchema"]["properties"][WRAP_KEY]["type"] == "integer"
+        assert definition["outputSchema"]["required"] == [WRAP_KEY]
+        assert definition["_meta"] == {WRAPPED_META_KEY: WRAP_KEY}
+    modern = _definition("2026-07-28", "count_notes")
+    assert modern["outputSchema"] == dict(tool.output_schema or {})
+    assert "_meta" not in modern
+
+
+def test_object_output_is_never_wrapped() -> None:
+    for revision in EMITTED_REVISIONS:
+        definition = _definition(revision, "get_note")
+        assert "_meta" not in definition
+        assert definition["outputSchema"]["type"] == "object"
+        assert "id" in definition["outputSchema"]["properties"]
+
+
+def test_only_declared_hints_are_emitted() -> None:
+    definition = _definition("2025-11-25", "get_note")
+    assert definition["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
+
+
+def _definition(revision: str, name: str) -> dict[str, Any]:
+    result = list_tools_result(toolset(SPECS / "notes"), revision)
+    return next(t for t in result["tools"] if t["name"] == name)
+
+
+@pytest.mark.parametrize("spec_set", SPEC_SETS, ids=lambda p: p.name)
+def test_every_schema_document_passes_the_2020_12_metaschema_and_is_self_contained(
+    spec_set: Path,
+) -> None:
+    for path, text in render_schemas(toolset(spec_set), source_note="specs/x"):
+        document = json.loads(text)
+        assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert document["$id"].startswith("urn:toolgen:")
+        jsonschema.Draft202012Validator.check_schema(document)
+        defs = document.get("$defs", {})
+        for _, schema in walk_schemas(document):
+            ref = schema.get("$ref") if isinstance(schema, dict) else None
+            if ref is not None:
+                assert ref.startswith("#/$defs/"), (path, ref)
+                assert ref.removeprefix("#/$defs/") in defs, (path, ref)
+
+
+def test_recursive_def_is_bundled_once_and_refers_to_itself() -> None:
+    output = toolset(SPECS / "notes").tool("tag_tree").output_schema
+    assert output is not None
+    assert output["type"] == "object"  # the root reference is inlined for clients
+    tree = output["$defs"]["TagTree"]
+    assert tree["properties"]["children"]["items"] == {"$ref": "#/$defs/TagTree"}
+    jsonschema.Draft202012Validator(dict(output)).validate(
+        {"tag": "a", "children": [{"tag": "b", "children": []}]}
+    )
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(dict(output)).validate(
+            {"tag": "a", "children": [{"tag": "B"}]}
+        )
+
+
+def test_cross_file_reference_is_bundled_into_each_document() -> None:
+    schema = toolset(SPECS / "notes").tool("create_note").input_schema
+    assert schema["properties"]["tags"]["items"] == {"$ref": "#/$defs/Tag"}
+    assert schema["$defs"]["Tag"]["pattern"] == "^[a-z][a-z0-9-]{0,31}$"
+
+
+def test_2025_03_26_definitions_have_no_fields_that_revision_lacks() -> None:
+    result = list_tools_result(toolset(SPECS / "notes"), "2025-03-26")
+    for tool in result["tools"]:
+        assert "outputSchema" not in tool
+        assert "title" not in tool
+        assert tool["annotations"]["title"]  # the title moves to annotations.title

@@ -1,0 +1,368 @@
+"""Plan the pydantic models of a spec set: every class name, and the one schema DCG reads.
+
+datamodel-code-generator (DCG) names classes after property names and numbers
+the clashes (`Method1`, `Method2`). So DCG gets a combined schema in which each
+class already has its final name: one `$defs` entry per class, with every
+inline object hoisted out into an entry of its own.
+
+Naming (helpers in `toolgen.build.python.modelnames`):
+
+- Tools: `<Tool>Input` / `<Tool>Output`, `<Tool>` being the CamelCase of the
+  tool name split at `_`, `.` and `-` (`place_order` → `PlaceOrder`, `a.b-c`
+  → `ABC`; a leading digit gets the prefix `Tool`). When two tools give the
+  same CamelCase, the first in spec-set order keeps it and a later one spells
+  its separators out (`get-x` → `GetDashX`, `get.x` → `GetDotX`, `get_x` →
+  `GetUnderscoreX`), else gets an 8-digit hash of its name appended. Tool
+  classes are named first: they are the contract with the server stubs.
+- Defs: one class each, under the def's bundled name when that is already a
+  class name (`Note`), else its CamelCase (`note_id` → `NoteId`), plus `Def`
+  when a tool class or an imported name (`BaseModel`, `Field`) has it.
+- Inline objects: owner class + path, a property by its CamelCase
+  (`CreateNoteInput` + `address` → `CreateNoteInputAddress`), array items
+  `Item`, map values `Value`, union branches by `modelnames.branch_labels`.
+  A name still taken gets an 8-digit hash of its schema path: no counters.
+
+An enum of more than `modelvalues.LARGE_ENUM` strings is a `str` checked against a
+frozenset (`toolgen.build.python.modelvalues`), not a `Literal`: the plan names it
+(`PickInputChoice`, as a hoisted object would be named) and tells DCG its type by name.
+
+Formats are left out of the plan: the runtime does not enforce them, so neither
+do the models (a `date-time` is a `str`, a `uri` is not rewritten on dump).
+
+A tool part that is exactly an object def (`output: {$ref: "#/defs/Note"}`,
+which the resolver inlines) becomes a subclass of the def's class.
+
+Units: the classes are grouped into one unit for all defs and one per tool
+(its input and output classes with the objects hoisted out of them). A tool's
+classes refer only to its own classes and to def classes, so each unit can be
+generated apart from the others (see `toolgen.build.python.models`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolgen.build.python.modelnames import (
+    CLASS_NAME,
+    Names,
+    branch_labels,
+    camel,
+    class_name,
+    hash8,
+    tool_bases,
+)
+from toolgen.build.python.modelvalues import ValueSet, constant_name, is_large_enum, typed_by_name
+from toolgen.schema.jsonequal import same
+from toolgen.schema.walk import map_refs
+from toolgen.spec.ir import Def, ToolSet
+from toolgen.spec.resolver import def_name, def_ref, unescape_token
+
+DEFS = "#/$defs/"
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+# Keywords about one use of a schema, not the schema: they stay beside the `$ref`
+# that replaces a hoisted object.
+USE_SITE_KEYS = ("description", "default", "examples", "deprecated", "readOnly", "writeOnly")
+
+# DCG gives the constrained items of a constrained array a class of its own, named
+# after the property alone; such items are hoisted (and so named) here instead.
+_ARRAY_CONSTRAINTS = frozenset({"minItems", "maxItems", "uniqueItems"})
+_VALUE_CONSTRAINTS = frozenset(
+    {"minLength", "maxLength", "pattern", "minimum", "maximum"}
+    | {"exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+)
+
+
+_SCALAR_TYPES = ("string", "integer", "number", "boolean")
+_SCALAR_KEYWORDS = _VALUE_CONSTRAINTS | {"type", "format", "title", "description", "examples"}
+
+_EXTRA_KEYWORDS = frozenset({"additionalProperties", "patternProperties", "unevaluatedProperties"})
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Classes generated together: all defs' (`tool` None) or one tool's."""
+
+    tool: str | None
+    classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """The classes of one `models.py` and the combined schema DCG gets."""
+
+    tool_classes: Mapping[str, tuple[str, str | None]]
+    """Tool name → (input class, output class or None)."""
+    schema: Mapping[str, Any]
+    class_names: tuple[str, ...]
+    """Every class of the plan (tools, defs, hoisted objects), in schema order."""
+    units: tuple[Unit, ...]
+    """The defs' unit (when there are defs) then one per tool, in spec-set order."""
+    value_sets: tuple[ValueSet, ...] = ()
+    """The enums too long for a `Literal`, in plan order (see `modelvalues`)."""
+
+
+def model_class_names(
+    toolset: ToolSet, plan: ModelPlan | None = None
+) -> dict[str, tuple[str, str | None]]:
+    """Tool name → (input class, output class or None): the one place these names are made."""
+    return dict((plan or build_plan(toolset)).tool_classes)
+
+
+def build_plan(toolset: ToolSet) -> ModelPlan:
+    """Name every class and build the combined schema (deterministic for the same IR).
+
+    The models, server and client emitters all need it: a build plans once and hands the
+    plan to each (`plan=`); called alone, each emitter plans for itself."""
+    return _Planner(toolset).plan()
+
+
+class _Planner:
+    def __init__(self, toolset: ToolSet) -> None:
+        self.toolset = toolset
+        self.names = Names()
+        self.classes: dict[str, Any] = {}  # class name -> schema, in output order
+        self.def_schemas: dict[str, Any] = {}  # bundled def name -> schema (bundled refs)
+        self.def_classes: dict[str, str] = {}  # bundled def name -> class name
+        self.rewritten_defs: dict[str, Any] = {}  # bundled def name -> schema (class refs)
+        self.unit: list[str] = []  # the classes of the unit being planned
+        self.value_sets: list[ValueSet] = []
+
+    def plan(self) -> ModelPlan:
+        tools = self.toolset.tools
+        bases = tool_bases([tool.name for tool in tools], self.names)
+        tool_classes = {
+            tool.name: (
+                bases[tool.name] + "Input",
+                None if tool.output_schema is None else bases[tool.name] + "Output",
+            )
+            for tool in tools
+        }
+        self.def_schemas = _all_defs(self.toolset)
+        for name in self.def_schemas:
+            base = class_name(camel(name), "Def")
+            exact = [name] if CLASS_NAME.match(name) else []
+            self.def_classes[name] = self.names.claim([*exact, base, base + "Def"], f"def:{name}")
+        self.rewritten_defs = {name: self._rewrite(s) for name, s in self.def_schemas.items()}
+        # Order: tool classes, defs, then hoisted objects as they are met.
+        for input_class, output_class in tool_classes.values():
+            self.classes.update(dict.fromkeys(c for c in (input_class, output_class) if c))
+        self.classes.update(dict.fromkeys(self.def_classes.values()))
+        units: list[Unit] = []
+        for tool in tools:
+            input_class, output_class = tool_classes[tool.name]
+            self.unit = [input_class]
+            self._root(input_class, tool.input_schema, f"{tool.name}:input")
+            if output_class and tool.output_schema is not None:
+                self.unit.append(output_class)
+                self._root(output_class, tool.output_schema, f"{tool.name}:output")
+            units.append(Unit(tool.name, tuple(self.unit)))
+        self.unit = list(self.def_classes.values())
+        for name, schema in self.rewritten_defs.items():
+            owner = self.def_classes[name]
+            self.classes[owner] = _open(self._body(schema, owner, f"def:{name}", root=True))
+        if self.unit:
+            units.insert(0, Unit(None, tuple(self.unit)))
+        schema = {"$schema": SCHEMA_DIALECT, "$defs": self.classes}
+        return ModelPlan(
+            tool_classes, schema, tuple(self.classes), tuple(units), tuple(self.value_sets)
+        )
+
+    def _rewrite(self, schema: Any) -> Any:
+        """`schema` with refs to bundled defs pointed at their classes."""
+
+        def rewrite(ref: str, _path: object) -> str:
+            name = def_name(ref)
+            target = self.def_classes.get(name) if name is not None else None
+            return DEFS + target if target else ref
+
+        return map_refs(schema, rewrite)
+
+    def _root(self, owner: str, schema: Mapping[str, Any], key: str) -> None:
+        body = self._rewrite({k: v for k, v in schema.items() if k != "$defs"})
+        for name, def_schema in self.rewritten_defs.items():
+            if _hoistable(def_schema) and same(body, def_schema):
+                self.classes[owner] = {"allOf": [{"$ref": DEFS + self.def_classes[name]}]}
+                return
+        self.classes[owner] = _open(self._body(body, owner, key, root=True))
+
+    # -- hoisting -------------------------------------------------------------
+
+    def _body(self, schema: Any, owner: str, key: str, *, root: bool = False) -> Any:
+        """A copy of `schema`, the body of class `owner`, with its inline objects hoisted
+        (`root`: `schema` is all of `owner`, which is a type alias when not an object)."""
+        if not isinstance(schema, dict):
+            return schema
+        schema = _nullable_scalar(schema)
+        if is_large_enum(schema):
+            return self._value_set(schema, owner + "Values" if root else owner, key)
+        out: dict[str, Any] = {}
+        for word, value in schema.items():
+            at = f"{key}/{word}"
+            if word == "properties" and isinstance(value, dict):
+                out[word] = {
+                    prop: self._member(sub, owner + (camel(prop) or "Property"), f"{at}/{prop}")
+                    for prop, sub in value.items()
+                }
+            elif word == "patternProperties" and isinstance(value, dict):
+                out[word] = {
+                    p: self._member(s, owner + "Value", f"{at}/{p}") for p, s in value.items()
+                }
+            elif word == "additionalProperties" and isinstance(value, dict):
+                out[word] = self._member(value, owner + "Value", at)
+            elif word == "items" and isinstance(value, dict):
+                force = (root or not _ARRAY_CONSTRAINTS.isdisjoint(schema)) and _constrained_scalar(
+                    value
+                )
+                out[word] = self._member(value, owner + "Item", at, force=force)
+            elif word == "prefixItems" and isinstance(value, list):
+                out[word] = [
+                    self._member(s, f"{owner}Item{i + 1}", f"{at}/{i}") for i, s in enumerate(value)
+                ]
+            elif word in ("anyOf", "oneOf") and isinstance(value, list):
+                out[word] = self._branches(value, owner, at)
+            elif word == "allOf" and isinstance(value, list):
+                # The parts of an allOf describe the owner itself: their members are its members.
+                out[word] = [self._body(s, owner, f"{at}/{i}") for i, s in enumerate(value)]
+            elif word == "format" and isinstance(value, str):
+                continue  # not enforced, as by the runtime: a `uri` stays the str it came as
+            else:
+                out[word] = value
+        return out
+
+    def _value_set(self, schema: Mapping[str, Any], name: str, key: str) -> dict[str, Any]:
+        """`schema`, a large enum, as a string of the value set it names (see `modelvalues`)."""
+        name = self.names.claim([name], key)
+        constant = constant_name(name) + "_VALUES"
+        if any(v.constant == constant for v in self.value_sets):
+            constant += "_" + hash8(key)
+        self.value_sets.append(ValueSet(name, constant, tuple(schema["enum"])))
+        return typed_by_name(schema, name)
+
+    def _branches(self, branches: list[Any], owner: str, key: str) -> list[Any]:
+        """Union branches; with several object branches each is named by its label."""
+        objects = [i for i, sub in enumerate(branches) if _hoistable(sub)]
+        labels: dict[int, str] = {}
+        if len(objects) > 1:
+            labels = dict(zip(objects, branch_labels([branches[i] for i in objects]), strict=True))
+        return [
+            self._member(
+                sub,
+                owner + labels.get(i, ""),
+                f"{key}/{i}",
+                force=isinstance(sub, dict) and _constrained_scalar(sub),
+            )
+            for i, sub in enumerate(branches)
+        ]
+
+    def _member(self, schema: Any, name: str, key: str, *, force: bool = False) -> Any:
+        """`schema` where it is used: hoisted into a class `name` when it is an object."""
+        if not isinstance(schema, dict) or not (force or _hoistable(schema)):
+            return self._body(schema, name, key)
+        owner = self.names.claim([name], key)
+        self.unit.append(owner)
+        body = {k: v for k, v in schema.items() if k != "default"}
+        kind = schema.get("type")
+        nullable = isinstance(kind, list) and "null" in kind
+        if isinstance(kind, list) and nullable:
+            rest = [t for t in kind if t != "null"]
+            body["type"] = rest[0] if len(rest) == 1 else rest
+        self.classes[owner] = None  # its place comes before the classes of its members
+        self.classes[owner] = _open(self._body(body, owner, key))
+        ref: dict[str, Any] = {"$ref": DEFS + owner}
+        use = {k: schema[k] for k in USE_SITE_KEYS if k in schema}
+        return {"anyOf": [ref, {"type": "null"}], **use} if nullable else {**ref, **use}
+
+
+def _hoistable(schema: Any) -> bool:
+    """Whether `schema` is an inline object (or an allOf) that gets a class of its own."""
+    if not isinstance(schema, dict) or "$ref" in schema:
+        return False
+    if "allOf" in schema:
+        return True  # DCG makes a class of every allOf: it is named here.
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        if sorted(kind) != ["null", "object"]:
+            return False
+        kind = "object"
+    if kind not in (None, "object"):
+        return False
+    return "properties" in schema or (
+        kind == "object" and schema.get("additionalProperties") is False
+    )
+
+
+def _open(schema: Any) -> Any:
+    """An object class body that says nothing on extra properties allows them (JSON Schema's
+    default), which DCG only writes as `extra="allow"` when told so explicitly."""
+    if not isinstance(schema, dict) or "$ref" in schema or "allOf" in schema:
+        return schema
+    if schema.get("type") != "object" and "properties" not in schema:
+        return schema
+    if _EXTRA_KEYWORDS.isdisjoint(schema):
+        return {**schema, "additionalProperties": True}
+    return schema
+
+
+def _nullable_scalar(schema: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [S, {type: null}]` (or oneOf) as `S` with `null` added to its type, when `S` is
+    a plain scalar schema (the same values; DCG then writes `Annotated[str | None, Field(...)]`
+    rather than an alias for `S`)."""
+    for word in ("anyOf", "oneOf"):
+        branches = schema.get(word)
+        if not (isinstance(branches, list) and len(branches) == 2):
+            continue
+        nulls = [b for b in branches if b == {"type": "null"}]
+        other = [b for b in branches if b != {"type": "null"}]
+        if len(nulls) != 1 or len(other) != 1 or not isinstance(other[0], dict):
+            continue
+        branch = other[0]
+        rest = {k: v for k, v in schema.items() if k != word}
+        if (
+            branch.get("type") in _SCALAR_TYPES
+            and _SCALAR_KEYWORDS.issuperset(branch)
+            and rest.keys().isdisjoint(branch)
+            and rest.keys().isdisjoint(("type", "enum", "const"))
+        ):
+            return {**rest, **branch, "type": [branch["type"], "null"]}
+    return schema
+
+
+def _constrained_scalar(schema: Mapping[str, Any]) -> bool:
+    return "$ref" not in schema and not _VALUE_CONSTRAINTS.isdisjoint(schema)
+
+
+def _all_defs(toolset: ToolSet) -> dict[str, Any]:
+    """Bundled def name → schema with bundled refs, for every def (used or not), sorted."""
+    found = _spec_defs(toolset.defs)
+    for tool in toolset.tools:  # tools may carry defs of their own (e.g. imported ones)
+        for schema in (tool.input_schema, tool.output_schema):
+            for name, body in ((schema or {}).get("$defs") or {}).items():
+                found.setdefault(name, body)
+    return dict(sorted(found.items()))
+
+
+def _spec_defs(defs: tuple[Def, ...]) -> dict[str, Any]:
+    """The spec set's defs with their refs (`#/defs/N`, `F.yaml#/defs/N`) bundled like tools'."""
+    bundled = {
+        (d.origin.source.path.resolve(), d.origin.path[-1]): d.name
+        for d in defs
+        if d.origin.path and isinstance(d.origin.path[-1], str)
+    }
+    out: dict[str, Any] = {}
+    for d in defs:
+        here = d.origin.source.path.resolve()
+
+        def rewrite(ref: str, _path: object, here: Path = here) -> str:
+            file_part, _, fragment = ref.partition("#")
+            name = unescape_token(fragment.removeprefix("/defs/"))
+            path = (here.parent / file_part).resolve() if file_part else here
+            target = bundled.get((path, name))
+            return def_ref(target) if target and fragment.startswith("/defs/") else ref
+
+        schema = {} if d.schema is True else {"not": {}} if d.schema is False else d.schema
+        out[d.name] = map_refs(schema, rewrite)
+    return out

@@ -1,0 +1,125 @@
+"""Enums too long for a `Literal`: a `str` checked against a frozenset of the values.
+
+A `Literal` of thousands of members makes type checkers crawl and gives datamodel-code-
+generator (DCG) a megabyte-long line to format (a 128,000-value enum used to take most
+of a build). So the model plan gives an enum of more than `LARGE_ENUM` strings a named
+type of its own: DCG gets `{"type": "string", "x-python-type": NAME}` (it writes the bare
+name) and this module writes NAME, before the classes that use it:
+
+    PICK_INPUT_CHOICE: Final = frozenset({"v000000", ...})
+    PickInputChoice = TypeAliasType(
+        "PickInputChoice",
+        Annotated[StrictStr, AfterValidator(_one_of(PICK_INPUT_CHOICE))],
+    )
+
+A model then accepts exactly the strings the enum allows, as the `Literal` did; callers
+and type checkers see a `str`. The values are the spec's, written as escaped Python
+literals: no spec text becomes code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolgen.build.python.modelsplice import Fragment, Import
+from toolgen.build.templating import string_literal
+
+LARGE_ENUM = 1_000
+"""An enum of more strings than this is a checked `str`, not a `Literal`."""
+PYTHON_TYPE = "x-python-type"
+"""DCG's schema extension that names a field's type (written as it is, not imported)."""
+
+IMPORTS: tuple[Import, ...] = (
+    Import("collections.abc", "Callable"),
+    Import("typing", "Annotated"),
+    Import("typing", "Final"),
+    Import("pydantic", "AfterValidator"),
+    Import("pydantic", "StrictStr"),
+    Import("typing_extensions", "TypeAliasType"),
+)
+
+ONE_OF = '''
+def _one_of(values: frozenset[str]) -> Callable[[str], str]:
+    """A validator for an enum too long for a `Literal`: the value must be one of `values`."""
+
+    def check(value: str) -> str:
+        if value not in values:
+            raise ValueError(f"{value!r} is not one of the {len(values):,} allowed values")
+        return value
+
+    return check
+'''.strip()
+
+
+@dataclass(frozen=True)
+class ValueSet:
+    """One large enum: its type alias, the constant holding its values, the values."""
+
+    name: str
+    constant: str
+    values: tuple[str | None, ...]
+    """As the enum lists them (a `null` among them is the `None` the alias allows)."""
+
+
+_PLAIN_KEYWORDS = frozenset(
+    {"type", "enum", "title", "description", "default", "examples", "deprecated", "$comment"}
+    | {"readOnly", "writeOnly"}
+)
+"""What a large enum may say besides its values (anything else keeps the `Literal`)."""
+_STRING_TYPES = ("string", ["string", "null"], ["null", "string"])
+
+
+def is_large_enum(schema: Mapping[str, Any]) -> bool:
+    """Whether `schema` is an enum of more than `LARGE_ENUM` strings (and maybe `null`), with
+    nothing else to check."""
+    values = schema.get("enum")
+    if not isinstance(values, list) or len(values) <= LARGE_ENUM:
+        return False
+    strings = [value for value in values if value is not None]
+    return (
+        len(strings) > LARGE_ENUM
+        and all(isinstance(value, str) for value in strings)
+        and schema.get("type", "string") in _STRING_TYPES
+        and _PLAIN_KEYWORDS.issuperset(schema)
+    )
+
+
+def typed_by_name(schema: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """`schema`, a large enum, as a string of type `name` (`null` too when the enum has it
+    and the type allows it): what DCG gets in its place."""
+    rest = {key: value for key, value in schema.items() if key not in ("type", "enum")}
+    named = {"type": "string", PYTHON_TYPE: name}
+    kind = schema.get("type", ["string", "null"])
+    if None in schema["enum"] and "null" in kind:
+        return {**rest, "anyOf": [named, {"type": "null"}]}
+    return {**rest, **named}
+
+
+def constant_name(name: str) -> str:
+    """UPPER_SNAKE_CASE of a CamelCase name (`PickInputChoice` → `PICK_INPUT_CHOICE`)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).upper()
+
+
+def fragment(value_sets: Sequence[ValueSet]) -> Fragment | None:
+    """The statements defining every value set (None when there are none)."""
+    if not value_sets:
+        return None
+    blocks = [ONE_OF, *(_block(value_set) for value_set in value_sets)]
+    return Fragment(tuple(blocks), (), IMPORTS)
+
+
+def _block(value_set: ValueSet) -> str:
+    values = [v for v in dict.fromkeys(value_set.values) if v is not None]  # spec order, once
+    items = "".join(f"        {string_literal(value)},\n" for value in values)
+    name, constant = value_set.name, value_set.constant
+    return (
+        f"{constant}: Final = frozenset(\n    {{\n{items}    }}\n)\n"
+        f'"""The {len(values):,} values `{name}` allows."""\n'
+        f"{name} = TypeAliasType(\n"
+        f'    "{name}",\n'
+        f"    Annotated[StrictStr, AfterValidator(_one_of({constant}))],\n"
+        ")"
+    )

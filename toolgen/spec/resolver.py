@@ -1,0 +1,497 @@
+"""Spec files → `ToolSet`: cross-file rules, `$ref` resolution and bundling.
+
+Each def is rewritten once (its refs pointed at `#/$defs/<bundled name>`, the
+name escaped as a JSON Pointer token: `def_ref` / `def_name`), then every
+tool schema gets exactly the defs it reaches, so each emitted document is
+self-contained. Network references are rejected, never fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolgen.schema.check import compile_validator
+from toolgen.schema.jsonequal import same
+from toolgen.schema.limits import (
+    DefExtents,
+    extent_problem,
+    has_schema_problem,
+    may_have_schema_problem,
+    plain_bytes,
+    schema_problems,
+)
+from toolgen.schema.walk import share_refs
+from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.spec.ir import HINTS, Annotations, Def, Example, Origin, Server, Tool, ToolSet
+from toolgen.spec.model import SpecFile, ToolSpec
+from toolgen.spec.positions import JsonPath, SourceFile
+
+_ABSOLUTE_URI = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+_NO_INPUT: Mapping[str, Any] = {"type": "object", "additionalProperties": False}
+
+DefKey = tuple[Path, str]  # (resolved file path, def name)
+DEFS_PREFIX = "#/$defs/"
+
+
+def def_ref(name: str) -> str:
+    """The `$ref` to bundled def `name` (`~` and `/` escaped as `~0`, `~1`: RFC 6901)."""
+    return DEFS_PREFIX + name.replace("~", "~0").replace("/", "~1")
+
+
+def def_name(ref: str) -> str | None:
+    """The bundled def name a `#/$defs/<name>` ref points at (unescaped), else None."""
+    if not ref.startswith(DEFS_PREFIX) or "/" in ref[len(DEFS_PREFIX) :]:
+        return None
+    return unescape_token(ref[len(DEFS_PREFIX) :])
+
+
+def unescape_token(token: str) -> str:
+    """A JSON Pointer token as the key it names (`~1` → `/`, then `~0` → `~`)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+@dataclass
+class _Defs:
+    """Every def of the spec set, rewritten once, with the defs each one refers to."""
+
+    origins: dict[DefKey, Origin] = field(default_factory=dict)
+    bundled_names: dict[DefKey, str] = field(default_factory=dict)
+    schemas: dict[str, Any] = field(default_factory=dict)  # bundled name -> rewritten schema
+    deps: dict[str, set[str]] = field(default_factory=dict)
+
+
+class Resolver:
+    """Resolves one spec set; collects every problem before raising."""
+
+    def __init__(self, specs: list[SpecFile], default_name: str = "tools") -> None:
+        self.specs = specs
+        self.default_name = default_name
+        self.by_path = {spec.source.path.resolve(): spec for spec in specs}
+        self.problems: list[Diagnostic] = []
+        self.defs = _Defs()
+        self._files: dict[tuple[Path, str], Path] = {}
+        self._reported: set[tuple[str, Location]] = set()
+        self._def_problem: dict[str, bool] = {}  # bundled def -> has_schema_problem
+        self._extents = DefExtents(self.defs.schemas)  # each def measured once
+
+    def error(self, code: ErrorCode, message: str, where: Location) -> None:
+        if (message, where) in self._reported:
+            return  # a def's problem, found again through another tool
+        self._reported.add((message, where))
+        self.problems.append(Diagnostic(code, message, where))
+
+    def resolve(self) -> ToolSet:
+        server = self._server()
+        self._collect_defs()
+        tools = self._tools()
+        if self.problems:
+            raise SpecError(self.problems)
+        defs = tuple(
+            Def(self.defs.bundled_names[key], spec_def, self.defs.origins[key])
+            for key, spec_def in self._raw_defs()
+        )
+        return ToolSet(server, tuple(tools), defs, tuple(spec.source for spec in self.specs))
+
+    # -- server ---------------------------------------------------------------
+
+    def _server(self) -> Server:
+        found: list[tuple[SpecFile, Any]] = [
+            (s, s.model.server) for s in self.specs if s.model.server
+        ]
+        for spec, _ in found[1:]:
+            first = found[0][0].source.locate(("server",), key=True)
+            self.error(
+                ErrorCode.DUPLICATE_SERVER,
+                f"second `server` block; a spec set has one (first at {first})",
+                spec.source.locate(("server",), key=True),
+            )
+        if not found:
+            # A set of tool files alone (the format allows it): named by the caller.
+            return Server(name=self.default_name, version="0.0.0", declared=False)
+        spec, block = found[0]
+        raw = spec.data["server"]
+        return Server(
+            name=block.name,
+            version=block.version,
+            python_package=block.package,
+            title=block.title,
+            description=block.description,
+            instructions=block.instructions,
+            extensions=_extensions(raw),
+            origin=Origin(spec.source, ("server",)),
+        )
+
+    # -- defs -----------------------------------------------------------------
+
+    def _raw_defs(self) -> Iterable[tuple[DefKey, Any]]:
+        for spec in self.specs:
+            for name, schema in spec.model.defs.items():
+                yield (spec.source.path.resolve(), name), schema
+
+    def _collect_defs(self) -> None:
+        keys = [key for key, _ in self._raw_defs()]
+        counts: dict[str, int] = {}
+        for _, name in keys:
+            counts[name] = counts.get(name, 0) + 1
+        for path, name in keys:
+            spec = self.by_path[path]
+            self.defs.origins[(path, name)] = Origin(spec.source, ("defs", name))
+            unique = counts[name] == 1
+            self.defs.bundled_names[(path, name)] = name if unique else _camel(path.stem) + name
+        for (path, name), schema in self._raw_defs():
+            bundled = self.defs.bundled_names[(path, name)]
+            deps: set[str] = set()
+            origin = self.defs.origins[(path, name)]
+            body = _as_schema(schema)
+            self.defs.schemas[bundled] = self._rewrite(body, origin, deps, plain_bytes(body))
+            self.defs.deps[bundled] = deps
+        self._self_references()
+
+    def _self_references(self) -> None:
+        """Report defs that are nothing but a `$ref` chain back to themselves (no value fits
+        them and no model can be generated for them). Each def is followed once: a chain of
+        2,000 defs took a minute when each one followed the rest of it again."""
+        origin_of = {
+            bundled: self.defs.origins[key] for key, bundled in self.defs.bundled_names.items()
+        }
+        looping: dict[str, list[str]] = {}  # a def on a loop -> the loop, starting from it
+        settled: set[str] = set()
+        for name in self.defs.schemas:
+            chain: list[str] = []
+            on_chain: set[str] = set()
+            target: str | None = name
+            while target is not None and target not in on_chain and target not in settled:
+                chain.append(target)
+                on_chain.add(target)
+                target = _pure_ref(self.defs.schemas.get(target))
+            if target is not None and target in on_chain:
+                loop = chain[chain.index(target) :]
+                for index, member in enumerate(loop):
+                    looping[member] = loop[index:] + loop[:index]
+            settled.update(chain)
+        for name in self.defs.schemas:
+            if name in looping:
+                self.error(
+                    ErrorCode.INVALID_SCHEMA,
+                    f"def {name!r} is only a reference to itself "
+                    f"({' -> '.join([*looping[name], name])}): it describes no value; give it a "
+                    "schema of its own or remove it",
+                    origin_of[name].locate(),
+                )
+
+    def _rewrite(self, schema: Any, origin: Origin, deps: set[str], blob: bytes | None) -> Any:
+        """`schema` with refs pointed into `$defs` (`schema` itself when it has none: what is
+        not rewritten is shared, not copied); names of the defs it uses go into `deps`.
+        `blob`: `schema`'s `plain_bytes`, where a `$ref` would show."""
+        if blob is not None and b"$ref" not in blob:
+            return schema
+
+        def rewrite(ref: str, rel: JsonPath) -> str:
+            target = self._target(ref, origin.source, origin.path + rel)
+            if target is None:
+                return ref
+            deps.add(target)
+            return def_ref(target)
+
+        return share_refs(schema, rewrite)
+
+    def _target(self, ref: str, source: SourceFile, where: JsonPath) -> str | None:
+        """The bundled def name `ref` points at, or None after reporting why it cannot."""
+        if _ABSOLUTE_URI.match(ref):
+            self.error(
+                ErrorCode.NETWORK_REF,
+                f"reference {ref!r} is an absolute URI; toolgen never fetches schemas. Expected #/defs/NAME or FILE.yaml#/defs/NAME",
+                source.locate(where),
+            )
+            return None
+        file_part, _, fragment = ref.partition("#")
+        if not fragment.startswith("/defs/") or "/" in fragment[len("/defs/") :]:
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: expected #/defs/NAME or FILE.yaml#/defs/NAME",
+                source.locate(where),
+            )
+            return None
+        name = unescape_token(fragment[len("/defs/") :])
+        path = self._file(source.path, file_part)
+        if path not in self.by_path:
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: {file_part!r} is not a file of this spec set",
+                source.locate(where),
+            )
+            return None
+        bundled = self.defs.bundled_names.get((path, name))
+        if bundled is None:
+            self.error(
+                ErrorCode.UNRESOLVED_REF,
+                f"cannot resolve {ref!r}: no def named {name!r} in {self.by_path[path].source.display}",
+                source.locate(where),
+            )
+        return bundled
+
+    def _file(self, base: Path, file_part: str) -> Path:
+        """The resolved path of a ref's file part, relative to the referencing file (memoized:
+        a spec set of 1,000 tools resolves the same few paths hundreds of times)."""
+        key = (base, file_part)
+        found = self._files.get(key)
+        if found is None:
+            found = (base.parent / file_part).resolve() if file_part else base.resolve()
+            self._files[key] = found
+        return found
+
+    def _bundle(self, schema: Any, origin: Origin) -> tuple[dict[str, Any], bool]:
+        """A self-contained copy of `schema`: refs rewritten, reachable defs under `$defs`;
+        and whether the schema without the defs it bundles certainly compiles (it holds no
+        `pattern` and no `$dynamicRef`: `has_schema_problem`), told by the same `marshal`
+        form that tells whether it has refs to rewrite."""
+        deps: set[str] = set()
+        blob = plain_bytes(schema)
+        root = _as_schema(self._rewrite(schema, origin, deps, blob))
+        own_fine = blob is not None and not may_have_schema_problem(blob)
+        ref = root.get("$ref")
+        target = def_name(ref) if isinstance(ref, str) and "type" not in root else None
+        if target is not None:
+            # Inline a root reference so clients see the object at the top.
+            inlined = self.defs.schemas.get(target)
+            if isinstance(inlined, dict):
+                own_fine = False  # the def's keywords are the root's now: checked in full
+                root = {**inlined, **{k: v for k, v in root.items() if k != "$ref"}}
+                deps = set(self.defs.deps.get(target, set())) | (deps - {target})
+        needed = self._closure(deps)
+        if needed:
+            bundled = {name: self.defs.schemas[name] for name in sorted(needed)}
+            root["$defs"] = self._merge_local_defs(root.get("$defs"), bundled, origin)
+            # Without refs, the reader's nesting limit bounds the depth already.
+            if not self._extents.within_limits(root) and (problem := extent_problem(root)):
+                self.error(ErrorCode.LIMIT, problem, origin.locate())
+                root.pop("$defs")  # nothing downstream walks it
+        return root, own_fine
+
+    def _merge_local_defs(self, local: Any, bundled: dict[str, Any], origin: Origin) -> Any:
+        """The schema's own `$defs` (no ref reaches them, but they are part of it) and the
+        bundled defs; a name in both must hold the same schema."""
+        if not isinstance(local, dict):
+            return bundled
+        for name in sorted(set(local) & set(bundled)):
+            if not same(local[name], bundled[name]):
+                self.error(
+                    ErrorCode.DUPLICATE_DEF,
+                    f"`$defs/{name}` of this schema clashes with def {name!r}, which it uses; rename one",
+                    origin.locate("$defs", name, key=True),
+                )
+        return {**local, **bundled}
+
+    def _closure(self, start: set[str]) -> set[str]:
+        seen: set[str] = set()
+        todo = list(start)
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(self.defs.deps.get(name, ()))
+        return seen
+
+    # -- tools ----------------------------------------------------------------
+
+    def _tools(self) -> list[Tool]:
+        tools: list[Tool] = []
+        first_seen: dict[str, Origin] = {}  # located only for an error: positions load lazily
+        for spec in self.specs:
+            for index, tool_spec in enumerate(spec.model.tools):
+                origin = Origin(spec.source, ("tools", index))
+                if tool_spec.name in first_seen:
+                    self.error(
+                        ErrorCode.DUPLICATE_TOOL,
+                        f"tool name {tool_spec.name!r} is already used (at {first_seen[tool_spec.name].locate('name')}); names must be unique in a spec set",
+                        origin.locate("name"),
+                    )
+                    continue
+                first_seen[tool_spec.name] = origin
+                tools.append(self._tool(tool_spec, spec.data["tools"][index], origin))
+        return tools
+
+    def _tool(self, spec: ToolSpec, raw: dict[str, Any], origin: Origin) -> Tool:
+        known = len(self.problems)
+        input_origin = origin.child("input") if spec.input is not None else None
+        if input_origin is not None:
+            input_schema, input_fine = self._bundle(spec.input, input_origin)
+            if input_schema.get("type") != "object":
+                at = ("type",) if "type" in input_schema and "type" in raw["input"] else ()
+                self.error(
+                    ErrorCode.INPUT_NOT_OBJECT,
+                    "the input schema root must be `type: object` (tool arguments are a JSON object)",
+                    input_origin.locate(*at),
+                )
+        else:
+            input_schema, input_fine = dict(_NO_INPUT), True
+        output_origin = origin.child("output") if spec.output is not None else None
+        output_schema, output_fine = (
+            self._bundle(spec.output, output_origin) if output_origin else (None, True)
+        )
+        for schema, own_fine, part_origin in (
+            (input_schema, input_fine, input_origin),
+            (output_schema, output_fine, output_origin),
+        ):
+            if part_origin is not None:
+                self._compilable(schema, part_origin, own_fine)
+        examples = tuple(
+            self._examples(spec, origin, input_schema, output_schema)
+            if len(self.problems) == known
+            else ()  # examples are checked against schemas that compile
+        )
+        return Tool(
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            annotations=_annotations(spec),
+            input_schema=input_schema,
+            output_schema=output_schema,
+            examples=examples,
+            extensions=_extensions(raw),
+            origin=origin,
+            input_origin=input_origin,
+            output_origin=output_origin,
+            icons=spec.icons,
+            execution=spec.execution,
+            meta=spec.meta,
+        )
+
+    def _compilable(self, schema: Any, origin: Origin, own_fine: bool) -> None:
+        """Report what would keep a validator from compiling `schema` (bundled), each at its
+        place in the spec: the tool's own schema, or the def it comes from. `own_fine`: the
+        schema apart from the defs it bundles certainly compiles (`_bundle`)."""
+        if not self._may_not_compile(schema, own_fine):
+            return
+        for path, message in schema_problems(schema):
+            is_key = len(path) > 1 and path[-2] == "patternProperties"
+            where = origin.locate(*path, key=is_key)
+            if len(path) > 1 and path[0] == "$defs":
+                key = next((k for k, v in self.defs.bundled_names.items() if v == path[1]), None)
+                if key is not None:
+                    where = self.defs.origins[key].locate(*path[2:], key=is_key)
+            self.error(ErrorCode.INVALID_SCHEMA, f"invalid JSON Schema: {message}", where)
+
+    def _may_not_compile(self, schema: Any, own_fine: bool) -> bool:
+        """Whether `schema_problems` could find anything in the bundled `schema`: the schema
+        without its `$defs` (unless `own_fine`), then each def, a bundled def checked once per
+        spec set (1,000 tools bundle the same few defs)."""
+        if not isinstance(schema, dict):
+            return True
+        defs = schema.get("$defs")
+        for name, sub in defs.items() if isinstance(defs, dict) else ():
+            if self.defs.schemas.get(name) is not sub:
+                if not own_fine and has_schema_problem(sub):  # the schema's own def
+                    return True
+                continue
+            known = self._def_problem.get(name)
+            if known is None:
+                known = self._def_problem[name] = has_schema_problem(sub)
+            if known:
+                return True
+        return not own_fine and has_schema_problem(
+            {k: v for k, v in schema.items() if k != "$defs"}
+        )
+
+    def _examples(
+        self,
+        spec: ToolSpec,
+        origin: Origin,
+        input_schema: Mapping[str, Any],
+        output_schema: Mapping[str, Any] | None,
+    ) -> Iterable[Example]:
+        validators: dict[str, Any] = {}
+        for index, example in enumerate(spec.examples):
+            given = example.given
+            example_origin = origin.child("examples", index)
+            for part, schema in (("input", input_schema), ("output", output_schema)):
+                if part not in given or schema is None:
+                    continue
+                if part not in validators:
+                    try:
+                        validators[part] = _validator(schema)
+                    except ValueError as exc:  # what `_compilable` does not foresee
+                        self.error(
+                            ErrorCode.INVALID_SCHEMA,
+                            f"the {part} schema cannot be compiled into a validator: "
+                            f"{str(exc).splitlines()[0][:300]}",
+                            origin.locate(part),
+                        )
+                        return
+                for err in validators[part].iter_errors(getattr(example, part)):
+                    at = (part, *err.instance_path)
+                    self.error(
+                        ErrorCode.INVALID_EXAMPLE,
+                        f"example {part} does not match the {part} schema at {'/'.join(map(str, at))}: {err.message}",
+                        example_origin.locate(*at),
+                    )
+            yield Example(
+                example.input, example.output, "input" in given, "output" in given, example_origin
+            )
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    return compile_validator(schema)
+
+
+_ANNOTATION_KEYS = frozenset({"$ref", "title", "description", "$comment", "examples"})
+
+
+def _pure_ref(schema: Any) -> str | None:
+    """The def a schema that is nothing but a `$ref` (and annotations) names, else None."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
+        return None
+    if not schema.keys() <= _ANNOTATION_KEYS:
+        return None
+    return def_name(schema["$ref"])
+
+
+def _as_schema(schema: Any) -> dict[str, Any]:
+    if schema is True:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    return dict(schema)
+
+
+def _annotations(spec: ToolSpec) -> Annotations:
+    given = spec.annotations
+
+    def hint(short: str, long: str) -> bool | None:
+        value: bool | None = getattr(given, short)
+        return value if value is not None else getattr(given, long)
+
+    return Annotations(
+        read_only=hint(*HINTS[0]),
+        destructive=hint(*HINTS[1]),
+        idempotent=hint(*HINTS[2]),
+        open_world=hint(*HINTS[3]),
+        title=given.title,
+        reasons={
+            short: text
+            for short, long in HINTS
+            for text in [(given.reasons or {}).get(short, (given.reasons or {}).get(long))]
+            if text is not None
+        },
+    )
+
+
+def _extensions(raw: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in raw.items() if k.startswith("x-")}
+
+
+def _camel(text: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text) if part)
+
+
+def resolve(specs: list[SpecFile], default_name: str = "tools") -> ToolSet:
+    """Resolve validated spec files into a `ToolSet`, or raise `SpecError`.
+
+    Without a `server` block the server is named `default_name`, version 0.0.0
+    (`Server.declared` is False).
+    """
+    return Resolver(specs, default_name).resolve()
