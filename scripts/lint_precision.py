@@ -1,6 +1,6 @@
 """Measure each lint rule's false-positive rate on the corpus of real servers' tools.
 
-    python scripts/lint_precision.py            # the README table (markdown) on stdout
+    python scripts/lint_precision.py            # docs/lint.md's table (markdown) on stdout
 
 Every rule runs (opt-in ones too) over `tests/data/corpus/` (published tools/list
 results of real servers; sources in its README). A finding is a false positive

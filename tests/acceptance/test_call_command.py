@@ -116,3 +116,14 @@ def test_a_call_over_http_sends_the_given_headers() -> None:
     assert (runs[0].returncode, runs[0].stdout.strip()) == (0, "0"), runs[0].stderr
     assert runs[1].returncode == 2
     assert "Unauthorized" in runs[1].stderr
+
+
+def test_without_the_mcp_extra_call_is_a_usage_error_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A default install has no MCP SDK: that is the user's install, not a bug in toolgen."""
+    monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` raises ImportError
+    result = CliRunner().invoke(cli, ["call", "count_notes", "--server", "true"])
+    assert result.exit_code == 2
+    assert "toolgen[mcp]" in result.stderr
+    assert "internal error" not in result.stderr

@@ -38,7 +38,7 @@ def notes(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def make_list_notes_write(new: Path) -> None:
-    """The worked example of the README: list_notes starts deleting expired notes."""
+    """The worked example of docs/diff.md: list_notes starts deleting expired notes."""
     edit(
         new / "notes.yaml",
         "annotations: {readOnly: true, idempotent: true, openWorld: false}\n    input:\n"

@@ -1,5 +1,5 @@
-"""The diff documentation cannot drift: docs/diff-changes.md, the README's worked example,
-its configuration example and its options are checked against the code."""
+"""The diff documentation cannot drift: docs/diff-changes.md, and docs/diff.md's worked example,
+configuration example and options are checked against the code."""
 
 from __future__ import annotations
 
@@ -16,14 +16,12 @@ from toolgen.cli import cli
 from toolgen.diff.config import load_config
 from toolgen.diff.docs import changes_markdown
 
-README = ROOT / "README.md"
+DIFF_DOC = ROOT / "docs" / "diff.md"
 CHANGES_DOC = ROOT / "docs" / "diff-changes.md"
 
 
 def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    begin = text.index("<!-- diff:start -->")
-    return text[begin : text.index("<!-- diff:end -->", begin)]
+    return DIFF_DOC.read_text(encoding="utf-8")
 
 
 def test_changes_document_matches_the_codes(update_goldens: bool) -> None:
@@ -35,7 +33,7 @@ def test_changes_document_matches_the_codes(update_goldens: bool) -> None:
     )
 
 
-def test_readme_worked_example_matches_a_real_diff(
+def test_the_worked_example_matches_a_real_diff(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     section = _section()
@@ -60,7 +58,7 @@ def test_readme_worked_example_matches_a_real_diff(
     assert result.exit_code == int(shown.group(3))
 
 
-def test_readme_config_example_is_valid_configuration(tmp_path: Path) -> None:
+def test_the_config_example_is_valid_configuration(tmp_path: Path) -> None:
     example = re.search(r"```toml\n(\[tool\.toolgen\.diff\].*?)```", _section(), re.DOTALL)
     assert example is not None
     (tmp_path / "pyproject.toml").write_text(example.group(1), encoding="utf-8")
@@ -68,7 +66,7 @@ def test_readme_config_example_is_valid_configuration(tmp_path: Path) -> None:
     assert [i.code for i in config.ignores] == ["TD502", "TD203"]
 
 
-def test_every_diff_option_in_the_readme_exists() -> None:
+def test_every_diff_option_on_the_diff_page_exists() -> None:
     help_text = CliRunner().invoke(cli, ["diff", "--help"]).stdout
     for option in sorted(set(re.findall(r"`(--[a-z-]+)", _section())) - {"--protocol"}):
         assert option in help_text, option

@@ -1,5 +1,6 @@
-"""The lint documentation cannot drift: README table, docs/lint-rules.md, the worked example,
-and the pre-commit hooks are checked against the code (`--update-goldens` rewrites the first two)."""
+"""The lint documentation cannot drift: the rules table of docs/lint.md, docs/lint-rules.md, the
+worked example and the pre-commit hooks are checked against the code (`--update-goldens`
+rewrites the first two)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from conftest import ROOT
 from toolgen.cli import COMMANDS, cli
 from toolgen.lint.docs import rules_markdown, rules_table
 
-README = ROOT / "README.md"
+LINT_DOC = ROOT / "docs" / "lint.md"
 RULES_DOC = ROOT / "docs" / "lint-rules.md"
 STATS_COMMAND = "$ toolgen lint tests/data/corpus/github-mcp-server --statistics\n"
 
@@ -24,14 +25,14 @@ def _between(text: str, start: str, end: str) -> tuple[int, int]:
     return begin, text.index(end, begin)
 
 
-def test_readme_rules_table_matches_the_registry(update_goldens: bool) -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_lint_page_rules_table_matches_the_registry(update_goldens: bool) -> None:
+    text = LINT_DOC.read_text(encoding="utf-8")
     begin, end = _between(text, "<!-- rules:start -->\n", "<!-- rules:end -->")
     if update_goldens:
-        README.write_text(text[:begin] + rules_table() + text[end:], encoding="utf-8")
+        LINT_DOC.write_text(text[:begin] + rules_table() + text[end:], encoding="utf-8")
         return
     assert text[begin:end] == rules_table(), (
-        "README rules table is stale: run with --update-goldens"
+        "docs/lint.md rules table is stale: run with --update-goldens"
     )
 
 
@@ -51,12 +52,10 @@ def _lint_corpus(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, str]
     return result.stdout, result.stderr
 
 
-def test_readme_worked_example_matches_a_lint_of_the_corpus(
+def test_the_worked_example_matches_a_lint_of_the_corpus(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    text = README.read_text(encoding="utf-8")
-    begin, end = _between(text, "<!-- lint:start -->", "<!-- lint:end -->")
-    section = text[begin:end]
+    section = LINT_DOC.read_text(encoding="utf-8")
     stats_begin, stats_end = _between(section, STATS_COMMAND, "```")
     stdout, stderr = _lint_corpus(monkeypatch, "--statistics")
     assert section[stats_begin:stats_end] == stdout + stderr
@@ -80,18 +79,17 @@ def test_pre_commit_hooks_run_existing_commands() -> None:
         assert {"name", "files"} <= set(hook)
 
 
-def test_every_lint_option_in_the_readme_exists() -> None:
-    text = README.read_text(encoding="utf-8")
-    begin, end = _between(text, "<!-- lint:start -->", "<!-- lint:end -->")
+def test_every_lint_option_on_the_lint_page_exists() -> None:
+    text = LINT_DOC.read_text(encoding="utf-8")
     help_text = CliRunner().invoke(cli, ["lint", "--help"]).stdout
-    for option in sorted(set(re.findall(r"`(--[a-z-]+)", text[begin:end]))):
+    for option in sorted(set(re.findall(r"`(--[a-z-]+)", text))):
         assert option in help_text, option
 
 
-def test_readme_config_example_is_valid_configuration(tmp_path: Path) -> None:
+def test_the_config_example_is_valid_configuration(tmp_path: Path) -> None:
     from toolgen.lint.config import load_config
 
-    text = README.read_text(encoding="utf-8")
+    text = LINT_DOC.read_text(encoding="utf-8")
     begin, end = _between(text, "### Configuration\n\n```toml\n", "```")
     (tmp_path / "pyproject.toml").write_text(text[begin:end], encoding="utf-8")
     config = load_config(tmp_path / "pyproject.toml")

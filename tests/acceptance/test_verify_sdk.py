@@ -1,5 +1,5 @@
 """`toolgen verify` against the official SDK's `MCPServer` (mcp 2.3.0) serving the demo spec's
-tools: what it finds is what the README reports (the SDK is pinned, so the findings are stable)."""
+tools: what it finds is what docs/verify.md reports (the SDK is pinned, so the findings are stable)."""
 
 from __future__ import annotations
 

@@ -56,6 +56,14 @@ def call(
     from toolgen.client.call import CallError
     from toolgen.client.call import call as call_tool
 
+    try:  # the MCP SDK is an extra: its absence is the install's, not a bug in toolgen
+        import anyio  # noqa: F401
+        import mcp  # noqa: F401
+    except ImportError as exc:
+        raise click.UsageError(
+            f"toolgen call needs the mcp extra ({exc.name} is missing): "
+            "pip install 'toolgen[mcp]', or pip install -e '.[mcp]' in a clone of toolgen"
+        ) from None
     if (command is None) == (url is None):
         raise click.UsageError("give exactly one of --server 'CMD ARGS...' and --url URL")
     if headers and url is None:

@@ -52,13 +52,13 @@ def _cell(text: str) -> str:
 
 
 def rules_table() -> str:
-    """The Markdown table of every rule (README, between the rules markers)."""
+    """The Markdown table of every rule (docs/lint.md, between the rules markers)."""
     lines = [
         "| code | name | category | severity | what it flags |",
         "| --- | --- | --- | --- | --- |",
     ]
     for r in all_rules():
-        anchor = f"docs/lint-rules.md#{r.code.lower()}-{r.name}"
+        anchor = f"lint-rules.md#{r.code.lower()}-{r.name}"  # beside it in docs/
         severity = f"{r.severity} (opt-in)" if not r.default else str(r.severity)
         lines.append(
             f"| [{r.code}]({anchor}) | `{r.name}` | {r.category} | {severity} | {_cell(r.summary)} |"

@@ -2,8 +2,8 @@
 
 A rule is a plain function decorated with `@rule(...)`. Its docstring is its
 documentation: a one-line summary, then `What it does:`, `Why:` and
-`Example:` sections (`toolgen lint --explain CODE` prints it; the README
-table and `docs/lint-rules.md` are generated from it).
+`Example:` sections (`toolgen lint --explain CODE` prints it; the rules
+table of `docs/lint.md` and `docs/lint-rules.md` are generated from it).
 
 Codes are stable and never reused: `TG0xx` suppressions, `TG1xx`
 annotations, `TG2xx` names, `TG3xx` schemas, `TG4xx` descriptions, `TG5xx`

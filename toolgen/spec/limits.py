@@ -1,7 +1,7 @@
 """Limits on what a spec or definitions file may hold, and the checks that need the raw text.
 
-Every limit is a located error (`file:line:col`, code `limit`) documented in the
-README's security section, never a crash: without them, a 500-level nesting
+Every limit is a located error (`file:line:col`, code `limit`) documented in
+docs/security.md, never a crash: without them, a 500-level nesting
 overflows Python's stack, a 100,000-level one crashes the YAML parser's C
 composer (and takes minutes first: libyaml is quadratic in flow depth), and
 an integer of 4,301 digits trips Python's int-string limit.

@@ -294,12 +294,12 @@ def test_the_loss_report_names_each_loss_and_sizes_in_tokens() -> None:
             "detail": "strict mode does not support it"} in first["losses"]  # fmt: skip
 
 
-def test_the_readme_states_the_corpus_figures_as_measured() -> None:
+def test_the_docs_state_the_corpus_figures_as_measured() -> None:
     tools = corpus_tools()
     strict = sum(view("openai", [t]).tools[0].strict for t in tools)
     lossy = sum(bool(converted.losses) for converted in view("gemini", tools).tools)
     folded = [c for c in view("anthropic", tools).tools if c.losses]
-    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    text = " ".join((ROOT / "docs" / "providers.md").read_text(encoding="utf-8").split())
     percent = round(100 * strict / len(tools))
     assert f"On the {len(tools)} real tools of `tests/data/corpus/`" in text
     assert (
