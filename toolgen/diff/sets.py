@@ -20,7 +20,7 @@ from toolgen.diff.model import Change, ServerDiff, make_change
 from toolgen.diff.schemas import compare_schemas
 from toolgen.diff.sides import Side
 from toolgen.diff.tools import SetContext, compare_tools, text_change
-from toolgen.lint.model import Severity
+from toolgen.report.findings import Severity
 from toolgen.schema.jsonequal import same
 from toolgen.spec.digests import digest, tool_digests
 from toolgen.spec.ir import Tool, ToolSet

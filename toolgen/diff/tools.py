@@ -18,7 +18,7 @@ from toolgen.diff.deltas import NO, YES, Certainty, Delta, Kind
 from toolgen.diff.documents import Document, root_origin
 from toolgen.diff.model import Change, make_change
 from toolgen.diff.schemas import compare_schemas
-from toolgen.lint.model import Severity
+from toolgen.report.findings import Severity
 from toolgen.schema.jsonequal import same
 from toolgen.spec.errors import Location
 from toolgen.spec.ir import HINTS, Annotations, Origin, Tool

@@ -6,13 +6,11 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
+from toolgen.spec.model import SpecFile, parse_spec_file
 from toolgen.spec.positions import SourceFile, display_path
-
-if TYPE_CHECKING:
-    from toolgen.spec.model import SpecFile
+from toolgen.spec.source import read_source
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIX = ".json"
@@ -119,28 +117,17 @@ def _hidden(path: Path, root: Path) -> bool:
 
 
 def load_files(
-    files: Sequence[Path], read: Callable[[Path], SourceFile] | None = None
+    files: Sequence[Path], read: Callable[[Path], SourceFile] = read_source
 ) -> list[SpecFile]:
-    """Parse (with `read`, by default `read_source`) and validate every file, reporting the
-    problems of all files together."""
-    from toolgen.spec.parsecache import known_spec, remember_spec
-    from toolgen.spec.source import read_source  # YAML loads only when files are read
-
-    read = read or read_source
-    from toolgen.spec.model import (
-        parse_spec_file,  # the format validator: imported only when needed
-    )
-
+    """Parse (with `read`) and validate every file, reporting the problems of all files
+    together."""
     specs: list[SpecFile] = []
     problems: list[Diagnostic] = []
     for path in files:
         try:
-            source = read(path)
-            specs.append(parse_spec_file(source, checked=known_spec(source)))
+            specs.append(parse_spec_file(read(path)))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
-            continue
-        remember_spec(source)
     if problems:
         raise SpecError(problems)
     return specs

@@ -15,9 +15,9 @@ import pytest
 from conftest import SPECS
 from lint_support import lint_result, uncached_lint_result
 
-from toolgen.lint import resultcache
+from toolgen import cache
+from toolgen.lint import runner
 from toolgen.lint.config import LintConfig, parse_section
-from toolgen.spec import parsecache, pipeline
 
 ALL = LintConfig(select=("ALL",))
 
@@ -25,15 +25,15 @@ ALL = LintConfig(select=("ALL",))
 @pytest.fixture
 def loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     """A fresh cache directory, and the roots of the spec sets actually loaded."""
-    monkeypatch.setenv(parsecache.ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
     seen: list[str] = []
-    real = pipeline.load_set
+    real = runner.load_set
 
     def counting(spec_set: Any, *args: Any, **kwargs: Any) -> Any:
         seen.append(spec_set.root.name)
         return real(spec_set, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "load_set", counting)
+    monkeypatch.setattr(runner, "load_set", counting)
     return seen
 
 
@@ -136,21 +136,29 @@ def test_other_toolgen_code_is_linted_again(
 ) -> None:
     specs = _copy_specs(tmp_path)
     before = _result([specs])
-    monkeypatch.setattr(resultcache, "code_fingerprint", lambda: "another toolgen")
+    monkeypatch.setattr(cache, "toolgen_fingerprint", lambda: "another toolgen")
     loads.clear()
     assert _result([specs]) == before
     assert sorted(loads) == ["conformance", "notes", "shop"]
 
 
-def test_the_code_fingerprint_covers_every_file_lint_runs() -> None:
-    package = Path(resultcache.__file__).resolve().parent.parent
-    files = {
-        p.relative_to(package).as_posix()
-        for p in parsecache.code_files(package, resultcache.STAGES)
-    }
-    assert {"lint/rules/annotations.py", "spec/spec-format.schema.json", "spec/ir.py"} <= files
-    assert "schema/walk.py" in files
-    assert not any("__pycache__" in f or f.endswith(".pyc") for f in files)
+def test_the_toolgen_fingerprint_changes_with_every_kind_of_file_lint_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "toolgen"
+    package = Path(cache.__file__).resolve().parent
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "_PACKAGE", copy)
+    try:
+        for name in ["lint/rules/annotations.py", "spec/spec-format.schema.json", "spec/ir.py"]:
+            cache.toolgen_fingerprint.cache_clear()
+            before = cache.toolgen_fingerprint()
+            with open(copy / name, "a", encoding="utf-8") as edited:
+                edited.write("\n")
+            cache.toolgen_fingerprint.cache_clear()
+            assert cache.toolgen_fingerprint() != before, name
+    finally:
+        cache.toolgen_fingerprint.cache_clear()
 
 
 def test_another_working_directory_shows_other_names_and_is_linted_again(
@@ -169,7 +177,7 @@ def test_another_working_directory_shows_other_names_and_is_linted_again(
 def test_a_damaged_entry_is_linted_again(loads: list[str], tmp_path: Path) -> None:
     specs = _copy_specs(tmp_path)
     before = _result([specs])
-    entries = list((tmp_path / "cache" / "lint").glob("*.bin"))
+    entries = list((tmp_path / "cache" / "lint").iterdir())
     assert len(entries) == 3
     for entry in entries:
         entry.write_bytes(b"\x00garbage")

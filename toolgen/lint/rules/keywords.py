@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolgen.lint.context import Context, SchemaNode
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import SCHEMA, rule
+from toolgen.report.findings import Severity
 from toolgen.schema.walk import LISTED, MAPPED, SINGLE
 
 KEYWORDS = (

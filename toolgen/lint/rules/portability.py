@@ -13,8 +13,9 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from toolgen.lint.context import Context
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
 from toolgen.spec.errors import Location
 from toolgen.spec.ir import Tool
 from toolgen.spec.protocol import LATEST_REVISION, tool_definition

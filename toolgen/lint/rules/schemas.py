@@ -12,8 +12,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolgen.lint.context import ABSOLUTE_URI, Context, SchemaNode, has_ref
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import ARRAY, BOOLEAN, TYPE_LIST, rule
+from toolgen.report.findings import Severity
 
 S = Category.SCHEMAS
 

@@ -9,8 +9,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolgen.lint.context import Context, count_schemas, has_ref
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
 from toolgen.schema.walk import DEFS_KEYWORDS, HOLDING, subschema_list
 from toolgen.spec.ir import Origin, Tool
 
