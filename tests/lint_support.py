@@ -24,9 +24,9 @@ from typing import Any
 
 import yaml
 
+from toolgen import cache
 from toolgen.lint.config import LintConfig, parse_section
 from toolgen.lint.runner import lint_paths
-from toolgen import cache
 
 CASES_DIR = Path(__file__).parent / "lint_cases"
 HEADER = 'toolgen: 1\nserver: {name: demo, version: "1.0.0"}\n'

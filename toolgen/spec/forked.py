@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import pickle
 from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
@@ -94,8 +95,6 @@ class Beside:
         _, status = os.waitpid(self._pid, 0)
         if os.waitstatus_to_exitcode(status) != 0 or kind != b"e":
             raise ChildFailed(f"the build's child process ended with status {status}")
-        import pickle  # an exception: rare (and a split that never fails starts faster)
-
         try:
             error = pickle.loads(payload)
         except Exception as exc:  # an exception that does not unpickle: run the step here
@@ -117,8 +116,6 @@ class Standby(Beside):
     def give(self, compute: Callable[[], Any] | None) -> None:
         """Send the computation (None: nothing to do) and close the pipe. One that does not
         pickle is not sent: `result()` then raises `ChildFailed` (the caller runs it itself)."""
-        import pickle
-
         _OPEN_JOB_PIPES.discard(self._jobs)
         try:
             data = pickle.dumps(compute, protocol=pickle.HIGHEST_PROTOCOL)
@@ -140,8 +137,6 @@ def _standby(prepare: Callable[[], object], jobs: int) -> Any:
     nothing or is gone)."""
     with suppress(Exception):  # a failed warm-up: the computation meets (and reports) it again
         prepare()
-    import pickle
-
     with os.fdopen(jobs, "rb") as pipe:
         data = pipe.read()
     compute = pickle.loads(data) if data else None
@@ -160,8 +155,6 @@ def _child(compute: Callable[[], Any], write: int) -> None:
             data = b"v" + marshal.dumps(compute())
         except BaseException as exc:  # every exception goes back to the parent
             try:
-                import pickle
-
                 data = b"e" + pickle.dumps(exc)
             except Exception:  # an exception that does not pickle: the parent runs the step
                 data = b""

@@ -6,11 +6,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
-from toolgen.spec.model import SpecFile, parse_spec_file
 from toolgen.spec.positions import SourceFile, display_path
-from toolgen.spec.source import read_source
+
+if TYPE_CHECKING:
+    from toolgen.spec.model import SpecFile
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIX = ".json"
@@ -117,10 +119,16 @@ def _hidden(path: Path, root: Path) -> bool:
 
 
 def load_files(
-    files: Sequence[Path], read: Callable[[Path], SourceFile] = read_source
+    files: Sequence[Path], read: Callable[[Path], SourceFile] | None = None
 ) -> list[SpecFile]:
-    """Parse (with `read`) and validate every file, reporting the problems of all files
-    together."""
+    """Parse (with `read`, by default `read_source`) and validate every file, reporting the
+    problems of all files together."""
+    # YAML and the spec model load only when files are read: finding spec sets (a lint
+    # answered from its cache) needs neither.
+    from toolgen.spec.model import parse_spec_file
+    from toolgen.spec.source import read_source
+
+    read = read or read_source
     specs: list[SpecFile] = []
     problems: list[Diagnostic] = []
     for path in files:

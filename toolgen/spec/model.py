@@ -12,6 +12,7 @@ Cross-file rules (duplicate tools, `$ref`s, examples) belong to the resolver.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -263,8 +264,6 @@ def _describe(value: Any) -> str:
 
 
 def _unknown_key_message(path: JsonPath) -> str:
-    import difflib  # only on the error path
-
     key = str(path[-1])
     allowed = _allowed_keys().get(_block(path), _allowed_keys()["file"])
     message = (

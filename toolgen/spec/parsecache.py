@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolgen.cache import write_atomically
-from toolgen.spec.positions import SourceFile
+from toolgen.spec import limits, source, yamlevents
+from toolgen.spec.positions import SourceFile, display_path
+from toolgen.spec.source import parse_source, read_text
 from toolgen.version import __version__
 
 ENV = "TOOLGEN_CACHE_DIR"
@@ -50,9 +52,6 @@ def cache_root() -> Path | None:
 
 def parse_source_cached(text: str, path: Path, display: str | None = None) -> SourceFile:
     """`parse_source(text, path, display)`, from the cache when this text was parsed before."""
-    from toolgen.spec.positions import display_path
-    from toolgen.spec.source import parse_source
-
     shown = display if display is not None else display_path(path)
     found = lookup(text, path, shown)
     if found is not None:
@@ -79,8 +78,6 @@ def lookup(text: str, path: Path, display: str) -> SourceFile | None:
 
 
 def _parse(text: str, path: Path, display: str) -> SourceFile:
-    from toolgen.spec.source import parse_source
-
     return parse_source(text, path, display)
 
 
@@ -147,8 +144,6 @@ def code_salt(*files: str) -> str:
 @functools.cache
 def parser_salt() -> str:
     """toolgen's version and the parser's code: a parse made by other code is never read."""
-    from toolgen.spec import limits, source, yamlevents
-
     return code_salt(source.__file__ or "", yamlevents.__file__ or "", limits.__file__ or "")
 
 
@@ -160,8 +155,6 @@ class SharedReader:
     _parsed: dict[str, SourceFile] = field(default_factory=dict)
 
     def __call__(self, path: Path) -> SourceFile:
-        from toolgen.spec.source import read_text
-
         text, shown = read_text(path)
         known = self._parsed.get(text)
         if known is not None:

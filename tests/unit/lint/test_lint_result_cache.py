@@ -16,8 +16,8 @@ from conftest import SPECS
 from lint_support import lint_result, uncached_lint_result
 
 from toolgen import cache
-from toolgen.lint import runner
 from toolgen.lint.config import LintConfig, parse_section
+from toolgen.spec import pipeline
 
 ALL = LintConfig(select=("ALL",))
 
@@ -27,13 +27,13 @@ def loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     """A fresh cache directory, and the roots of the spec sets actually loaded."""
     monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
     seen: list[str] = []
-    real = runner.load_set
+    real = pipeline.load_set
 
     def counting(spec_set: Any, *args: Any, **kwargs: Any) -> Any:
         seen.append(spec_set.root.name)
         return real(spec_set, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "load_set", counting)
+    monkeypatch.setattr(pipeline, "load_set", counting)
     return seen
 
 

@@ -39,6 +39,7 @@ def parses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
         return real(text, path, display)
 
     monkeypatch.setattr(source, "parse_source", counting)
+    monkeypatch.setattr(parsecache, "parse_source", counting)
     return seen
 
 

@@ -236,8 +236,8 @@ def hidden_unicode(ctx: Context) -> Iterator[Hit]:
     ]
     server = ctx.toolset.server.origin
     if server is not None:
-        places.append((ctx.raw(server), server, None))
-    places += [(ctx.raw(t.origin), t.origin, t.name) for t in ctx.toolset.tools]
+        places.append((server.value(), server, None))
+    places += [(t.origin.value(), t.origin, t.name) for t in ctx.toolset.tools]
     for value, origin, tool in places:
         yield from _hidden_in(value, origin, tool, ctx)
 

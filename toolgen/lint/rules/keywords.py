@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 
 from toolgen.lint.context import Context, SchemaNode
@@ -73,8 +74,6 @@ def unknown_keyword(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     for key in schema:
         if key in KEYWORDS or key.startswith("x-"):
             continue
-        import difflib  # for a finding only: most lints find no unknown keyword
-
         close = difflib.get_close_matches(key, KEYWORDS, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else "; prefix your own keywords with `x-`"
         yield Hit(
