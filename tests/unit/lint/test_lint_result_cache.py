@@ -195,3 +195,19 @@ def test_a_spec_set_that_does_not_load_is_never_stored(loads: list[str], tmp_pat
     assert _result([specs]) == first
     assert loads == ["bad", "bad"]
     assert not (tmp_path / "cache" / "lint").exists()
+
+
+def test_old_results_are_pruned_and_the_newest_kept(
+    loads: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 4)
+    notes = _copy_specs(tmp_path) / "notes"
+    configs = [
+        replace(ALL, options=parse_section({"max-name-length": n}).options) for n in range(20, 30)
+    ]
+    for config in configs:  # one entry each
+        _result([notes], config)
+    assert 2 <= len(list((tmp_path / "cache" / "lint").iterdir())) <= 4
+    loads.clear()
+    _result([notes], configs[-1])
+    assert loads == []
