@@ -130,9 +130,9 @@ def build_round(
 
 
 def cache_env(work: Path, cold: bool) -> dict[str, str]:
-    """The environment of a lint or diff with toolgen's parse cache under `work`: `cold`, an
-    empty cache (a first run); else the one cache every warm run shares (a repeated run)."""
-    root = work / ("parse-cache-cold" if cold else "parse-cache")
+    """The environment of a lint or diff with toolgen's cache under `work`: `cold`, an empty
+    cache (a first run); else the one cache every warm run shares (a repeated run)."""
+    root = work / ("cache-cold" if cold else "cache")
     if cold:
         shutil.rmtree(root, ignore_errors=True)
     return {**os.environ, "TOOLGEN_CACHE_DIR": str(root)}
@@ -141,16 +141,6 @@ def cache_env(work: Path, cold: bool) -> dict[str, str]:
 def lint_once(specs: Path, work: Path, cold: bool = False) -> ProcessTime:
     """`toolgen lint` of the spec set, whole process (findings, exit 1, are fine)."""
     return run_timed(toolgen_argv("lint", str(specs)), work, ok=(0, 1), env=cache_env(work, cold))
-
-
-def lint_after_build(specs: Path, work: Path) -> ProcessTime:
-    """`toolgen lint` of the spec set right after a first `toolgen build` of it with the same
-    (empty) caches, as a CI job runs them: the build's parse is what the lint reads."""
-    root = work / "after-build"
-    shutil.rmtree(root, ignore_errors=True)
-    env = {**os.environ, "TOOLGEN_CACHE_DIR": str(root / "cache")}
-    run_timed(toolgen_argv("build", str(specs), "-o", str(root / "out"), "-q"), work, env=env)
-    return run_timed(toolgen_argv("lint", str(specs)), work, ok=(0, 1), env=env)
 
 
 LOAD_SNIPPET = r"""

@@ -81,7 +81,7 @@ REFERENCE = "reference: `toolgen lint` of OLD alone"
 
 
 def diff(old: str, new: str, cwd: Path, cold: bool = False) -> ProcessTime:
-    """One whole-process run; `cold`: with an empty parse cache (else the shared one)."""
+    """One whole-process run; `cold`: with toolgen's cache empty (else the shared one)."""
     env = cache_env(cwd, cold)
     if old == REFERENCE:
         argv = toolgen_argv("lint", new, "--statistics", "--isolated")

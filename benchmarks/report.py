@@ -149,7 +149,7 @@ def _build_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
         lines += [
             f"## Lint ({sizes['build_tools']} tools, whole process)",
             "",
-            "Three runs of each kind per round (one of the run right after a build).",
+            "Three runs of each kind per round.",
             "",
         ]
         rows = [
@@ -162,22 +162,14 @@ def _build_section(summary: dict[str, Any], sizes: dict[str, Any]) -> list[str]:
         if lint.get("edit_wall"):
             rows.append(
                 [
-                    "one file edited since the last lint (parse cache warm)",
+                    "one file edited since the last lint",
                     cell(lint["edit_wall"]),
                     cell(lint["edit_cpu"]),
                 ]
             )
-        if lint.get("after_build_wall"):
-            rows.append(
-                [
-                    "first run right after a first `toolgen build` (the build filled the parse cache)",
-                    cell(lint["after_build_wall"]),
-                    cell(lint["after_build_cpu"]),
-                ]
-            )
         if lint.get("cold_wall"):
             rows.append(
-                ["first run (parse cache empty)", cell(lint["cold_wall"]), cell(lint["cold_cpu"])]
+                ["first run (cache empty)", cell(lint["cold_wall"]), cell(lint["cold_cpu"])]
             )
         lines += _table(["run", "wall s", "CPU s"], rows)
     load = summary["load"]

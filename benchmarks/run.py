@@ -147,7 +147,6 @@ class Collected:
         self.lint: list[build_bench.ProcessTime] = []
         self.lint_cold: list[build_bench.ProcessTime] = []
         self.lint_edit: list[build_bench.ProcessTime] = []
-        self.lint_after_build: list[build_bench.ProcessTime] = []
         self.load: list[dict[str, Any]] = []
         self.serve: dict[str, list[driver.SessionResult]] = {}
         self.raised = raised.RaisedCollected()
@@ -245,8 +244,6 @@ def summarize(
         "cold_cpu": Stat.of([p.cpu for p in collected.lint_cold]),
         "edit_wall": Stat.of([p.wall for p in collected.lint_edit]),
         "edit_cpu": Stat.of([p.cpu for p in collected.lint_edit]),
-        "after_build_wall": Stat.of([p.wall for p in collected.lint_after_build]),
-        "after_build_cpu": Stat.of([p.cpu for p in collected.lint_after_build]),
     }
     load: dict[str, Any] = {
         k: Stat.of([float(r[k]) for r in collected.load])
@@ -456,9 +453,6 @@ def main(argv: list[str] | None = None) -> int:
                     # a revision never linted before: the result cache outlives a run
                     make_specs.edit_one_tool(paths["specs"], time.time_ns())
                     collected.lint_edit.append(build_bench.lint_once(paths["specs"], work))
-                collected.lint_after_build.append(
-                    build_bench.lint_after_build(paths["specs"], work)
-                )
             except RuntimeError as exc:
                 collected.notes.append(f"lint failed: {exc}")
         if "load" in parts:

@@ -28,9 +28,9 @@ REVIEW = CORPUS / "false-positives.yaml"
 sys.path.insert(0, str(ROOT))
 
 from toolgen.lint.config import parse_section  # noqa: E402
-from toolgen.lint.model import Finding  # noqa: E402
 from toolgen.lint.registry import all_rules  # noqa: E402
 from toolgen.lint.runner import lint_paths  # noqa: E402
+from toolgen.report.findings import Finding  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
 
 os.environ.setdefault("TOOLGEN_CACHE_DIR", tempfile.mkdtemp(prefix="toolgen-test-cache-"))
-"""lint and diff cache parsed files (`frontend.parsecache`): never in the user's ~/.cache."""
+"""toolgen caches results (`toolgen.cache`): never in the user's ~/.cache."""
 
 VALID_SERVER = "toolgen: 1\nserver: {name: demo, version: '1.0.0'}\n"
 
@@ -83,7 +83,7 @@ def wait_until(condition: Callable[[], bool], seconds: float = 10.0, step: float
 
 def wait_for_exits() -> None:
     """Reap the forked children that sent their value and were left to exit on their own
-    (`core.forked` reaps them without waiting); fails when one is still there after 10 s."""
+    (`spec.forked` reaps them without waiting); fails when one is still there after 10 s."""
     from toolgen.spec import forked
 
     def reaped() -> bool:
@@ -91,34 +91,3 @@ def wait_for_exits() -> None:
         return not forked._EXITING
 
     assert wait_until(reaped)
-
-
-class AlternatingHandout:
-    """A `core.forked.Handout` that gives the forked child the even items and the process
-    that made it the odd ones, whatever the timing: for tests that need both processes to
-    take part (a busy machine can leave the real queue's child nothing to take)."""
-
-    def __init__(self, count: int, run: int = 1) -> None:
-        self.count = count
-        self.parent = os.getpid()
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(range(1 if os.getpid() == self.parent else 0, self.count, 2))
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self) -> AlternatingHandout:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-
-@pytest.fixture
-def alternating(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Splits over two cores happen here, and the child takes every other item."""
-    from toolgen.spec import forked
-
-    monkeypatch.setattr(forked, "available", lambda: True)
-    monkeypatch.setattr(forked, "Handout", AlternatingHandout)

@@ -24,9 +24,9 @@ from typing import Any
 
 import yaml
 
+from toolgen import cache
 from toolgen.lint.config import LintConfig, parse_section
 from toolgen.lint.runner import lint_paths
-from toolgen.spec import parsecache
 
 CASES_DIR = Path(__file__).parent / "lint_cases"
 HEADER = 'toolgen: 1\nserver: {name: demo, version: "1.0.0"}\n'
@@ -86,12 +86,12 @@ def lint_result(paths: list[Path], config: LintConfig) -> list[dict[str, Any]]:
 
 def uncached_lint_result(paths: list[Path], config: LintConfig) -> list[dict[str, Any]]:
     """`lint_result` with toolgen's caches off: what every cached lint must equal."""
-    saved = os.environ.get(parsecache.ENV)
-    os.environ[parsecache.ENV] = "off"
+    saved = os.environ.get(cache.ENV)
+    os.environ[cache.ENV] = "off"
     try:
         return lint_result(paths, config)
     finally:
         if saved is None:
-            del os.environ[parsecache.ENV]
+            del os.environ[cache.ENV]
         else:
-            os.environ[parsecache.ENV] = saved
+            os.environ[cache.ENV] = saved

@@ -5,7 +5,7 @@ on (the caller's input bytes and options) together with toolgen's version and th
 the installed package, so editing or upgrading toolgen simply misses. Entries live outside
 the project, under `$TOOLGEN_CACHE_DIR` (`off` turns the cache off), else
 `$XDG_CACHE_HOME/toolgen` or `~/.cache/toolgen`. A missing, damaged or unwritable entry
-is a miss, never an error.
+is a miss, never an error. Past `MAX_ENTRIES` entries of one kind, the older half goes.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from pathlib import Path
 from toolgen.version import __version__
 
 ENV = "TOOLGEN_CACHE_DIR"
+MAX_ENTRIES = 1024
+"""Entries of one kind kept at most (each edit of an input adds one)."""
 _PACKAGE = Path(__file__).resolve().parent
 _WRITES = itertools.count()
 
@@ -77,11 +79,22 @@ def store(kind: str, key: str, data: bytes) -> None:
     root = cache_root()
     if root is None:
         return
+    folder = root / kind
     try:
-        (root / kind).mkdir(parents=True, exist_ok=True)
-        write_atomically(root / kind / key, data)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomically(folder / key, data)
+        _prune(folder)
     except OSError:
         pass
+
+
+def _prune(folder: Path) -> None:
+    """Keep the newer half of `folder`'s entries once there are more than `MAX_ENTRIES`."""
+    entries = list(folder.iterdir())
+    if len(entries) > MAX_ENTRIES:
+        entries.sort(key=lambda entry: entry.stat().st_mtime_ns)
+        for entry in entries[: len(entries) - MAX_ENTRIES // 2]:
+            entry.unlink(missing_ok=True)
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -282,26 +282,3 @@ def test_a_problem_in_a_cached_file_is_located_as_in_a_fresh_parse(
     shutil.rmtree(project / "generated")
     monkeypatch.setenv(parsecache.ENV, "off")
     assert duplicate_of_tag_tree(project) == located  # no cache at all
-
-
-def test_a_lint_after_a_build_parses_no_file_again(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from toolgen.lint.config import LintConfig
-    from toolgen.lint.runner import lint_paths
-    from toolgen.spec import parsecache, source
-
-    monkeypatch.setenv(parsecache.ENV, str(project / "parse-cache"))
-    specs = project / "specs" / "notes"
-    build([specs], project / "generated")
-    parsed: list[Path] = []
-    real = source.parse_source
-
-    def spy(text: str, path: Path, display: str | None = None) -> SourceFile:
-        parsed.append(path)
-        return real(text, path, display)
-
-    monkeypatch.setattr(source, "parse_source", spy)
-    run = lint_paths([specs], LintConfig())
-    assert run.tools == 6 and not run.load_failed
-    assert parsed == []

@@ -9,11 +9,9 @@ import jsonschema
 import pytest
 from conftest import TESTS
 
-from toolgen.lint.formats import renderer
-from toolgen.lint.formats.github import command
-from toolgen.lint.formats.sarif import artifact_uri
-from toolgen.lint.formats.text import line
-from toolgen.lint.model import Finding, Severity
+from toolgen.lint.docs import sarif_rules
+from toolgen.report.findings import Finding, Severity
+from toolgen.report.formats import artifact_uri, github_command, line, render
 from toolgen.spec.errors import Location
 
 SARIF_SCHEMA = json.loads((TESTS / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -51,7 +49,7 @@ FINDINGS = [
 
 
 def test_sarif_output_is_valid_sarif_2_1_0() -> None:
-    document = json.loads(renderer("sarif")(FINDINGS))
+    document = json.loads(render(FINDINGS, "sarif", sarif_rules()))
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
     run = document["runs"][0]
     rules = run["tool"]["driver"]["rules"]
@@ -98,7 +96,7 @@ def test_github_commands_escape_properties_and_data() -> None:
         "a,b",
         Location("dir:x/a,b.yaml", 2, 3),
     )
-    assert command(finding) == (
+    assert github_command(finding) == (
         "::notice file=dir%3Ax/a%2Cb.yaml,line=2,col=3,title=TG401 description-missing"
         "::100%25 wrong%0Asecond line [a,b]"
     )
@@ -110,11 +108,11 @@ def test_text_lines_name_place_code_severity_message_and_tool() -> None:
         "data, but it is marked read-only [delete_note]"
     )
     assert line(FINDINGS[2]) == "TG309 info open [x]"
-    assert renderer("text")([]) == ""
+    assert render([], "text") == ""
 
 
 def test_json_nulls_the_place_of_findings_without_one() -> None:
-    document = json.loads(renderer("json")(FINDINGS))
+    document = json.loads(render(FINDINGS, "json"))
     assert document["findings"][2] == {
         "code": "TG309",
         "rule": "open-input-object",

@@ -85,7 +85,7 @@ def diff(
     if output is not None:
         check_report_path(output)
     from toolgen.diff.config import check_fail_on, load_config
-    from toolgen.lint.config import ConfigError, find_pyproject
+    from toolgen.report.config import ConfigError, find_pyproject
 
     try:
         config = load_config(None if isolated else config_path or find_pyproject(Path.cwd()))

@@ -14,7 +14,7 @@ from typing import cast
 import click
 
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
-from toolgen.lint.formats import FORMATS
+from toolgen.report.formats import FORMATS
 
 
 @click.command()
@@ -101,8 +101,9 @@ def lint(
     Exit codes: 0 no finding at the fail level, 1 some, 2 usage errors or
     input that does not load. `toolgen rules` lists the rules.
     """
-    from toolgen.lint.config import ConfigError, find_pyproject, load_config, with_overrides
+    from toolgen.lint.config import load_config, with_overrides
     from toolgen.lint.registry import find_rule
+    from toolgen.report.config import ConfigError, find_pyproject
 
     if explain is not None:
         from toolgen.lint.docs import explain as explain_rule
@@ -128,10 +129,10 @@ def lint(
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
 
-    from toolgen.lint.formats import renderer
-    from toolgen.lint.formats.text import statistics as stats_text
-    from toolgen.lint.formats.text import summary
+    from toolgen.lint.docs import sarif_rules
     from toolgen.lint.runner import SourceKind, lint_paths
+    from toolgen.report.formats import render, summary
+    from toolgen.report.formats import statistics as stats_text
 
     if output is not None:
         check_report_path(output)
@@ -140,7 +141,7 @@ def lint(
     if statistics and output_format == "text":
         report = stats_text(findings)
     else:
-        report = renderer(output_format)(findings)
+        report = render(findings, output_format, sarif_rules())
     if output is not None:
         write_report(output, report)
     else:

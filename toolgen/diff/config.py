@@ -16,7 +16,6 @@ names (absent: every tool, and server-level changes). Any mistake is a
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
@@ -25,7 +24,7 @@ from typing import Any
 
 from toolgen.diff.codes import find
 from toolgen.diff.model import Change
-from toolgen.lint.config import ConfigError
+from toolgen.report.config import ConfigError, check_keys, load_section, one_of
 
 FAIL_ON = ("breaking", "safety", "any", "never")
 _KNOWN = ("fail-on", "ignore")
@@ -75,27 +74,11 @@ class DiffConfig:
 
 def load_config(path: Path | None) -> DiffConfig:
     """The configuration in `[tool.toolgen.diff]` of `path` (defaults when None or absent)."""
-    if path is None:
-        return DiffConfig()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
-    section = data.get("tool", {}).get("toolgen", {}).get("diff")
-    if section is None:
-        return DiffConfig(source=path)
-    if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [tool.toolgen.diff] must be a table")
-    try:
-        return replace(parse_section(section), source=path)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: [tool.toolgen.diff] {exc}") from None
+    return replace(load_section(path, "diff", parse_section), source=path)
 
 
 def parse_section(section: Mapping[str, Any]) -> DiffConfig:
-    unknown = sorted(set(section) - set(_KNOWN))
-    if unknown:
-        raise ConfigError(f"unknown key {unknown[0]!r}; expected one of: {', '.join(_KNOWN)}")
+    check_keys(section, _KNOWN)
     entries = section.get("ignore", [])
     if not isinstance(entries, list):
         raise ConfigError("'ignore' must be a list of tables {code, tool, reason}")
@@ -106,18 +89,14 @@ def parse_section(section: Mapping[str, Any]) -> DiffConfig:
 
 
 def check_fail_on(value: Any) -> str:
-    if value not in FAIL_ON:
-        raise ConfigError(f"'fail-on' must be one of {', '.join(FAIL_ON)}, got {value!r}")
-    return str(value)
+    return one_of("fail-on", value, FAIL_ON)
 
 
 def _ignore(entry: Any, index: int) -> Ignore:
     where = f"ignore[{index}]"
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a table {{code, tool, reason}}, got {entry!r}")
-    unknown = sorted(set(entry) - set(_ENTRY_KEYS))
-    if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; expected code, tool, reason")
+    check_keys(entry, _ENTRY_KEYS, f"{where}: ")
     code = entry.get("code")
     found = find(code) if isinstance(code, str) else None
     if found is None:

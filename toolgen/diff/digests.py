@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 
 from toolgen.diff.sets import digests_of
-from toolgen.diff.sides import SharedReader, load_side
+from toolgen.diff.sides import Reader, load_side
 from toolgen.spec.digests import ALGORITHM, CANONICALIZATION, set_digest
 
 
@@ -26,7 +26,7 @@ class ServerDigests:
 
 def digest_servers(path: str, protocol: str) -> list[ServerDigests]:
     """The digests of every server `path` names (a path or `git:REV:PATH`)."""
-    side = load_side(path, SharedReader())
+    side = load_side(path, Reader())
     return [
         ServerDigests(
             t.server.name,

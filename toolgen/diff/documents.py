@@ -13,14 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgen.schema.jsonequal import same
+from toolgen.schema.allof import ANNOTATIONS, merge_branch
+from toolgen.schema.pointer import pointer_tokens, unescape, walk
 from toolgen.spec.ir import Origin
 from toolgen.spec.positions import JsonPath
 
-ANNOTATIONS = frozenset(
-    {"title", "description", "examples", "deprecated", "$comment", "readOnly", "writeOnly"}
-)
-"""Keywords that document a schema and never change which values are valid."""
 _DEFS_KEYS = ("$defs", "definitions")
 
 
@@ -34,18 +31,13 @@ class Document:
 
     def resolve(self, ref: str) -> tuple[Any, Origin | None] | None:
         """The schema a local `$ref` points at, and its origin; None when it cannot be followed."""
-        if not ref.startswith("#"):
-            return None  # a remote reference: never fetched
-        tokens = [_unescape(t) for t in ref[1:].split("/")[1:]] if ref != "#" else []
-        node = self.root
-        for token in tokens:
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return None
-        return node, self._origin(tuple(tokens))
+        tokens = pointer_tokens(ref)  # None: a remote reference (never fetched) or an anchor
+        if tokens is None:
+            return None
+        node, path = walk(self.root, tokens)
+        if len(path) != len(tokens):
+            return None
+        return node, self._origin(path)
 
     def _origin(self, tokens: JsonPath) -> Origin | None:
         if len(tokens) >= 2 and tokens[0] in _DEFS_KEYS:
@@ -55,34 +47,19 @@ class Document:
         return self.origin.child(*tokens) if self.origin is not None else None
 
 
-def value_at(origin: Origin) -> Any:
-    """The raw value an origin points at, in its source file (None when it is not there)."""
-    data: Any = origin.source.data
-    for key in origin.path:
-        try:
-            data = data[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data
-
-
 def root_origin(origin: Origin | None, defs: Mapping[str, Origin]) -> Origin | None:
     """Where a schema's root is written: a root `$ref` in a spec is inlined by the resolver,
     so a node of it is found in the def it names (`#/defs/Note`, `other.yaml#/defs/Note`)."""
-    raw = value_at(origin) if origin is not None else None
+    raw = origin.value() if origin is not None else None
     if origin is None or not isinstance(raw, dict) or not isinstance(raw.get("$ref"), str):
         return origin
     where, _, pointer = raw["$ref"].partition("#")
-    tokens = tuple(_unescape(t) for t in pointer.split("/")[1:3])
+    tokens = tuple(unescape(t) for t in pointer.split("/")[1:3])
     file = (origin.source.path.parent / where) if where else origin.source.path
     for def_origin in defs.values():
         if def_origin.path == tokens and def_origin.source.path.resolve() == file.resolve():
             return def_origin
     return origin
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,52 +103,13 @@ def deref(document: Document, schema: Any, origin: Origin | None) -> Resolved:
     return Resolved(schema, origin, None, target_id)
 
 
-_INTERACTING = (
-    frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
-    frozenset(
-        {"prefixItems", "items", "additionalItems", "unevaluatedItems", "contains"}
-        | {"minContains", "maxContains"}
-    ),
-    frozenset({"if", "then", "else"}),
-    frozenset({"minimum", "exclusiveMinimum"}),  # draft-04: a boolean exclusiveMinimum
-    frozenset({"maximum", "exclusiveMaximum"}),
-    frozenset({"contentMediaType", "contentEncoding", "contentSchema"}),
-)
-"""Keywords that read their siblings: moved into another schema object they mean otherwise."""
 _MERGE_LIMIT = 64
-
-
-def merge_conjunct(base: dict[str, Any], branch: dict[str, Any]) -> dict[str, Any] | None:
-    """`base` and the `allOf` branch `branch` as one schema, when that is exactly what
-    `allOf: [base, branch]` means; None when their keywords interact or disagree.
-
-    Keywords of one schema object are independent but for the families in
-    `_INTERACTING` (`additionalProperties` sees only its own `properties`, ...);
-    a family written on both sides merges only when written alike. A keyword on
-    both sides must have one value; annotations of `base` win.
-    """
-    if any(k == "$ref" for k in branch):
-        return None
-    for key, value in branch.items():
-        if (
-            key in base
-            and key not in ANNOTATIONS
-            and key != "default"
-            and not same(base[key], value)
-        ):
-            return None
-    for family in _INTERACTING:
-        mine = {k: base[k] for k in family if k in base}
-        theirs = {k: branch[k] for k in family if k in branch}
-        if mine and theirs and not same(mine, theirs):
-            return None
-    return {**branch, **base}
 
 
 def flatten_all_of(
     document: Document, schema: dict[str, Any], origin: Origin | None
 ) -> tuple[dict[str, Any], Origin | None]:
-    """`schema` with the `allOf` branches that merge exactly (`merge_conjunct`) merged in.
+    """`schema` with the `allOf` branches that merge exactly (`merge_branch`) merged in.
 
     `allOf: [{$ref: X}]` (how pydantic writes a described ref) and a `$ref`
     with keywords beside it then compare as the schema written out. The origin
@@ -191,7 +129,7 @@ def flatten_all_of(
         if found.schema is True or found.schema == {}:
             continue
         merged = (
-            merge_conjunct(base, found.schema)
+            merge_branch(base, found.schema)
             if isinstance(found.schema, dict) and found.unresolved is None
             else None
         )

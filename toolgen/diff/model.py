@@ -5,34 +5,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toolgen.diff.codes import Code, find
-from toolgen.lint.model import Severity
+from toolgen.report.findings import Finding, Severity
 from toolgen.spec.digests import set_digest
 from toolgen.spec.errors import Location
 from toolgen.spec.ir import Origin
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
-    """One difference between OLD and NEW, judged.
+class Change(Finding):
+    """One difference between OLD and NEW, judged: a finding with two more facts.
 
     `breaking` is true when clients may break (certainly: severity error;
     possibly: severity warning). A non-breaking change has severity info, or
     warning when it deserves a look (a new description, a new default).
+    `location` is in NEW; in OLD for what was removed.
     """
 
-    code: str
-    rule: str
-    category: str
     breaking: bool
-    severity: Severity
-    tool: str | None
-    message: str
     path: str
     """A JSON pointer into the tool definition (`/inputSchema/properties/title/maxLength`)."""
-    location: Location | None
-    """In NEW; in OLD for what was removed."""
 
-    def sort_key(self) -> tuple[str, str, str, str]:
+    def report_order(self) -> tuple[str, str, str, str]:
+        """Changes are listed by tool, then category, path and code."""
         return (self.tool or "", self.category, self.path, self.code)
 
 
@@ -57,15 +51,15 @@ def make_change(
             else Severity.INFO
         )
     return Change(
-        entry.code,
-        entry.name,
-        entry.category.value,
-        is_breaking,
-        severity,
-        tool,
-        message,
-        path,
-        location,
+        code=entry.code,
+        rule=entry.name,
+        category=entry.category.value,
+        severity=severity,
+        message=message,
+        tool=tool,
+        location=location,
+        breaking=is_breaking,
+        path=path,
     )
 
 
@@ -114,4 +108,4 @@ class Report:
 
     @property
     def changes(self) -> list[Change]:
-        return sorted((c for s in self.servers for c in s.changes), key=Change.sort_key)
+        return sorted((c for s in self.servers for c in s.changes), key=Change.report_order)

@@ -1,22 +1,21 @@
 """Render a diff `Report`: text, json, sarif, github, markdown.
 
-The machine formats follow the lint formats (`toolgen.lint.formats`): the
-same JSON field names, SARIF 2.1.0 with the change codes as rules, GitHub
-workflow commands built by the lint's own `command`. Markdown is a pull
-request comment: breaking changes in a table, the rest folded away.
+The machine formats are `toolgen.report`'s, as lint writes them, with what a change adds
+(breaking or not, a JSON pointer): the same JSON field names, SARIF 2.1.0 with the change
+codes as rules, the same GitHub workflow commands. Markdown is a pull request comment:
+breaking changes in a table, the rest folded away.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from toolgen.diff.codes import CODES, Code
 from toolgen.diff.model import Change, Report, ServerDiff
-from toolgen.lint.model import Finding, Severity
-from toolgen.version import __version__
+from toolgen.report import formats
+from toolgen.report.findings import Severity
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
 DOCS = "docs/diff-changes.md"
@@ -48,12 +47,7 @@ def render(report: Report, name: str) -> str:
 
 def render_text(report: Report) -> str:
     """`path:line:col: CODE label message [tool]`, one line per change."""
-    lines = []
-    for change in report.changes:
-        where = f"{change.location}: " if change.location else ""
-        tool = f" [{change.tool}]" if change.tool is not None else ""
-        lines.append(f"{where}{change.code} {label(change)} {change.message}{tool}\n")
-    return "".join(lines)
+    return "".join(formats.line(c, label(c)) + "\n" for c in report.changes)
 
 
 def summary(report: Report) -> str:
@@ -85,20 +79,7 @@ def _server_line(server: ServerDiff) -> str:
 
 
 def as_dict(change: Change) -> dict[str, Any]:
-    loc = change.location
-    return {
-        "code": change.code,
-        "rule": change.rule,
-        "category": change.category,
-        "breaking": change.breaking,
-        "severity": str(change.severity),
-        "tool": change.tool,
-        "message": change.message,
-        "path": change.path,
-        "file": loc.file if loc else None,
-        "line": loc.line if loc else None,
-        "column": loc.column if loc else None,
-    }
+    return {**formats.as_dict(change), "breaking": change.breaking, "path": change.path}
 
 
 def _server_dict(server: ServerDiff) -> dict[str, Any]:
@@ -134,13 +115,10 @@ def render_json(report: Report) -> str:
         "ignored": report.ignored,
         "servers": [_server_dict(s) for s in report.servers],
     }
-    document = {"changes": [as_dict(c) for c in changes], "summary": summary_}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return formats.dumps({"changes": [as_dict(c) for c in changes], "summary": summary_})
 
 
 # -- sarif ---------------------------------------------------------------------
-
-_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
 def _descriptor(code: Code) -> dict[str, Any]:
@@ -159,51 +137,16 @@ def _descriptor(code: Code) -> dict[str, Any]:
     }
 
 
-def _result(change: Change, index: int) -> dict[str, Any]:
-    from toolgen.lint.formats.sarif import artifact_uri
-
-    tool = f" [{change.tool}]" if change.tool is not None else ""
-    result: dict[str, Any] = {
-        "ruleId": change.code,
-        "ruleIndex": index,
-        "level": _SARIF_LEVEL[change.severity],
-        "message": {"text": change.message + tool},
-        "properties": {"breaking": change.breaking, "path": change.path, "tool": change.tool},
-    }
-    if change.location is not None:
-        result["locations"] = [
-            {
-                "physicalLocation": {
-                    "artifactLocation": {"uri": artifact_uri(change.location.file)},
-                    "region": {
-                        "startLine": change.location.line,
-                        "startColumn": change.location.column,
-                    },
-                }
-            }
-        ]
-    return result
-
-
 def render_sarif(report: Report) -> str:
     index = {code.code: i for i, code in enumerate(CODES)}
-    run = {
-        "tool": {
-            "driver": {
-                "name": "toolgen diff",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": [_descriptor(c) for c in CODES],
-            }
-        },
-        "invocations": [{"executionSuccessful": True}],
-        "columnKind": "unicodeCodePoints",
-        "results": [_result(c, index[c.code]) for c in report.changes],
-    }
-    from toolgen.lint.formats.sarif import SCHEMA_URI
-
-    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    results = [
+        formats.sarif_result(
+            c, index[c.code], {"breaking": c.breaking, "path": c.path, "tool": c.tool}
+        )
+        for c in report.changes
+    ]
+    rules = [_descriptor(c) for c in CODES]
+    return formats.dumps(formats.sarif_document("toolgen diff", rules, results, successful=True))
 
 
 # -- github --------------------------------------------------------------------
@@ -211,13 +154,7 @@ def render_sarif(report: Report) -> str:
 
 def render_github(report: Report) -> str:
     """Workflow commands, as `toolgen lint --format github` writes them."""
-    from toolgen.lint.formats.github import command
-
-    return "".join(
-        command(Finding(c.code, c.rule, c.category, c.severity, c.message, c.tool, c.location))
-        + "\n"
-        for c in report.changes
-    )
+    return "".join(formats.github_command(c) + "\n" for c in report.changes)
 
 
 # -- markdown ------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from toolgen.diff.config import DiffConfig
 from toolgen.diff.model import Report
 from toolgen.diff.sets import diff_sides, version_check
-from toolgen.diff.sides import SharedReader, load_side, preload_sides
+from toolgen.diff.sides import Reader, load_side
 from toolgen.spec import collector
 
 
@@ -20,9 +20,8 @@ def run_diff(
     (`Report.old_absent`), not an error.
     """
     config = config or DiffConfig()
-    reader = SharedReader()
+    reader = Reader()
     with collector.paused():
-        preload_sides([old, new], reader)
         before = load_side(old, reader, absent_ok=old_absent_ok)
         servers = diff_sides(before, load_side(new, reader))
     report = Report(servers, old_absent=before.absent)

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgen.diff.deltas import MAYBE, NO, YES, Certainty, Delta, Kind
-from toolgen.diff.documents import ANNOTATIONS, Document, Resolved, deref, flatten_all_of
+from toolgen.diff.documents import Document, Resolved, deref, flatten_all_of
 from toolgen.diff.keywords import VALUE_COMPARISONS, VALUE_KEYWORDS, Finding, show
+from toolgen.schema.allof import ANNOTATIONS
 from toolgen.schema.jsonequal import same
 from toolgen.spec.ir import Origin
 from toolgen.spec.positions import JsonPath

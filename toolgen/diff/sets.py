@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
-from toolgen.diff.documents import Document, value_at
+from toolgen.diff.documents import Document
 from toolgen.diff.model import Change, ServerDiff, make_change
 from toolgen.diff.schemas import compare_schemas
 from toolgen.diff.sides import Side
 from toolgen.diff.tools import SetContext, compare_tools, text_change
-from toolgen.lint.model import Severity
+from toolgen.report.findings import Severity
 from toolgen.schema.jsonequal import same
 from toolgen.spec.digests import digest, tool_digests
 from toolgen.spec.ir import Tool, ToolSet
@@ -197,7 +197,7 @@ def definitions_of(
     """Each tool's definition as clients see it: the published object as it is, or the
     definition toolgen serves for `revision`."""
     if published:
-        return {t.name: value_at(t.origin) for t in toolset.tools}
+        return {t.name: t.origin.value() for t in toolset.tools}
     return {t.name: tool_definition(t, revision) for t in toolset.tools}
 
 

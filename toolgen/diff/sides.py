@@ -9,17 +9,37 @@ its own name.
 
 from __future__ import annotations
 
-from contextlib import suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from toolgen.diff.git import Checkout, GitPath, NotAtRevision, checkout
 from toolgen.spec.errors import Diagnostic, SpecError
 from toolgen.spec.ir import ToolSet
-from toolgen.spec.parsecache import SharedReader
-from toolgen.spec.positions import display_path
+from toolgen.spec.loader import is_published, spec_sets
+from toolgen.spec.pipeline import load_set
+from toolgen.spec.positions import SourceFile, display_path
+from toolgen.spec.published import load_published
+from toolgen.spec.source import parse_source, read_text
 
-__all__ = ["SharedReader", "Side", "load_side", "preload_sides"]
+
+@dataclass
+class Reader:
+    """Reads the files of both sides, parsing each distinct text once: a file unchanged by
+    the change (most files of a pull request) is a copy of the other side's parse under its
+    own name."""
+
+    display: dict[Path, str] = field(default_factory=dict)
+    """Names to show instead of the path (files copied out of git)."""
+    _parsed: dict[str, SourceFile] = field(default_factory=dict)
+
+    def __call__(self, path: Path) -> SourceFile:
+        text, shown = read_text(path)
+        shown = self.display.get(path, shown)
+        known = self._parsed.get(text)
+        if known is not None:
+            return known.renamed(path, shown)
+        source = self._parsed[text] = parse_source(text, path, shown)
+        return source
 
 
 @dataclass(frozen=True)
@@ -34,7 +54,7 @@ class Side:
     """A git path not at its revision yet, read as empty (`load_side(absent_ok=True)`)."""
 
 
-def load_side(name: str, reader: SharedReader, *, absent_ok: bool = False) -> Side:
+def load_side(name: str, reader: Reader, *, absent_ok: bool = False) -> Side:
     """Load what `name` names (a path, or `git:REV:PATH`); `SpecError` when it does not load.
 
     `absent_ok`: a git path that is not at its revision (not committed yet, or
@@ -51,23 +71,7 @@ def load_side(name: str, reader: SharedReader, *, absent_ok: bool = False) -> Si
         return Side(name, (), published=False, absent=True)
 
 
-def preload_sides(names: list[str], reader: SharedReader) -> None:
-    """Parse the files of every side named by a path at once: one split over two cores for
-    both sides instead of one per side (`SharedReader.preload`). A side that is a git path or
-    published definitions is read when loaded; one that does not exist is reported then."""
-    from toolgen.spec.loader import is_published, spec_sets
-
-    files: list[Path] = []
-    for name in names:
-        path = Path(name)
-        if GitPath.parse(name) is not None or is_published(path):
-            continue
-        with suppress(SpecError):
-            files += [file for spec_set in spec_sets([path]) for file in spec_set.files]
-    reader.preload(files)
-
-
-def _load_git(where: GitPath, name: str, reader: SharedReader) -> Side:
+def _load_git(where: GitPath, name: str, reader: Reader) -> Side:
     with checkout(where) as copied:
         reader.display.update(copied.display)
         try:
@@ -80,18 +84,12 @@ def _load_git(where: GitPath, name: str, reader: SharedReader) -> Side:
         return side
 
 
-def _load(path: Path, label: str, reader: SharedReader) -> Side:
-    from toolgen.spec.loader import is_published, spec_sets
-    from toolgen.spec.pipeline import load_set
-    from toolgen.spec.published import load_published
-
+def _load(path: Path, label: str, reader: Reader) -> Side:
     if is_published(path):
         return Side(label, (load_published(path),), published=True)
     toolsets: list[ToolSet] = []
     problems: list[Diagnostic] = []
-    sets = spec_sets([path])
-    reader.preload([file for spec_set in sets for file in spec_set.files])
-    for spec_set in sets:
+    for spec_set in spec_sets([path]):
         try:
             toolsets.append(load_set(spec_set, reader))
         except SpecError as exc:

@@ -18,8 +18,9 @@ from toolgen.diff.deltas import NO, YES, Certainty, Delta, Kind
 from toolgen.diff.documents import Document, root_origin
 from toolgen.diff.model import Change, make_change
 from toolgen.diff.schemas import compare_schemas
-from toolgen.lint.model import Severity
+from toolgen.report.findings import Severity
 from toolgen.schema.jsonequal import same
+from toolgen.schema.pointer import join
 from toolgen.spec.errors import Location
 from toolgen.spec.ir import HINTS, Annotations, Origin, Tool
 from toolgen.spec.positions import JsonPath
@@ -184,7 +185,7 @@ def _judged(
 def pointer(side: str, path: JsonPath) -> str:
     """The JSON pointer of a schema path inside a tool definition."""
     root = "/inputSchema" if side == "input" else "/outputSchema"
-    return root + "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)
+    return join(root, *path)
 
 
 def describe_path(path: JsonPath) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 
 from toolgen.schema.check import metaschema_errors
 from toolgen.schema.jsonequal import same
-from toolgen.schema.pointer import MISSING, follow, pointer_tokens
+from toolgen.schema.pointer import MISSING, escape, follow, pointer_tokens, unescape
 from toolgen.schema.walk import LISTED, MAPPED, SINGLE, walk_schemas
 from toolgen.spec.positions import JsonPath
 
@@ -40,7 +40,7 @@ SPEC_DEFS = "#/defs/"
 
 def spec_ref(name: str) -> str:
     """The spec `$ref` to def `name` (JSON Pointer escaping)."""
-    return SPEC_DEFS + name.replace("~", "~0").replace("/", "~1")
+    return SPEC_DEFS + escape(name)
 
 
 @dataclass
@@ -307,7 +307,7 @@ def without_self_references(defs: dict[str, Any]) -> list[str]:
 def _spec_def_name(ref: Any) -> str | None:
     if not isinstance(ref, str) or not ref.startswith(SPEC_DEFS):
         return None
-    return ref[len(SPEC_DEFS) :].replace("~1", "/").replace("~0", "~")
+    return unescape(ref[len(SPEC_DEFS) :])
 
 
 def _closure(schema: Any, defs: dict[str, Any]) -> set[str]:

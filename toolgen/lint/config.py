@@ -27,16 +27,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolgen.lint.model import Severity
 from toolgen.lint.options import INT_OPTIONS, NAME_STYLES, TARGETS, VERB_LISTS, RuleOptions
 from toolgen.lint.registry import Rule, all_rules, find_rule
+from toolgen.report.config import ConfigError, check_keys, load_section, one_of, strings
+from toolgen.report.findings import Severity
 
 FAIL_LEVELS = ("error", "warning", "info", "never")
 ALL = "ALL"
-
-
-class ConfigError(ValueError):
-    """The configuration is wrong; the message says where and what is expected."""
 
 
 @dataclass(frozen=True)
@@ -111,35 +108,9 @@ def _expand(selectors: Iterable[str], where: str) -> set[str]:
     return out
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml in `start` or above it."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def load_config(path: Path | None) -> LintConfig:
     """The configuration in `[tool.toolgen.lint]` of `path` (defaults when None or absent)."""
-    if path is None:
-        return LintConfig()
-    import tomllib  # only when there is a file to read (a lint without one starts faster)
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
-    section = data.get("tool", {}).get("toolgen", {}).get("lint")
-    if section is None:
-        return LintConfig(source=path)
-    if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [tool.toolgen.lint] must be a table")
-    try:
-        return replace(parse_section(section), source=path)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: [tool.toolgen.lint] {exc}") from None
+    return replace(load_section(path, "lint", parse_section), source=path)
 
 
 _LIST_KEYS = ("select", "extend-select", "ignore")
@@ -158,10 +129,8 @@ _KNOWN = (
 
 def parse_section(section: Mapping[str, Any]) -> LintConfig:
     """A `LintConfig` from the `[tool.toolgen.lint]` table."""
-    unknown = sorted(set(section) - set(_KNOWN))
-    if unknown:
-        raise ConfigError(f"unknown key {unknown[0]!r}; expected one of: {', '.join(_KNOWN)}")
-    lists = {key: _strings(section, key) for key in _LIST_KEYS if key in section}
+    check_keys(section, _KNOWN)
+    lists = {key: strings(key, section[key]) for key in _LIST_KEYS if key in section}
     config = LintConfig(
         select=tuple(lists["select"]) if "select" in lists else None,
         extend_select=tuple(lists.get("extend-select", ())),
@@ -169,14 +138,12 @@ def parse_section(section: Mapping[str, Any]) -> LintConfig:
         severity=_severities(_table(section, "severity").items()),
         per_tool_ignores={
             pattern: tuple(
-                sorted(
-                    _expand(_as_strings(codes, f"per-tool-ignores.{pattern}"), "per-tool-ignores")
-                )
+                sorted(_expand(strings(f"per-tool-ignores.{pattern}", codes), "per-tool-ignores"))
             )
             for pattern, codes in _table(section, "per-tool-ignores").items()
         },
-        fail_on=_fail_on(section.get("fail-on", "error")),
-        targets=_targets(_strings(section, "target") if "target" in section else []),
+        fail_on=one_of("fail-on", section.get("fail-on", "error"), FAIL_LEVELS),
+        targets=_targets(strings("target", section["target"]) if "target" in section else []),
         options=_options(section),
     )
     config = replace(config, options=replace(config.options, targets=frozenset(config.targets)))
@@ -195,31 +162,17 @@ def _options(section: Mapping[str, Any]) -> RuleOptions:
                 raise ConfigError(f"{key!r} must be a positive integer, got {value!r}")
             changes[name] = value
     if "name-style" in section:
-        style = section["name-style"]
-        if style not in NAME_STYLES:
-            raise ConfigError(
-                f"'name-style' must be one of {', '.join(NAME_STYLES)}, got {style!r}"
-            )
-        changes["name_style"] = style
+        changes["name_style"] = one_of("name-style", section["name-style"], NAME_STYLES)
     for kind in VERB_LISTS:
         attr = f"{kind}_verbs"
         verbs: frozenset[str] = getattr(options, attr)
         if f"{kind}-verbs" in section:
-            verbs = frozenset(v.lower() for v in _strings(section, f"{kind}-verbs"))
+            verbs = frozenset(v.lower() for v in strings(f"{kind}-verbs", section[f"{kind}-verbs"]))
         if f"extend-{kind}-verbs" in section:
-            verbs |= {v.lower() for v in _strings(section, f"extend-{kind}-verbs")}
+            key = f"extend-{kind}-verbs"
+            verbs |= {v.lower() for v in strings(key, section[key])}
         changes[attr] = verbs
     return replace(options, **changes)
-
-
-def _strings(section: Mapping[str, Any], key: str) -> list[str]:
-    return _as_strings(section[key], key)
-
-
-def _as_strings(value: Any, key: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{key!r} must be a list of strings, got {value!r}")
-    return list(value)
 
 
 def _table(section: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -251,12 +204,6 @@ def _targets(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _fail_on(value: Any) -> str:
-    if value not in FAIL_LEVELS:
-        raise ConfigError(f"'fail-on' must be one of {', '.join(FAIL_LEVELS)}, got {value!r}")
-    return str(value)
-
-
 def with_overrides(
     config: LintConfig,
     *,
@@ -280,7 +227,7 @@ def with_overrides(
         extend_select=(*config.extend_select, *_split(extend_select)),
         ignore=(*config.ignore, *_split(ignore)),
         severity={**config.severity, **_severities(pairs)},
-        fail_on=_fail_on(fail_on) if fail_on is not None else config.fail_on,
+        fail_on=one_of("fail-on", fail_on, FAIL_LEVELS) if fail_on is not None else config.fail_on,
         targets=_targets((*config.targets, *_split(target))),
     )
     updated = replace(updated, options=replace(updated.options, targets=frozenset(updated.targets)))

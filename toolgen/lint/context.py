@@ -9,13 +9,17 @@ matters (size, depth, what the input accepts).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Hashable
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from toolgen.lint.options import HTTP_METHODS, READ_NOUNS, RuleOptions
+from toolgen.schema.pointer import pointer_tokens, walk
 from toolgen.schema.walk import HOLDING, LISTED, MAPPED, SINGLE, subschema_list, walk_schemas
 from toolgen.spec.errors import Location
 from toolgen.spec.ir import HINTS, Origin, Tool, ToolSet
@@ -119,19 +123,8 @@ class Context:
 
     # -- raw data -------------------------------------------------------------
 
-    @staticmethod
-    def raw(origin: Origin) -> Any:
-        """The value written at `origin`, or None when there is none."""
-        data: Any = origin.source.data
-        for key in origin.path:
-            try:
-                data = data[key]
-            except (KeyError, IndexError, TypeError):
-                return None
-        return data
-
     def raw_tool(self, tool: Tool) -> dict[str, Any]:
-        data = self.raw(tool.origin)
+        data = tool.origin.value()
         return data if isinstance(data, dict) else {}
 
     def may_hide(self, source: SourceFile) -> bool:
@@ -182,7 +175,7 @@ class Context:
         out: list[SchemaNode] = []
         for part, origin in (("input", tool.input_origin), ("output", tool.output_origin)):
             if origin is not None:
-                out.extend(_walk(self.raw(origin), origin, origin, part, None, tool.name, None))
+                out.extend(_walk(origin.value(), origin, origin, part, None, tool.name, None))
         self._nodes[tool.name] = out
         return out
 
@@ -222,7 +215,7 @@ class Context:
                     seen.add(key)
                     todo.extend(
                         _walk(
-                            self.raw(origin),
+                            origin.value(),
                             origin,
                             Origin(origin.source, ()),
                             "def",
@@ -244,30 +237,17 @@ class Context:
         if ABSOLUTE_URI.match(ref):
             return None
         file_part, _, fragment = ref.partition("#")
-        if fragment and not fragment.startswith("/"):
+        tokens = pointer_tokens("#" + fragment)
+        if tokens is None:
             return None
-        parts: list[str | int] = [
-            p.replace("~1", "/").replace("~0", "~") for p in fragment.split("/")[1:]
-        ]
         if file_part:
             source = self._sources.get((node.doc.source.path.parent / file_part).resolve())
             bases = [Origin(source, ())] if source else []
         else:
             bases = [node.doc, Origin(node.doc.source, ())]
         for base in bases:
-            data = self.raw(base)
-            path: list[str | int] = []
-            for part in parts:
-                if isinstance(data, list) and isinstance(part, str) and part.isdigit():
-                    part = int(part)
-                if isinstance(data, dict) and part in data:  # noqa: SIM114 (list needs an int)
-                    data = data[part]
-                elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-                    data = data[part]
-                else:
-                    break
-                path.append(part)
-            else:
+            data, path = walk(base.value(), tokens)
+            if len(path) == len(tokens):
                 return data, base.child(*path)
         return None
 
@@ -330,13 +310,9 @@ def _unusual(text: bytes) -> str:
 
 def _json_bytes(data: Any) -> bytes:
     """`_json_text(data)` in UTF-8 (lone surrogates as they are): what orjson writes."""
-    import orjson
-
     try:
         return orjson.dumps(data)
     except TypeError:
-        import json
-
         return json.dumps(data, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
@@ -344,13 +320,9 @@ def _json_text(data: Any) -> str:
     """`data` as `json.dumps(data, ensure_ascii=False)` writes it, but for the spaces after
     separators (and NaN): orjson escapes the same characters, several times faster; data it
     refuses (a key that is not a string, a huge integer, a lone surrogate) goes to `json`."""
-    import orjson
-
     try:
         return orjson.dumps(data).decode()
     except TypeError:
-        import json
-
         return json.dumps(data, ensure_ascii=False)
 
 

@@ -1,13 +1,16 @@
 """Rule documentation generated from the registry: `--explain`, `toolgen rules`,
-the README table and `docs/lint-rules.md` (tests fail when those drift)."""
+the README table, `docs/lint-rules.md` (tests fail when those drift) and the rules of
+the SARIF report."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from toolgen.lint.registry import DOC_SECTIONS, Rule, all_rules
+from toolgen.report.formats import sarif_level
 
 _SECTION = re.compile(r"^(What it does|Why|Example):", re.MULTILINE)
 
@@ -89,3 +92,19 @@ def rules_markdown() -> str:
 def missing_sections(rule: Rule) -> list[str]:
     """The documentation sections a rule's docstring lacks."""
     return [s for s in DOC_SECTIONS if s not in rule.doc]
+
+
+def sarif_rules() -> list[dict[str, Any]]:
+    """Every rule as a SARIF reporting descriptor, its documentation as help."""
+    return [
+        {
+            "id": r.code,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": r.doc},
+            "help": {"text": r.doc, "markdown": r.doc},
+            "defaultConfiguration": {"level": sarif_level(r.severity), "enabled": r.default},
+            "properties": {"category": r.category.value, "tags": [r.category.value]},
+        }
+        for r in all_rules()
+    ]

@@ -7,7 +7,6 @@ configuration silence more; severities are resolved last.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any
@@ -15,25 +14,30 @@ from typing import Any
 from toolgen.lint import suppress
 from toolgen.lint.config import LintConfig
 from toolgen.lint.context import Context
-from toolgen.lint.model import SPEC_CATEGORY, Finding, Hit, Severity
+from toolgen.lint.model import Hit
 from toolgen.lint.registry import ARRAY, BOOLEAN, SCHEMA, TYPE_LIST, Rule
-from toolgen.lint.toolcache import ToolHitCache, ToolHits, hit_rows, hits_of
-from toolgen.spec import forked
+from toolgen.report.findings import SPEC_CATEGORY, Finding, Severity
 from toolgen.spec.errors import Diagnostic
-from toolgen.spec.ir import Tool, ToolSet
+from toolgen.spec.ir import ToolSet
 
 
-def lint_toolset(
-    toolset: ToolSet, config: LintConfig | None = None, cache: ToolHitCache | None = None
-) -> list[Finding]:
-    """Every finding of the selected rules about `toolset`, sorted by place. With `cache`,
-    the tool and node rules' hits about a tool come from it when its file's entry is valid
-    (`toolcache`), and are stored in it otherwise."""
+def lint_toolset(toolset: ToolSet, config: LintConfig | None = None) -> list[Finding]:
+    """Every finding of the selected rules about `toolset`, sorted by place."""
     config = config or LintConfig()
     rules = config.rules()
     ctx = Context(toolset, config.options)
     dispatch = _NodeDispatch([r for r in rules if r.scope == "node"])
-    hits = _tool_hits(toolset, rules, dispatch, ctx, cache)
+    tool_rules = [(r.code, r.check) for r in rules if r.scope == "tool" and r.check]
+    hits: list[tuple[str, Hit]] = []
+    for tool in toolset.tools:
+        name = tool.name
+        for code, tool_check in tool_rules:  # each check iterated here: most find nothing
+            for hit in tool_check(tool, ctx):
+                hits.append((code, _owned(hit, name)))
+        for node in ctx.nodes(tool) if dispatch else ():
+            for code, node_check in dispatch.rules_for(node.schema):
+                for hit in node_check(node, ctx):
+                    hits.append((code, _owned(hit, name)))
     for node in ctx.def_nodes if dispatch else ():
         for code, check in dispatch.rules_for(node.schema):
             hits.extend((code, hit) for hit in check(node, ctx))
@@ -49,49 +53,6 @@ def lint_toolset(
     if config.per_tool_ignores:
         kept = [(code, hit) for code, hit in kept if not _ignored(config, code, hit.tool)]
     return _findings(kept, rules, config)
-
-
-def _tool_hits(
-    toolset: ToolSet,
-    rules: tuple[Rule, ...],
-    dispatch: _NodeDispatch,
-    ctx: Context,
-    cache: ToolHitCache | None,
-) -> list[tuple[str, Hit]]:
-    """The tool and node rules' hits about every tool, in tool order: from `cache` where it
-    has them, else checked now (and stored in it)."""
-    tool_rules = [(r.code, r.check) for r in rules if r.scope == "tool" and r.check]
-    tool_rules += [(r.code, r.per_tool) for r in rules if r.per_tool]
-
-    def check(tool: Tool) -> ToolHits:
-        """Each check is iterated here, without a generator around it: most find nothing."""
-        name = tool.name
-        found: ToolHits = []
-        for code, rule_check in tool_rules:
-            for hit in rule_check(tool, ctx):
-                found.append((code, _owned(hit, name)))
-        if dispatch:
-            rules_for = dispatch.rules_for
-            for node in ctx.nodes(tool):
-                for code, node_check in rules_for(node.schema):
-                    for hit in node_check(node, ctx):
-                        found.append((code, _owned(hit, name)))
-        return found
-
-    known = {id(t): cache.hits(t) for t in toolset.tools} if cache is not None else {}
-    todo = [tool for tool in toolset.tools if known.get(id(tool)) is None]
-    fresh = dict(zip(map(id, todo), check_tools(todo, check), strict=True))
-    hits: list[tuple[str, Hit]] = []
-    for tool in toolset.tools:
-        tool_hits = known.get(id(tool))
-        if tool_hits is None:
-            tool_hits = fresh[id(tool)]
-            if cache is not None:
-                cache.add(tool, tool_hits)
-        hits.extend(tool_hits)
-    if cache is not None:
-        cache.save()
-    return hits
 
 
 def _findings(
@@ -157,42 +118,6 @@ _LIST = frozenset({TYPE_LIST, SCHEMA})
 _LIST_ARRAY = frozenset({TYPE_LIST, ARRAY, SCHEMA})
 _BOOLEAN_KEY: tuple[tuple[Any, ...], frozenset[str]] = ((), frozenset({BOOLEAN}))
 """Triggers besides a schema's keys: its type, or its being a boolean."""
-
-
-MIN_SPLIT = 200
-"""Fewer tools to check than this are checked here: a fork would cost more than it saves."""
-RUN = 25
-"""Tools handed out together to one of the two processes (`check_tools`)."""
-
-
-def check_tools(tools: list[Tool], check: Callable[[Tool], ToolHits]) -> list[ToolHits]:
-    """`check` of each tool, in order: on two cores when there are many. A forked child
-    (`core.forked`) and this process take runs of neighbouring tools in turns until none is
-    left (the child's hits come back as the tool cache's rows): runs rather than single
-    tools, since a forked process copies each page of memory it writes, and each process
-    then writes mostly the pages of its own tools."""
-    if len(tools) < MIN_SPLIT:
-        return [check(tool) for tool in tools]
-    received, found = forked.in_turns(
-        len(tools),
-        lambda taken: {i: hit_rows(check(tools[i])) for i in taken},
-        lambda taken: {i: check(tools[i]) for i in taken},
-        run=RUN,
-    )
-    found.update(_received_hits(received))
-    return [found[i] if i in found else check(tool) for i, tool in enumerate(tools)]
-
-
-def _received_hits(received: Any) -> dict[int, ToolHits]:
-    """The child's hits by tool index, read back from rows; what does not read is left out
-    (those tools are checked here)."""
-    if not isinstance(received, dict):
-        return {}
-    out: dict[int, ToolHits] = {}
-    for index, rows in received.items():
-        with contextlib.suppress(TypeError, ValueError):
-            out[index] = hits_of(rows)
-    return out
 
 
 def _owned(hit: Hit, tool: str) -> Hit:

@@ -1,4 +1,5 @@
-"""The values lint passes around: severities, categories, hits and findings."""
+"""The values lint's rules pass around: categories and hits (findings and severities are
+`toolgen.report`'s)."""
 
 from __future__ import annotations
 
@@ -6,21 +7,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from toolgen.spec.errors import Location
-
-
-class Severity(StrEnum):
-    """How bad a finding is; `--fail-on` compares against this order."""
-
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
-
-_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
 class Category(StrEnum):
@@ -34,10 +20,6 @@ class Category(StrEnum):
     PORTABILITY = "portability"
 
 
-SPEC_CATEGORY = "spec"
-"""The category of findings that are spec errors (the spec set did not load)."""
-
-
 @dataclass(frozen=True, slots=True)
 class Hit:
     """What a rule check reports: a message at a place, about a tool (or the server)."""
@@ -45,25 +27,3 @@ class Hit:
     message: str
     location: Location | None
     tool: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One reported problem, as every output format sees it.
-
-    `rule` is the kebab-case rule name (None for spec errors, whose `code` is
-    the spec error code, e.g. `unknown-key`).
-    """
-
-    code: str
-    rule: str | None
-    category: str
-    severity: Severity
-    message: str
-    tool: str | None
-    location: Location | None
-
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        loc = self.location
-        where = (loc.file, loc.line, loc.column) if loc else ("", 0, 0)
-        return (*where, self.code, self.message)

@@ -16,10 +16,11 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
+from toolgen.report.findings import Severity
 
 Scope = Literal["tool", "node", "set", "engine"]
 """What a check is called with: each tool; each schema node (tools' raw schemas and
@@ -61,9 +62,6 @@ class Rule:
     """Node rules: a test of a schema's keys (as a tuple) that holds for every schema the
     check finds something in; the engine asks it once per tuple of keys, and calls the check
     only where it holds (for a rule that looks at every schema, such as TG315)."""
-    per_tool: Callable[..., Iterable[Hit]] | None = None
-    """Set rules: the part of the check about one tool, called like a tool rule (and kept
-    by the tool cache like one); `check` then covers the rest of the set (`per_tool_part`)."""
 
     @property
     def summary(self) -> str:
@@ -111,24 +109,8 @@ def rule(
     return register
 
 
-def per_tool_part(code: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated `(tool, ctx) -> hits` as the per-tool part of set rule `code`:
-    what a set rule finds in one tool's own texts depends on nothing else, so the engine runs
-    it with the tool rules, and an edit checks again only the edited file's tools."""
-
-    def register(func: Callable[..., Any]) -> Callable[..., Any]:
-        found = _RULES[code]
-        assert found.scope == "set" and found.per_tool is None, code
-        _RULES[code] = replace(found, per_tool=func)
-        return func
-
-    return register
-
-
 def all_rules() -> tuple[Rule, ...]:
-    """Every registered rule, by code."""
-    import toolgen.lint.rules  # noqa: F401  (registers the rules)
-
+    """Every registered rule, by code (`toolgen.lint` imports every rule module)."""
     return tuple(sorted(_RULES.values(), key=lambda r: r.code))
 
 

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolgen.providers.model import Losses, ToolView
-from toolgen.providers.schemaops import compact, merge_all_of, resolve, with_notes
+from toolgen.providers.schemaops import compact, merge_all_of, with_notes
+from toolgen.schema.pointer import resolve_pointer
 
 _DROPPED = ("$schema", "$id")
 
@@ -57,7 +58,7 @@ def _fold(schema: dict[str, Any], keyword: str, losses: Losses) -> dict[str, Any
     common: set[str] | None = None
     for branch in schema[keyword]:
         if isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
-            target = resolve(branch["$ref"], schema)
+            target = resolve_pointer(schema, branch["$ref"])
             branch = {**target, **branch} if isinstance(target, dict) else branch
         if not isinstance(branch, dict):
             continue

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgen.providers.model import View
-from toolgen.providers.schemaops import resolve
+from toolgen.schema.pointer import resolve_pointer
 
 
 class CallMappingError(ValueError):
@@ -126,7 +126,7 @@ def _object_schemas(schema: Any, root: Mapping[str, Any]) -> list[dict[str, Any]
         seen.add(id(node))
         out.append(node)
         if isinstance(node.get("$ref"), str):
-            todo.append(resolve(node["$ref"], root))
+            todo.append(resolve_pointer(root, node["$ref"]))
         for key in ("allOf", "anyOf", "oneOf"):
             if isinstance(node.get(key), list):
                 todo.extend(node[key])

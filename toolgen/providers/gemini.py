@@ -23,12 +23,11 @@ from toolgen.providers.schemaops import (
     implied_types,
     merge_all_of,
     phrase,
-    pointer,
-    resolve,
     tuple_as_list,
     with_notes,
 )
 from toolgen.schema.limits import MAX_INLINED_SCHEMAS
+from toolgen.schema.pointer import join, resolve_pointer
 
 MAX_RECURSION = 2
 """How often one def may be expanded inside itself before the recursion is cut."""
@@ -99,11 +98,9 @@ class _Gemini:
         if isinstance(branches, list):
             out, nullable = self.alternatives(schema, branches, path, nullable, notes)
         elif len(kinds) > 1:
-            self.losses.add(
-                pointer(path, "type"), "type", "rewritten", f"type list {kinds} → anyOf"
-            )
+            self.losses.add(join(path, "type"), "type", "rewritten", f"type list {kinds} → anyOf")
             out["anyOf"] = [
-                self.typed({**schema, "type": k}, k, pointer(path, "type"), []) for k in kinds
+                self.typed({**schema, "type": k}, k, join(path, "type"), []) for k in kinds
             ]
         elif kinds:
             out = self.typed(schema, kinds[0], path, notes)
@@ -127,7 +124,7 @@ class _Gemini:
 
     def reference(self, schema: Mapping[str, Any], path: str) -> dict[str, Any]:
         ref = schema["$ref"]
-        target = resolve(ref, self.source)
+        target = resolve_pointer(self.source, ref)
         if not isinstance(target, (dict, bool)):
             self.losses.add(
                 path, "$ref", "dropped", f"$ref {ref!r} does not resolve inside the schema"
@@ -168,16 +165,16 @@ class _Gemini:
         rest = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
         if len(rest) < len(branches):
             nullable = True
-            self.losses.add(pointer(path, keyword), keyword, "rewritten", "null branch → nullable")
+            self.losses.add(join(path, keyword), keyword, "rewritten", "null branch → nullable")
         if keyword == "oneOf":
-            self.losses.add(pointer(path, keyword), keyword, "rewritten", "oneOf → anyOf")
+            self.losses.add(join(path, keyword), keyword, "rewritten", "oneOf → anyOf")
         base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
         if any(isinstance(b, dict) and not implied_types(b) and "$ref" not in b for b in rest):
             notes.append(phrase(keyword, rest))
-            self.losses.add(pointer(path, keyword), keyword, "described", "branches without a type")
+            self.losses.add(join(path, keyword), keyword, "described", "branches without a type")
             kinds = [k for k in implied_types(base) if k != "null"]
             return (self.typed(base, kinds[0], path, notes) if kinds else {}), nullable
-        converted = [self.convert(b, pointer(path, keyword, i)) for i, b in enumerate(rest)]
+        converted = [self.convert(b, join(path, keyword, i)) for i, b in enumerate(rest)]
         if len(converted) == 1:
             return converted[0], nullable
         return {"anyOf": converted}, nullable
@@ -195,12 +192,12 @@ class _Gemini:
                 out["enum"] = strings
                 if keyword == "const":
                     self.losses.add(
-                        pointer(path, "const"), "const", "rewritten", "const → one-value enum"
+                        join(path, "const"), "const", "rewritten", "const → one-value enum"
                     )
             else:
                 notes.append(phrase(keyword, values))
                 self.losses.add(
-                    pointer(path, keyword), keyword, "described", "Gemini enums hold strings only"
+                    join(path, keyword), keyword, "described", "Gemini enums hold strings only"
                 )
         if kind == "object":
             self.object(schema, path, out, notes)
@@ -219,7 +216,7 @@ class _Gemini:
             elif key not in ANNOTATIONS and key != "patternProperties":
                 notes.append(phrase(key, value))
                 self.losses.add(
-                    pointer(path, key), key, "described", "Gemini schemas do not support it"
+                    join(path, key), key, "described", "Gemini schemas do not support it"
                 )
         return out
 
@@ -231,7 +228,7 @@ class _Gemini:
             props = {}
         if props:
             out["properties"] = {
-                name: self.convert(sub, pointer(path, "properties", name))
+                name: self.convert(sub, join(path, "properties", name))
                 for name, sub in props.items()
             }
         required = [r for r in schema.get("required", []) if isinstance(r, str) and r in props]
@@ -239,12 +236,12 @@ class _Gemini:
             out["required"] = required
         extra = schema.get("additionalProperties")
         if extra is False:
-            self.losses.add(pointer(path, "additionalProperties"), "additionalProperties", "dropped",
+            self.losses.add(join(path, "additionalProperties"), "additionalProperties", "dropped",
                             "Gemini cannot close an object; the server rejects undeclared properties")  # fmt: skip
         elif isinstance(extra, dict):
             notes.append("also takes other properties, each " + compact(extra, 120))
             self.losses.add(
-                pointer(path, "additionalProperties"),
+                join(path, "additionalProperties"),
                 "additionalProperties",
                 "described",
                 "a map's value schema",
@@ -253,7 +250,7 @@ class _Gemini:
             if isinstance(schema.get(key), dict):
                 notes.append(phrase(key, schema[key]))
                 self.losses.add(
-                    pointer(path, key), key, "described", "Gemini schemas do not support it"
+                    join(path, key), key, "described", "Gemini schemas do not support it"
                 )
         if not props and path:  # a root without properties: a tool without arguments
             self.losses.add(
@@ -268,7 +265,7 @@ class _Gemini:
         if isinstance(prefix, list) and prefix:
             out["items"] = tuple_as_list(prefix, path, self.convert, notes, self.losses)
         elif isinstance(items, dict):
-            out["items"] = self.convert(items, pointer(path, "items"))
+            out["items"] = self.convert(items, join(path, "items"))
         else:
             out["items"] = {"type": "string"}
             notes.append("items of any type")

@@ -28,13 +28,12 @@ from toolgen.providers.schemaops import (
     implied_types,
     merge_all_of,
     phrase,
-    pointer,
-    resolve,
     schema_size,
     tuple_as_list,
     types_of,
     with_notes,
 )
+from toolgen.schema.pointer import join, resolve_pointer
 
 STRING_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
@@ -161,13 +160,13 @@ class _Strict:
             else:
                 notes.append(phrase(key, value))
                 self.losses.add(
-                    pointer(path, key), key, "described", "strict mode does not support it"
+                    join(path, key), key, "described", "strict mode does not support it"
                 )
         return with_notes(out, notes)
 
     def reference(self, schema: Mapping[str, Any], path: str) -> dict[str, Any]:
         ref = schema["$ref"]
-        target = resolve(ref, self.source)
+        target = resolve_pointer(self.source, ref)
         if not isinstance(target, (dict, bool)):
             self.losses.block(path, f"$ref {ref!r} does not resolve inside the schema")
             return {}
@@ -194,7 +193,7 @@ class _Strict:
             self.def_names[ref] = name
             self.defs[name] = {}
             self.stack.append(ref)
-            self.defs[name] = self.convert(target, pointer("/$defs", name))
+            self.defs[name] = self.convert(target, join("/$defs", name))
             self.stack.pop()
         return f"#/$defs/{self.def_names[ref]}"
 
@@ -212,16 +211,16 @@ class _Strict:
         typed = [b for b in branches if isinstance(b, dict) and (implied_types(b) or "$ref" in b)]
         if len(typed) < len(branches):  # e.g. anyOf: [{required: [a]}, {required: [b]}]
             notes.append(phrase(keyword, branches))
-            self.losses.add(pointer(path, keyword), keyword, "described", "branches without a type")
+            self.losses.add(join(path, keyword), keyword, "described", "branches without a type")
             return
         if "type" in out:  # type beside anyOf: the branches refine it
-            converted = [self.convert({**{"type": schema["type"]}, **b}, pointer(path, keyword, i))
+            converted = [self.convert({**{"type": schema["type"]}, **b}, join(path, keyword, i))
                          if "type" in schema and "type" not in b and "$ref" not in b
-                         else self.convert(b, pointer(path, keyword, i))
+                         else self.convert(b, join(path, keyword, i))
                          for i, b in enumerate(branches)]  # fmt: skip
             del out["type"]
         else:
-            converted = [self.convert(b, pointer(path, keyword, i)) for i, b in enumerate(branches)]
+            converted = [self.convert(b, join(path, keyword, i)) for i, b in enumerate(branches)]
         out["anyOf"] = converted
         if keyword == "oneOf":
             exclusive = all(
@@ -230,9 +229,7 @@ class _Strict:
             detail = "branches cannot overlap" if exclusive else "exactly one branch may match"
             if not exclusive:
                 notes.append("exactly one of the alternatives may match")
-            self.losses.add(
-                pointer(path, keyword), keyword, "rewritten", f"oneOf → anyOf ({detail})"
-            )
+            self.losses.add(join(path, keyword), keyword, "rewritten", f"oneOf → anyOf ({detail})")
 
     def object(
         self, schema: Mapping[str, Any], path: str, out: dict[str, Any], notes: list[str]
@@ -266,7 +263,7 @@ class _Strict:
             )
         converted: dict[str, Any] = {}
         for name, sub in props.items():
-            here = pointer(path, "properties", name)
+            here = join(path, "properties", name)
             value = self.convert(sub, here)
             if name not in required:
                 value = self.nullable(value, sub, here)
@@ -313,7 +310,7 @@ class _Strict:
         if isinstance(prefix, list) and prefix:
             out["items"] = tuple_as_list(prefix, path, self.convert, notes, self.losses)
         elif isinstance(items, dict):
-            out["items"] = self.convert(items, pointer(path, "items"))
+            out["items"] = self.convert(items, join(path, "items"))
         else:
             self.losses.block(path, "an array without `items`: strict mode needs the item schema")
 

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolgen.providers.model import Losses
+from toolgen.schema.allof import force_branch
+from toolgen.schema.pointer import join, resolve_pointer
 
 ANNOTATIONS = frozenset(
     {
@@ -93,28 +95,6 @@ def with_notes(schema: dict[str, Any], notes: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-def pointer(path: str, *parts: str | int) -> str:
-    """A JSON pointer below `path`."""
-    escaped = (str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-    return "/".join((path, *escaped))
-
-
-def resolve(ref: str, root: Mapping[str, Any]) -> Any:
-    """The schema a local `$ref` (`#`, `#/$defs/X`, any JSON pointer) points at, or None."""
-    if not ref.startswith("#"):
-        return None
-    node: Any = root
-    for raw in ref[1:].split("/")[1:] if ref != "#" else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
-
-
 def types_of(schema: Mapping[str, Any]) -> list[str]:
     """The JSON types a schema names (`type`, else what `enum`/`const` values are)."""
     kind = schema.get("type")
@@ -166,9 +146,9 @@ def implied_types(schema: Mapping[str, Any]) -> list[str]:
 def merge_all_of(
     schema: Mapping[str, Any], root: Mapping[str, Any], path: str, losses: Losses
 ) -> dict[str, Any]:
-    """`schema` with its `allOf` branches merged in (their refs resolved): properties
-    joined, `required` united; a keyword two branches give differently is kept from
-    the first and described from the others."""
+    """`schema` with its `allOf` branches merged in by force (`schema.allof.force_branch`),
+    their refs resolved and their own `allOf`s merged first: a keyword two branches give
+    differently is kept from the first and described from the others."""
     out = {k: v for k, v in schema.items() if k != "allOf"}
     notes: list[str] = []
     branches = schema.get("allOf")
@@ -176,30 +156,16 @@ def merge_all_of(
         seen: set[str] = set()
         while isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
             ref = branch["$ref"]
-            target = resolve(ref, root)
+            target = resolve_pointer(root, ref)
             if ref in seen or not isinstance(target, dict):
                 break
             seen.add(ref)
             branch = {**target, **{k: v for k, v in branch.items() if k != "$ref"}}
         if isinstance(branch, dict) and "allOf" in branch:
-            branch = merge_all_of(branch, root, pointer(path, "allOf", index), losses)
-        if not isinstance(branch, dict):
-            continue
-        for key, value in branch.items():
-            if key == "properties" and isinstance(value, dict):
-                props = dict(out.get("properties") or {})
-                for name, sub in value.items():
-                    props.setdefault(name, sub)
-                out["properties"] = props
-            elif key == "required" and isinstance(value, list):
-                current = list(out.get("required") or [])
-                out["required"] = current + [r for r in value if r not in current]
-            elif key == "description":
-                out.setdefault("description", value)
-            elif key not in out:
-                out[key] = value
-            elif out[key] != value and key not in ANNOTATIONS:
-                notes.append(phrase(key, value))
+            branch = merge_all_of(branch, root, join(path, "allOf", index), losses)
+        if isinstance(branch, dict):
+            out, overridden = force_branch(out, branch, ANNOTATIONS)
+            notes += [phrase(key, value) for key, value in overridden]
     losses.add(path, "allOf", "rewritten", "merged into one schema")
     return with_notes(out, notes)
 
@@ -241,9 +207,9 @@ def tuple_as_list(
 ) -> dict[str, Any]:
     """The `items` schema of a tuple (`prefixItems`) that a provider only knows as a list:
     one converted member, or `anyOf` of them, with the order moved into the description."""
-    converted = [convert(p, pointer(path, "prefixItems", i)) for i, p in enumerate(prefix)]
+    converted = [convert(p, join(path, "prefixItems", i)) for i, p in enumerate(prefix)]
     notes.append(
         "items in this order: " + ", ".join(str(c.get("type", "value")) for c in converted)
     )
-    losses.add(pointer(path, "prefixItems"), "prefixItems", "described", "a tuple became a list")
+    losses.add(join(path, "prefixItems"), "prefixItems", "described", "a tuple became a list")
     return converted[0] if len(converted) == 1 else {"anyOf": converted}

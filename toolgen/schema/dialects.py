@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from toolgen.schema.pointer import JsonPath
+from toolgen.schema.walk import LISTED, MAPPED, SINGLE
 
 DRAFT_2020_12: Final = "2020-12"
 _DIALECTS: Final = (
@@ -47,26 +48,6 @@ _ANNOTATIONS: Final = frozenset(
         "$schema",
     }
 )
-_ONE: Final = frozenset(
-    {
-        "additionalProperties",
-        "contains",
-        "propertyNames",
-        "not",
-        "if",
-        "then",
-        "else",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-        "items",
-        "additionalItems",
-    }
-)
-_MAP: Final = frozenset(
-    {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
-)
-_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
 
 def dialect_of(schema: Any) -> str | None:
@@ -129,11 +110,11 @@ class _Converter:
 
     def _children(self, out: dict[str, Any], path: JsonPath) -> dict[str, Any]:
         for key, value in out.items():
-            if key in _ONE:
+            if key in SINGLE:
                 out[key] = self.schema(value, (*path, key))
-            elif key in _MAP and isinstance(value, dict):
+            elif key in MAPPED and isinstance(value, dict):
                 out[key] = {n: self.schema(s, (*path, key, n)) for n, s in value.items()}
-            elif key in _LIST and isinstance(value, list):
+            elif key in LISTED and isinstance(value, list):
                 out[key] = [self.schema(s, (*path, key, i)) for i, s in enumerate(value)]
         return out
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolgen.schema.pointer import MISSING, JsonPath, resolve_pointer
+from toolgen.schema.pointer import MISSING, JsonPath, resolve_pointer, unescape
 from toolgen.schema.walk import subschema_list, subschemas, walk_schemas
 
 MAX_SCHEMA_DEPTH: Final = 128
@@ -108,7 +108,7 @@ def may_have_schema_problem(blob: bytes) -> bool:
 def regex_problem(pattern: str) -> str | None:
     """Why the validator's regex engine refuses `pattern` (None: it compiles). The engine is
     imported here, on the first pattern: a spec set without one never loads it."""
-    import jsonschema_rs
+    import jsonschema_rs  # the first pattern loads it: a spec set without one never does
 
     try:
         jsonschema_rs.Draft202012Validator({"pattern": pattern})
@@ -235,7 +235,7 @@ class DefExtents:
         """The extent of the def `ref` names (memoized with the names of the defs it reaches,
         each checked to be the very def `root` bundles when the memo is used)."""
         token = ref[len(_DEFS_REF) :] if ref.startswith(_DEFS_REF) else "/"
-        name = token.replace("~1", "/").replace("~0", "~")
+        name = unescape(token)
         if "/" in token or name in active:
             raise _Unsure
         known = self.memo.get(name)

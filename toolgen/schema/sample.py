@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from re import _constants as c  # type: ignore[attr-defined]  # the regex parser's own names
+from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
-from toolgen.schema.shape import resolve_ref
+from toolgen.schema.pointer import resolve_pointer
 
 _FORMATS: dict[str, str] = {
     "date-time": "2025-01-01T00:00:00Z",
@@ -88,7 +90,7 @@ def _merge(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Ma
     parts: list[Any] = []
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        parts.append(resolve_ref(root, ref))
+        parts.append(resolve_pointer(root, ref))
     if isinstance(schema.get("allOf"), list):
         parts.extend(schema["allOf"])
     if not parts or depth > _MAX_DEPTH:
@@ -213,10 +215,8 @@ def _number(schema: Mapping[str, Any], kind: str, seed: int) -> int | float:
 def from_pattern(pattern: str, extra: int = 0) -> str | None:
     """A string the regex `pattern` matches (repeats at their minimum plus `extra`)."""
     try:
-        from re import _parser  # type: ignore[attr-defined]
-
         parsed = _parser.parse(pattern)
-    except (re.error, ImportError, AttributeError):
+    except re.error:
         return None
     try:
         return _emit(parsed, extra, {})
@@ -225,8 +225,6 @@ def from_pattern(pattern: str, extra: int = 0) -> str | None:
 
 
 def _emit(items: Any, extra: int, groups: dict[int, str]) -> str:
-    from re import _constants as c  # type: ignore[attr-defined]
-
     out = ""
     for op, arg in items:
         if op is c.LITERAL:
@@ -262,8 +260,6 @@ def _emit(items: Any, extra: int, groups: dict[int, str]) -> str:
 
 
 def _in(arg: Any) -> str:
-    from re import _constants as c  # type: ignore[attr-defined]
-
     if arg and arg[0][0] is c.NEGATE:
         excluded = set()
         for op, value in arg[1:]:

@@ -20,20 +20,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from toolgen.schema.pointer import resolve_pointer
 from toolgen.schema.walk import walk_schemas
-
-
-def resolve_ref(root: Mapping[str, Any], ref: str) -> Any:
-    """The schema a local `#/a/b` reference names inside `root` (None when it names nothing)."""
-    if not ref.startswith("#"):
-        return None
-    node: Any = root
-    for raw in ref[1:].split("/")[1:]:
-        key = raw.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
 
 
 def has_defaults(schema: Mapping[str, Any]) -> bool:
@@ -48,7 +36,7 @@ def _branches(schema: Any, root: Mapping[str, Any], depth: int = 0) -> list[Mapp
     found = [schema]
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        found += _branches(resolve_ref(root, ref), root, depth + 1)
+        found += _branches(resolve_pointer(root, ref), root, depth + 1)
     for branch in schema.get("allOf", ()) if isinstance(schema.get("allOf"), list) else ():
         found += _branches(branch, root, depth + 1)
     return found
@@ -105,7 +93,7 @@ def allows_null(schema: Any, root: Mapping[str, Any], depth: int = 0) -> bool:
     if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
         return False
     ref = schema.get("$ref")
-    if isinstance(ref, str) and not allows_null(resolve_ref(root, ref), root, depth + 1):
+    if isinstance(ref, str) and not allows_null(resolve_pointer(root, ref), root, depth + 1):
         return False
     for branch in schema.get("allOf", ()) if isinstance(schema.get("allOf"), list) else ():
         if not allows_null(branch, root, depth + 1):

@@ -84,7 +84,7 @@ class SchemaValidator:
 
     def _validator(self) -> Any:
         if self._compiled is None:
-            import jsonschema_rs
+            import jsonschema_rs  # loaded at the first validation, not when a server starts
 
             self._compiled = jsonschema_rs.Draft202012Validator(dict(self.schema), offline=True)
         return self._compiled
@@ -126,7 +126,7 @@ def _message(error: Any, value: Any) -> str:
     schema and quotes a property's value ("False schema does not allow 1"): a reader needs
     the property's name.
     """
-    import jsonschema_rs
+    import jsonschema_rs  # loaded at the first validation, not when a server starts
 
     false_schema = isinstance(error.kind, jsonschema_rs.ValidationErrorKind.FalseSchema)
     path = list(error.schema_path)

@@ -1,9 +1,6 @@
-"""Compute in forked child processes while this process does other work: two cores for
-the CPU-bound batch work of a build, a first lint or a first diff of a large spec set.
+"""Compute in forked child processes while this process does other work: more cores for
+the CPU-bound batch work of a big build.
 
-`beside(theirs, mine)` runs one part of a job in a child and the rest here; `in_turns`
-does so for a job of many items (parsing files, checking tools), the two processes taking
-them in turns from one queue (a `Handout`) so that neither waits long for the other.
 `Beside` computes one value in a child, and a `Standby` child is forked before its
 computation is known (`toolgen.build.python.modeljobs` makes a big build's models with them).
 
@@ -11,9 +8,8 @@ The child inherits everything (the tool set, the caches' entries), computes one 
 and sends it back `marshal`led (plain data only, so reading it never runs code); an
 exception comes back pickled and is raised in the parent as if the computation had run
 there (one that does not survive pickling, or a child that dies, is `ChildFailed`: the
-caller computes the value in process, where it raises again). Without `os.fork` nothing
-is forked. A child leaves with `os._exit`, running none of the parent's cleanups and
-flushing none of its buffers.
+caller computes the value in process, where it raises again). A child leaves with
+`os._exit`, running none of the parent's cleanups and flushing none of its buffers.
 
 A `Standby` child is forked before its computation is known: it prepares (imports,
 warm-up) while the parent works, then runs what `give` sends it (pickled), or ends when
@@ -24,25 +20,15 @@ from __future__ import annotations
 
 import marshal
 import os
-import threading
-from collections.abc import Callable, Iterable, Iterator
+import pickle
+from collections.abc import Callable
 from contextlib import suppress
 from functools import partial
-from typing import Any, TypeVar
-
-T = TypeVar("T")
+from typing import Any
 
 _OPEN_JOB_PIPES: set[int] = set()
 """The parent's write ends of pipes to standby children: a child closes those it inherited, so
 that each standby sees the end of its pipe when the parent closes or loses its own."""
-
-
-def available() -> bool:
-    """Whether splitting work with a fork pays and is safe here: the platform forks (not
-    Windows), this process may use two cores, and it runs one thread (a child forked beside
-    other threads could wait forever for a lock one of them held: toolgen used as a library
-    in a threaded program)."""
-    return hasattr(os, "fork") and cores() >= 2 and threading.active_count() == 1
 
 
 def cores() -> int:
@@ -50,48 +36,6 @@ def cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
-
-
-def beside(theirs: Callable[[], Any], mine: Callable[[], T]) -> tuple[Any | None, T]:
-    """(`theirs()` computed in a forked child, `mine()` computed here meanwhile). The first
-    is None when the child's part could not be had (no fork, a failure, a result that is not
-    plain data): the caller then does that part itself. `mine`'s exceptions propagate,
-    after the child is reaped."""
-    if not available():
-        return None, mine()
-    try:
-        child = Beside(theirs)
-    except OSError:  # no process or pipe to be had
-        return None, mine()
-    try:
-        result = mine()
-    finally:
-        try:
-            value = child.result()
-        except Exception:  # the child's failure: its part is done here
-            value = None
-    return value, result
-
-
-def in_turns(
-    count: int,
-    theirs: Callable[[Iterable[int]], Any],
-    mine: Callable[[Iterable[int]], T],
-    *,
-    run: int = 1,
-) -> tuple[Any | None, T]:
-    """(`theirs` computed in a forked child, `mine` here), each given the items 0 to
-    `count` - 1 that it takes in turns from one `Handout` (in runs of `run` neighbours).
-    Without a fork or a pipe, `mine` is given every item and the first is None; as with
-    `beside`, the caller does the child's items itself when the child's part is missing."""
-    if not available():
-        return None, mine(range(count))
-    try:
-        handout = Handout(count, run)
-    except OSError:  # no pipe to be had
-        return None, mine(range(count))
-    with handout:
-        return beside(lambda: theirs(handout), lambda: mine(handout))
 
 
 _EXITING: set[int] = set()
@@ -109,47 +53,6 @@ def _reap_exited() -> None:
             done = pid
         if done:
             _EXITING.discard(pid)
-
-
-class Handout:
-    """Hands out the numbers 0 to `count` - 1 to a parent and its forked children, each
-    number once, to whichever process asks first: they take turns at one queue (a pipe
-    filled before the fork). A part that runs slower than its share (bigger items, a busier
-    core) leaves more of the rest to the others, and none waits long for another at the end.
-    Items go in order, one at a time or in runs of `run` neighbours (longer runs when there
-    are more than `MAX_RECORDS` of them). Create it before the fork, iterate it in each
-    process, close it after."""
-
-    MAX_RECORDS = 1024
-    """Records of 4 bytes: the queue fits in a pipe's atomic write (PIPE_BUF, 4 KiB)."""
-
-    def __init__(self, count: int, run: int = 1) -> None:
-        self.count = count
-        self._run = max(run, -(-count // self.MAX_RECORDS))
-        read, write = os.pipe()
-        try:
-            starts = range(0, count, self._run)
-            os.write(write, b"".join(start.to_bytes(4, "little") for start in starts))
-        except OSError:
-            os.close(read)
-            raise
-        finally:
-            os.close(write)
-        self._read = read
-
-    def __iter__(self) -> Iterator[int]:
-        while record := os.read(self._read, 4):
-            start = int.from_bytes(record, "little")
-            yield from range(start, min(start + self._run, self.count))
-
-    def close(self) -> None:
-        os.close(self._read)
-
-    def __enter__(self) -> Handout:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class Beside:
@@ -192,8 +95,6 @@ class Beside:
         _, status = os.waitpid(self._pid, 0)
         if os.waitstatus_to_exitcode(status) != 0 or kind != b"e":
             raise ChildFailed(f"the build's child process ended with status {status}")
-        import pickle  # an exception: rare (and a split that never fails starts faster)
-
         try:
             error = pickle.loads(payload)
         except Exception as exc:  # an exception that does not unpickle: run the step here
@@ -215,8 +116,6 @@ class Standby(Beside):
     def give(self, compute: Callable[[], Any] | None) -> None:
         """Send the computation (None: nothing to do) and close the pipe. One that does not
         pickle is not sent: `result()` then raises `ChildFailed` (the caller runs it itself)."""
-        import pickle
-
         _OPEN_JOB_PIPES.discard(self._jobs)
         try:
             data = pickle.dumps(compute, protocol=pickle.HIGHEST_PROTOCOL)
@@ -238,8 +137,6 @@ def _standby(prepare: Callable[[], object], jobs: int) -> Any:
     nothing or is gone)."""
     with suppress(Exception):  # a failed warm-up: the computation meets (and reports) it again
         prepare()
-    import pickle
-
     with os.fdopen(jobs, "rb") as pipe:
         data = pipe.read()
     compute = pickle.loads(data) if data else None
@@ -258,8 +155,6 @@ def _child(compute: Callable[[], Any], write: int) -> None:
             data = b"v" + marshal.dumps(compute())
         except BaseException as exc:  # every exception goes back to the parent
             try:
-                import pickle
-
                 data = b"e" + pickle.dumps(exc)
             except Exception:  # an exception that does not pickle: the parent runs the step
                 data = b""

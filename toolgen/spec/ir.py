@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolgen.schema.pointer import walk
 from toolgen.spec.errors import Location
 from toolgen.spec.positions import JsonPath, SourceFile
 
@@ -48,6 +49,11 @@ class Origin:
 
     def child(self, *relative: str | int) -> Origin:
         return Origin(self.source, (*self.path, *relative))
+
+    def value(self) -> Any:
+        """The value written here in the source file, None when there is none."""
+        value, found = walk(self.source.data, self.path)
+        return value if len(found) == len(self.path) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,24 +123,19 @@ def load_files(
 ) -> list[SpecFile]:
     """Parse (with `read`, by default `read_source`) and validate every file, reporting the
     problems of all files together."""
-    from toolgen.spec.parsecache import known_spec, remember_spec
-    from toolgen.spec.source import read_source  # YAML loads only when files are read
+    # YAML and the spec model load only when files are read: finding spec sets (a lint
+    # answered from its cache) needs neither.
+    from toolgen.spec.model import parse_spec_file
+    from toolgen.spec.source import read_source
 
     read = read or read_source
-    from toolgen.spec.model import (
-        parse_spec_file,  # the format validator: imported only when needed
-    )
-
     specs: list[SpecFile] = []
     problems: list[Diagnostic] = []
     for path in files:
         try:
-            source = read(path)
-            specs.append(parse_spec_file(source, checked=known_spec(source)))
+            specs.append(parse_spec_file(read(path)))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
-            continue
-        remember_spec(source)
     if problems:
         raise SpecError(problems)
     return specs

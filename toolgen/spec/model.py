@@ -12,6 +12,7 @@ Cross-file rules (duplicate tools, `$ref`s, examples) belong to the resolver.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -131,17 +132,13 @@ def _allowed_keys() -> dict[str, tuple[str, ...]]:
     return {"file": tuple(schema["properties"]), **keys, "tools": tuple(defs["Tool"]["properties"])}
 
 
-def parse_spec_file(source: SourceFile, *, checked: bool = False) -> SpecFile:
+def parse_spec_file(source: SourceFile) -> SpecFile:
     """Validate one parsed file as a spec file, or raise `SpecError` with every problem.
 
     What the reader stepped over, the structure and the schemas are checked together, so
     one run reports them all; only what needs a well-formed file (hint conflicts) waits.
-    `checked`: the same text passed every check before, with the same code (the parse
-    cache remembers it): they would find nothing, so only the model is built.
     """
     data = source.data
-    if checked and not source.problems:
-        return SpecFile(_model(data), source)
     top = _top_problem(source)
     if top is not None:
         raise SpecError([*source.problems, top])
@@ -267,8 +264,6 @@ def _describe(value: Any) -> str:
 
 
 def _unknown_key_message(path: JsonPath) -> str:
-    import difflib  # only on the error path
-
     key = str(path[-1])
     allowed = _allowed_keys().get(_block(path), _allowed_keys()["file"])
     message = (

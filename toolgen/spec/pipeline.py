@@ -15,6 +15,7 @@ from toolgen.spec.ir import ToolSet
 from toolgen.spec.loader import SpecSetFiles, load_files, spec_sets
 from toolgen.spec.positions import SourceFile, display_path
 from toolgen.spec.published import derived_name
+from toolgen.spec.resolver import resolve
 from toolgen.spec.source import read_source
 
 Reader = Callable[[Path], SourceFile]
@@ -35,8 +36,6 @@ def load_set(
 
     A set without a `server` block is named `name`, else after its directory or file.
     """
-    from toolgen.spec.resolver import resolve  # the resolver compiles validators: load late
-
     return resolve(load_files(spec_set.files, read), name or derived_name(spec_set.root))
 
 

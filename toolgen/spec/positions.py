@@ -34,25 +34,6 @@ class SourceFile:
     """What the reader could step over (a duplicate key is dropped): reported with the
     file's other problems, so one run shows them all."""
 
-    def shipped(self) -> bytes:
-        """What another process needs to rebuild this parse (`from_shipped`): the data and the
-        positions packed (`packed_positions`), marshalled (plain data only)."""
-        return marshal.dumps((self.data, self.packed_positions()))
-
-    @classmethod
-    def from_shipped(
-        cls, path: Path, display: str, shipped: Any, again: Callable[[], SourceFile]
-    ) -> SourceFile | None:
-        """The file whose `shipped()` is `shipped`, read from `path` (its positions unpacked
-        when first asked for, as `from_packed`); None when `shipped` is not such a value."""
-        try:
-            pair = marshal.loads(shipped) if isinstance(shipped, bytes) else None
-        except (EOFError, ValueError, TypeError):
-            return None
-        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], bytes)):
-            return None
-        return cls.from_packed(path, display, pair[0], pair[1], again)
-
     def renamed(self, path: Path, display: str) -> SourceFile:
         """The same parse, read from another place (data and positions are shared)."""
         return replace(self, path=path, display=display)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgen.schema.check import metaschema_errors
 from toolgen.schema.limits import extent_problem
 from toolgen.schema.pointer import MISSING, resolve_pointer
 from toolgen.schema.walk import walk_schemas
@@ -330,8 +331,6 @@ class _Reader:
         return _body(schema), output_origin
 
     def _valid_schema(self, schema: dict[str, Any], origin: Origin) -> bool:
-        from toolgen.schema.check import metaschema_errors
-
         for path, message in metaschema_errors(schema, published=True):
             self.error(
                 ErrorCode.INVALID_SCHEMA,

@@ -24,6 +24,7 @@ from toolgen.schema.limits import (
     plain_bytes,
     schema_problems,
 )
+from toolgen.schema.pointer import escape, unescape
 from toolgen.schema.walk import share_refs
 from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.spec.ir import HINTS, Annotations, Def, Example, Origin, Server, Tool, ToolSet
@@ -39,19 +40,14 @@ DEFS_PREFIX = "#/$defs/"
 
 def def_ref(name: str) -> str:
     """The `$ref` to bundled def `name` (`~` and `/` escaped as `~0`, `~1`: RFC 6901)."""
-    return DEFS_PREFIX + name.replace("~", "~0").replace("/", "~1")
+    return DEFS_PREFIX + escape(name)
 
 
 def def_name(ref: str) -> str | None:
     """The bundled def name a `#/$defs/<name>` ref points at (unescaped), else None."""
     if not ref.startswith(DEFS_PREFIX) or "/" in ref[len(DEFS_PREFIX) :]:
         return None
-    return unescape_token(ref[len(DEFS_PREFIX) :])
-
-
-def unescape_token(token: str) -> str:
-    """A JSON Pointer token as the key it names (`~1` → `/`, then `~0` → `~`)."""
-    return token.replace("~1", "/").replace("~0", "~")
+    return unescape(ref[len(DEFS_PREFIX) :])
 
 
 @dataclass
@@ -216,7 +212,7 @@ class Resolver:
                 source.locate(where),
             )
             return None
-        name = unescape_token(fragment[len("/defs/") :])
+        name = unescape(fragment[len("/defs/") :])
         path = self._file(source.path, file_part)
         if path not in self.by_path:
             self.error(

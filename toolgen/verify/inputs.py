@@ -18,8 +18,8 @@ from typing import Any, Final
 
 import orjson
 
+from toolgen.schema.pointer import resolve_pointer
 from toolgen.schema.sample import from_pattern, sample
-from toolgen.schema.shape import resolve_ref
 from toolgen.schema.validation import SchemaValidator, format_path
 
 MISSING: Final[Any] = object()
@@ -134,7 +134,7 @@ def _flat(schema: Any, root: Mapping[str, Any], depth: int = 0) -> dict[str, Any
         return {}
     parts = []
     if isinstance(schema.get("$ref"), str):
-        parts.append(_flat(resolve_ref(root, schema["$ref"]), root, depth + 1))
+        parts.append(_flat(resolve_pointer(root, schema["$ref"]), root, depth + 1))
     for branch in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
         parts.append(_flat(branch, root, depth + 1))
     out = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}

@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from toolgen.diff.documents import merge_conjunct
+from toolgen.schema.allof import merge_branch
 
 VALUES: list[Any] = [
     None,
@@ -59,7 +59,7 @@ PAIRS: list[tuple[dict[str, Any], dict[str, Any], bool]] = [
 def test_a_merged_allof_branch_accepts_exactly_what_allof_accepts(
     base: dict[str, Any], branch: dict[str, Any], merges: bool
 ) -> None:
-    merged = merge_conjunct(base, branch)
+    merged = merge_branch(base, branch)
     assert (merged is not None) == merges
     if merged is None:
         return  # compared as allOf, which is always right
@@ -70,10 +70,10 @@ def test_a_merged_allof_branch_accepts_exactly_what_allof_accepts(
 
 
 def test_branches_whose_keywords_read_each_other_are_not_merged() -> None:
-    assert merge_conjunct({"properties": {"a": {}}}, {"additionalProperties": False}) is None
-    assert merge_conjunct({"items": {}}, {"prefixItems": [{}]}) is None
-    assert merge_conjunct({"type": "string"}, {"type": "integer"}) is None
-    assert merge_conjunct({"description": "mine"}, {"description": "theirs", "type": "string"}) == {
+    assert merge_branch({"properties": {"a": {}}}, {"additionalProperties": False}) is None
+    assert merge_branch({"items": {}}, {"prefixItems": [{}]}) is None
+    assert merge_branch({"type": "string"}, {"type": "integer"}) is None
+    assert merge_branch({"description": "mine"}, {"description": "theirs", "type": "string"}) == {
         "description": "mine",
         "type": "string",
     }

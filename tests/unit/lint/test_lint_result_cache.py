@@ -15,9 +15,9 @@ import pytest
 from conftest import SPECS
 from lint_support import lint_result, uncached_lint_result
 
-from toolgen.lint import resultcache
+from toolgen import cache
 from toolgen.lint.config import LintConfig, parse_section
-from toolgen.spec import parsecache, pipeline
+from toolgen.spec import pipeline
 
 ALL = LintConfig(select=("ALL",))
 
@@ -25,7 +25,7 @@ ALL = LintConfig(select=("ALL",))
 @pytest.fixture
 def loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     """A fresh cache directory, and the roots of the spec sets actually loaded."""
-    monkeypatch.setenv(parsecache.ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
     seen: list[str] = []
     real = pipeline.load_set
 
@@ -136,21 +136,29 @@ def test_other_toolgen_code_is_linted_again(
 ) -> None:
     specs = _copy_specs(tmp_path)
     before = _result([specs])
-    monkeypatch.setattr(resultcache, "code_fingerprint", lambda: "another toolgen")
+    monkeypatch.setattr(cache, "toolgen_fingerprint", lambda: "another toolgen")
     loads.clear()
     assert _result([specs]) == before
     assert sorted(loads) == ["conformance", "notes", "shop"]
 
 
-def test_the_code_fingerprint_covers_every_file_lint_runs() -> None:
-    package = Path(resultcache.__file__).resolve().parent.parent
-    files = {
-        p.relative_to(package).as_posix()
-        for p in parsecache.code_files(package, resultcache.STAGES)
-    }
-    assert {"lint/rules/annotations.py", "spec/spec-format.schema.json", "spec/ir.py"} <= files
-    assert "schema/walk.py" in files
-    assert not any("__pycache__" in f or f.endswith(".pyc") for f in files)
+def test_the_toolgen_fingerprint_changes_with_every_kind_of_file_lint_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "toolgen"
+    package = Path(cache.__file__).resolve().parent
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "_PACKAGE", copy)
+    try:
+        for name in ["lint/rules/annotations.py", "spec/spec-format.schema.json", "spec/ir.py"]:
+            cache.toolgen_fingerprint.cache_clear()
+            before = cache.toolgen_fingerprint()
+            with open(copy / name, "a", encoding="utf-8") as edited:
+                edited.write("\n")
+            cache.toolgen_fingerprint.cache_clear()
+            assert cache.toolgen_fingerprint() != before, name
+    finally:
+        cache.toolgen_fingerprint.cache_clear()
 
 
 def test_another_working_directory_shows_other_names_and_is_linted_again(
@@ -169,7 +177,7 @@ def test_another_working_directory_shows_other_names_and_is_linted_again(
 def test_a_damaged_entry_is_linted_again(loads: list[str], tmp_path: Path) -> None:
     specs = _copy_specs(tmp_path)
     before = _result([specs])
-    entries = list((tmp_path / "cache" / "lint").glob("*.bin"))
+    entries = list((tmp_path / "cache" / "lint").iterdir())
     assert len(entries) == 3
     for entry in entries:
         entry.write_bytes(b"\x00garbage")
@@ -187,3 +195,19 @@ def test_a_spec_set_that_does_not_load_is_never_stored(loads: list[str], tmp_pat
     assert _result([specs]) == first
     assert loads == ["bad", "bad"]
     assert not (tmp_path / "cache" / "lint").exists()
+
+
+def test_old_results_are_pruned_and_the_newest_kept(
+    loads: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 4)
+    notes = _copy_specs(tmp_path) / "notes"
+    configs = [
+        replace(ALL, options=parse_section({"max-name-length": n}).options) for n in range(20, 30)
+    ]
+    for config in configs:  # one entry each
+        _result([notes], config)
+    assert 2 <= len(list((tmp_path / "cache" / "lint").iterdir())) <= 4
+    loads.clear()
+    _result([notes], configs[-1])
+    assert loads == []

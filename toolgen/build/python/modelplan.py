@@ -56,9 +56,10 @@ from toolgen.build.python.modelnames import (
 )
 from toolgen.build.python.modelvalues import ValueSet, constant_name, is_large_enum, typed_by_name
 from toolgen.schema.jsonequal import same
+from toolgen.schema.pointer import unescape as unescape_token
 from toolgen.schema.walk import map_refs
 from toolgen.spec.ir import Def, ToolSet
-from toolgen.spec.resolver import def_name, def_ref, unescape_token
+from toolgen.spec.resolver import def_name, def_ref
 
 DEFS = "#/$defs/"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"

@@ -12,9 +12,10 @@ import re
 from collections.abc import Iterator
 
 from toolgen.lint.context import Context, description_verb, verb, verb_class
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.options import LOOKUP_WRITE_VERBS
 from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
 from toolgen.spec.ir import Tool
 
 A = Category.ANNOTATIONS

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from toolgen.lint.context import HIDDEN, Context, SchemaNode, words
-from toolgen.lint.model import Category, Hit, Severity
-from toolgen.lint.registry import per_tool_part, rule
+from toolgen.lint.model import Category, Hit
+from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
 from toolgen.spec.errors import Location
 from toolgen.spec.ir import Origin, Tool
 
@@ -235,15 +236,10 @@ def hidden_unicode(ctx: Context) -> Iterator[Hit]:
     ]
     server = ctx.toolset.server.origin
     if server is not None:
-        places.append((ctx.raw(server), server, None))
+        places.append((server.value(), server, None))
+    places += [(t.origin.value(), t.origin, t.name) for t in ctx.toolset.tools]
     for value, origin, tool in places:
         yield from _hidden_in(value, origin, tool, ctx)
-
-
-@per_tool_part("TG404")
-def hidden_unicode_in_tool(tool: Tool, ctx: Context) -> Iterator[Hit]:
-    """TG404 about one tool's own strings and keys (the defs and the server: above)."""
-    yield from _hidden_in(ctx.raw(tool.origin), tool.origin, tool.name, ctx)
 
 
 def _hidden_in(value: Any, origin: Origin, tool: str | None, ctx: Context) -> Iterator[Hit]:
@@ -334,12 +330,8 @@ def instruction_in_description(ctx: Context) -> Iterator[Hit]:
     Describe the tool; never address the model's other instructions.
     """
     yield from _instructions(_set_texts(ctx), None)
-
-
-@per_tool_part("TG405")
-def instruction_in_tool(tool: Tool, ctx: Context) -> Iterator[Hit]:
-    """TG405 about one tool's own texts (the defs and the server: above)."""
-    yield from _instructions(_tool_texts(tool, ctx), tool.name)
+    for tool in ctx.toolset.tools:
+        yield from _instructions(_tool_texts(tool, ctx), tool.name)
 
 
 def _instructions(texts: list[_Text], tool: str | None) -> Iterator[Hit]:

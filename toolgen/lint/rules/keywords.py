@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 
 from toolgen.lint.context import Context, SchemaNode
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import SCHEMA, rule
+from toolgen.report.findings import Severity
 from toolgen.schema.walk import LISTED, MAPPED, SINGLE
 
 KEYWORDS = (
@@ -72,8 +74,6 @@ def unknown_keyword(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     for key in schema:
         if key in KEYWORDS or key.startswith("x-"):
             continue
-        import difflib  # for a finding only: most lints find no unknown keyword
-
         close = difflib.get_close_matches(key, KEYWORDS, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else "; prefix your own keywords with `x-`"
         yield Hit(

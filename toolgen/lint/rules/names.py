@@ -7,8 +7,9 @@ from collections import Counter
 from collections.abc import Iterator
 
 from toolgen.lint.context import Context
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
 from toolgen.spec.ir import Tool
 
 N = Category.NAMES

@@ -10,11 +10,13 @@ report what that conversion could not carry over, at the place it is written.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolgen.lint.context import Context
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
+from toolgen.schema.pointer import unescape, walk
 from toolgen.spec.errors import Location
 from toolgen.spec.ir import Tool
 from toolgen.spec.protocol import LATEST_REVISION, tool_definition
@@ -41,7 +43,7 @@ def _converted(tool: Tool, provider: Provider, ctx: Context) -> ToolView:
         setattr(ctx, _VIEWS, cache)
     key = (tool.name, provider)
     if key not in cache:
-        from toolgen.providers import convert
+        from toolgen.providers import convert  # the providers load only when a rule needs them
 
         (cache[key],) = convert(provider, [tool_definition(tool, LATEST_REVISION)]).tools
     return cache[key]
@@ -52,18 +54,8 @@ def _place(tool: Tool, ctx: Context, pointer: str) -> Location:
     input allows (a pointer through an inlined `$ref` stops at the reference)."""
     if tool.input_origin is None:
         return ctx.name_location(tool)
-    parts: list[str | int] = []
-    node: Any = ctx.raw(tool.input_origin)
-    for raw in pointer.split("/")[1:]:
-        part: str | int = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list) and isinstance(part, str) and part.isdigit():
-            part = int(part)
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
-        parts.append(part)
-    return tool.input_origin.locate(*parts)
+    _, path = walk(tool.input_origin.value(), [unescape(t) for t in pointer.split("/")[1:]])
+    return tool.input_origin.locate(*path)
 
 
 @rule("TG501", "provider-tool-name", P, Severity.ERROR, default=False)
@@ -85,7 +77,7 @@ def provider_tool_name(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Write `github_get_issue`.
     """
-    from toolgen.providers import NAME_RULES
+    from toolgen.providers import NAME_RULES  # the providers load only when a rule needs them
 
     targets = ctx.options.targets or frozenset(_PROVIDER_OF_TARGET)
     refused = [

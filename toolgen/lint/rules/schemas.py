@@ -12,8 +12,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolgen.lint.context import ABSOLUTE_URI, Context, SchemaNode, has_ref
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import ARRAY, BOOLEAN, TYPE_LIST, rule
+from toolgen.report.findings import Severity
+from toolgen.schema.check import compile_validator
 
 S = Category.SCHEMAS
 
@@ -319,8 +321,6 @@ def invalid_default(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     schema = node.schema
     if not isinstance(schema, dict) or "default" not in schema or has_ref(schema):
         return
-    from toolgen.schema.check import compile_validator
-
     try:
         validator = compile_validator(schema)
     except Exception:  # an invalid pattern, say: the metaschema check reports it

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from toolgen.lint.model import Category, Severity
+from toolgen.lint.model import Category
 from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
 
 S = Category.SUPPRESSIONS
 

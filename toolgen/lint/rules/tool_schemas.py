@@ -9,8 +9,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolgen.lint.context import Context, count_schemas, has_ref
-from toolgen.lint.model import Category, Hit, Severity
+from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import rule
+from toolgen.report.findings import Severity
+from toolgen.schema.pointer import unescape
 from toolgen.schema.walk import DEFS_KEYWORDS, HOLDING, subschema_list
 from toolgen.spec.ir import Origin, Tool
 
@@ -69,7 +71,7 @@ def _ref_depth(
         for prefix, key in (("#/$defs/", "$defs"), ("#/definitions/", "definitions")):
             defs = root.get(key)
             token = ref[len(prefix) :] if ref.startswith(prefix) else None
-            name = token.replace("~1", "/").replace("~0", "~") if token is not None else None
+            name = unescape(token) if token is not None else None
             if (
                 name is not None
                 and name not in stack

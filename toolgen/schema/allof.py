@@ -1,0 +1,91 @@
+"""Merging an `allOf` branch into the schema object that holds it: the one place toolgen
+does it, exactly or by force.
+
+`merge_branch` is exact: the merged schema accepts exactly what `allOf: [base, branch]`
+accepts, or there is no merge (None) when the two cannot be written as one schema object.
+`toolgen diff` compares schemas so, and a wrapped `$ref` or a `$ref` with keywords beside
+it compares as the schema written out.
+
+`force_branch` always merges, for the model APIs that take no `allOf` (the provider
+views): properties are joined (a property `base` defines keeps its schema), `required`
+lists united, and any other keyword `base` gives is kept from it; the branch's values it
+overrides are returned, for the caller to describe. Where an exact merge exists, both give
+the same schema; where not (say `additionalProperties: false` beside `allOf` branches that
+add properties, as people write an object built from parts), the forced merge reads the
+schema as its author meant it rather than as a validator does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from toolgen.schema.jsonequal import same
+
+ANNOTATIONS = frozenset(
+    {"title", "description", "examples", "deprecated", "$comment", "readOnly", "writeOnly"}
+)
+"""Keywords that document a schema and never change which values are valid."""
+
+_INTERACTING = (
+    frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
+    frozenset(
+        {"prefixItems", "items", "additionalItems", "unevaluatedItems", "contains"}
+        | {"minContains", "maxContains"}
+    ),
+    frozenset({"if", "then", "else"}),
+    frozenset({"minimum", "exclusiveMinimum"}),  # draft-04: a boolean exclusiveMinimum
+    frozenset({"maximum", "exclusiveMaximum"}),
+    frozenset({"contentMediaType", "contentEncoding", "contentSchema"}),
+)
+"""Keywords that read their siblings: moved into another schema object they mean otherwise."""
+
+
+def merge_branch(base: Mapping[str, Any], branch: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`base` and its `allOf` branch `branch` as one schema, when that is exactly what
+    `allOf: [base, branch]` means; None when their keywords interact or disagree.
+
+    Keywords of one schema object are independent but for the families in
+    `_INTERACTING` (`additionalProperties` sees only its own `properties`, ...);
+    a family written on both sides merges only when written alike. A keyword on
+    both sides must have one value; annotations (and `default`) of `base` win.
+    """
+    if "$ref" in branch:
+        return None
+    for key, value in branch.items():
+        if (
+            key in base
+            and key not in ANNOTATIONS
+            and key != "default"
+            and not same(base[key], value)
+        ):
+            return None
+    for family in _INTERACTING:
+        mine = {k: base[k] for k in family if k in base}
+        theirs = {k: branch[k] for k in family if k in branch}
+        if mine and theirs and not same(mine, theirs):
+            return None
+    return {**branch, **base}
+
+
+def force_branch(
+    base: Mapping[str, Any], branch: Mapping[str, Any], quiet: Collection[str] = ANNOTATIONS
+) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """`base` with its `allOf` branch `branch` merged in however they disagree, and the
+    (keyword, value) pairs of `branch` that `base` overrides (but for `quiet` keywords)."""
+    out = dict(base)
+    overridden: list[tuple[str, Any]] = []
+    for key, value in branch.items():
+        if key == "properties" and isinstance(value, dict):
+            properties = dict(out.get("properties") or {})
+            for name, sub in value.items():
+                properties.setdefault(name, sub)
+            out["properties"] = properties
+        elif key == "required" and isinstance(value, list):
+            current = list(out.get("required") or [])
+            out["required"] = current + [r for r in value if r not in current]
+        elif key not in out:
+            out[key] = value
+        elif out[key] != value and key not in quiet and key != "description":
+            overridden.append((key, value))
+    return out, overridden
