@@ -10,7 +10,7 @@ in `tests/data/corpus/false-positives.yaml`. The rate is false positives /
 findings. Rules whose statement is a fact about the schema or the hints
 (`required` names a missing property, a hint is absent, ...) are exact by
 construction; the review matters for the heuristic ones (names, descriptions).
-`tests/test_lint_precision.py` keeps the table, the review and the lint in step.
+`tests/unit/lint/test_lint_precision.py` keeps the table, the review and the lint in step.
 """
 
 from __future__ import annotations

