@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import jsonschema_rs
+
 MAX_ISSUES: Final = 8
 """How many issues a message lists (the rest are counted, not shown)."""
 MAX_MESSAGE: Final = 160
@@ -73,10 +75,6 @@ class SchemaValidator:
 
     def _validator(self) -> Any:
         if self._compiled is None:
-            # Imported here: a server answers `initialize` and `tools/list` without loading
-            # jsonschema-rs (its 14 MiB library and its imports), so it starts faster.
-            import jsonschema_rs
-
             self._compiled = jsonschema_rs.Draft202012Validator(dict(self.schema), offline=True)
         return self._compiled
 
@@ -108,8 +106,6 @@ def _message(error: Any, value: Any) -> str:
     schema and quotes a property's value ("False schema does not allow 1"): a reader needs
     the property's name.
     """
-    import jsonschema_rs  # loaded already: `error` comes from it
-
     false_schema = isinstance(error.kind, jsonschema_rs.ValidationErrorKind.FalseSchema)
     path = list(error.schema_path)
     if not false_schema or not path or path[-1] != "additionalProperties":

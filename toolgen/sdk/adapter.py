@@ -12,8 +12,8 @@ FastMCP's providers, a hand-written `on_call_tool`):
 - `tools/call` of a spec tool checks the arguments against the input schema
   (an `isError` result naming each bad field), runs the handler exactly as
   `toolgen serve --handlers` does (`toolgen.serve.handlers` binds it,
-  `toolgen.serve.calls.CallRunner` runs it: dict or Input model, sync in a
-  worker thread or async, `ToolError` for a message the client sees, the
+  `toolgen.serve.calls` runs it: dict or Input model, sync on a thread of
+  its own or async, `ToolError` for a message the client sees, the
   per-call timeout), checks the result against the output schema, and answers
   `structuredContent` plus the text fallback. Every other call goes to the
   server's own handler.

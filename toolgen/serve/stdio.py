@@ -63,6 +63,8 @@ PROMOTE_AFTER: Final = 0.005
 """Seconds a call may run on the leader before another thread takes over reading."""
 HOLD_POLL: Final = 0.001
 """Seconds between looks at the calls in flight while reading waits for them."""
+END: Final = b"\n"
+"""What reading gives at the end of input (never a line: lines have no newline)."""
 PIPE_BUFFER: Final = 1 << 20
 """Bytes of the stdout pipe's kernel buffer asked for (Linux): a large `tools/list`
 leaves in one write."""
@@ -175,8 +177,8 @@ class _Session:
             while self._leads(me):
                 while len(self.connection.inflight) >= MAX_CALLS_IN_FLIGHT and self._leads(me):
                     time.sleep(HOLD_POLL)
-                line = next(self._lines, b"\n\n")  # (never a line: end of input)
-                if line == b"\n\n":
+                line = next(self._lines, END)
+                if line is END:
                     os.close(self._in)
                     self._end()
                     return
