@@ -5,8 +5,8 @@ The engine makes a `PendingCall` for each `tools/call` it accepts and puts it am
 connection's calls in flight (`toolgen.serve.connection`); the transport then runs it once:
 
 - `await call.run()` on the event loop: an async handler runs in this task; a sync one on
-  a thread started for the call (a daemon thread: a handler that never returns neither
-  holds up other calls nor keeps the process alive); both within the per-call timeout.
+  a worker thread (`Workers`: a handler that never returns neither holds up other calls
+  nor keeps the process alive); both within the per-call timeout.
 - `call.run_here()` on the current thread, for a call whose handler is sync (`call.sync`):
   stdio runs such calls on the thread that read them, and keeps their timeout itself
   (`timed_out`, `abandon`); transports on the event loop run `inline` ones there.
@@ -25,7 +25,9 @@ import contextlib
 import contextvars
 import inspect
 import logging
+import queue
 import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 from toolgen.serve import jsonrpc
@@ -42,6 +44,8 @@ from toolgen.spec.protocol import is_modern
 MAX_RUNNING: Final = 256
 """Sync handlers running at once, those still running after their call ended included
 (Python cannot stop a thread); a call beyond it answers `isError` at once."""
+IDLE_SECONDS: Final = 30.0
+"""How long a worker thread waits for its next job before it ends."""
 
 _NEW, _RUNNING, _DONE = 0, 1, 2
 
@@ -71,6 +75,7 @@ class Calls:
         self.inline_sync = inline_sync
         self.meta = meta or {}
         self.signer = signer or StateSigner()
+        self.workers = Workers()
         self.lock = threading.Lock()
         self.running = 0
         """Sync handlers running now, on any thread."""
@@ -113,6 +118,45 @@ class Calls:
         return error_result(
             f"Tool {name!r} failed with an internal error; the server logged the details"
         )
+
+
+class Workers:
+    """The threads that run sync handlers for the event loop: a job goes to an idle thread,
+    else to a new one, so a handler that never returns never holds up another call; they
+    are daemon threads, so it never keeps the process alive either. A thread idle for
+    `IDLE_SECONDS` ends. (`ThreadPoolExecutor` has neither property: it joins its threads
+    at exit and caps their number.)"""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        """Threads waiting for a job, less the jobs queued for them."""
+
+    def run(self, job: Callable[[], object]) -> None:
+        """Run `job()` on a thread (it reports its own outcome, and never raises)."""
+        with self._lock:
+            waiting = self._idle > 0
+            if waiting:
+                self._idle -= 1
+        self._jobs.put(job)
+        if not waiting:
+            threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
+
+    def _work(self) -> None:
+        job = self._jobs.get()
+        while True:
+            job()
+            with self._lock:
+                self._idle += 1
+            try:
+                job = self._jobs.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0:  # no job is on its way to this thread: end
+                        self._idle -= 1
+                        return
+                job = self._jobs.get()  # one was queued for it as the wait ended
 
 
 class PendingCall:
@@ -261,7 +305,7 @@ class PendingCall:
                     calls.stuck_calls -= 1
 
     async def _in_thread(self, bounded: bool) -> dict[str, Any]:
-        """`_result_here` on a thread started for this call, awaited within the timeout."""
+        """`_result_here` on a worker thread, awaited within the timeout."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
         context = contextvars.copy_context()  # the call's context goes along
@@ -275,7 +319,7 @@ class PendingCall:
             with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
                 loop.call_soon_threadsafe(_settle, done, outcome)
 
-        threading.Thread(target=work, name="toolgen-handler", daemon=True).start()
+        self.calls.workers.run(work)
         try:
             async with asyncio.timeout(self.calls.timeout if bounded else None):
                 outcome = await done
