@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolgen.schema.validation import ValidationIssue as ValidationIssue
+    from toolgen.serve.calls import PendingCall as PendingCall
     from toolgen.serve.connection import Connection as Connection
-    from toolgen.serve.connection import PendingCall as PendingCall
     from toolgen.serve.context import CallContext as CallContext
     from toolgen.serve.context import current_call as current_call
     from toolgen.serve.definitions import load_definitions as load_definitions
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from toolgen.serve.mock import mock_handlers as mock_handlers
     from toolgen.serve.results import Content as Content
     from toolgen.serve.results import ProtocolError as ProtocolError
+    from toolgen.serve.results import ResultSchemaError as ResultSchemaError
     from toolgen.serve.results import ToolError as ToolError
     from toolgen.serve.serving import stub_main as stub_main
     from toolgen.serve.stdio import serve_stdio as serve_stdio
-    from toolgen.serve.toolset import ResultSchemaError as ResultSchemaError
     from toolgen.serve.toolset import RuntimeToolSet as RuntimeToolSet
     from toolgen.spec.naming import handler_name as handler_name
 
@@ -43,9 +43,9 @@ _EXPORTS = {
     "Connection": "toolgen.serve.connection",
     "Content": "toolgen.serve.results",
     "Engine": "toolgen.serve.engine",
-    "PendingCall": "toolgen.serve.connection",
+    "PendingCall": "toolgen.serve.calls",
     "ProtocolError": "toolgen.serve.results",
-    "ResultSchemaError": "toolgen.serve.toolset",
+    "ResultSchemaError": "toolgen.serve.results",
     "RuntimeToolSet": "toolgen.serve.toolset",
     "SecurityPolicy": "toolgen.serve.http",
     "ToolError": "toolgen.serve.results",

@@ -48,10 +48,10 @@ def _response(server: InProcessClient, request_id: int) -> Any:
 
 
 CALLS = [
-    ("echo", {"text": "a", "times": 2}),  # sync: a worker thread
+    ("echo", {"text": "a", "times": 2}),  # sync: on the thread that read it
     ("count", None),  # async: on the loop
     ("report", None),  # async, sends notifications through the call's `notify`
-    ("report_sync", None),  # sync, sends them from a worker thread
+    ("report_sync", None),  # sync, sends them from the thread that read it
 ]
 
 
@@ -75,5 +75,5 @@ def test_a_finished_call_leaves_no_reference_cycle(
     finally:
         gc.enable()
     # A closure or object in the call's context that holds the call strongly makes the cycle:
-    # hold it weakly, as `toolgen.serve.stdio._CallNotifier` does.
+    # hold it weakly, as `toolgen.serve.stdio._Notifier` does.
     assert left == [], f"finished calls left for the garbage collector: {left[:4]}"

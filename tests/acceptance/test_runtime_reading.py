@@ -1,12 +1,11 @@
 """Sync calls run on the thread that read them, a blocking one never stops the server, and a
 model result is dumped once.
 
-When sync handlers run off the event loop, stdio is read on a thread and a sync call
-that arrives while no other call is in flight runs right there (no hand-off to a
-worker, see `toolgen.serve.reading`). These tests hold such a handler blocked and
-check that everything the worker pool guaranteed still holds: pings, other calls and
-cancellation are served meanwhile, the timeout answers, the handler is told, and a
-stuck handler is counted until it returns.
+Over stdio a sync call runs on the thread that read it (see `toolgen.serve.stdio`); a
+call that runs long hands reading to a new thread. These tests hold such a handler
+blocked and check that the server goes on meanwhile: pings, other calls and
+cancellation are served, the timeout answers, the handler is told, and a stuck
+handler is counted until it returns.
 """
 
 from __future__ import annotations

@@ -572,17 +572,12 @@ def test_a_message_of_several_megabytes_is_read_whole(legacy: Frames) -> None:
 def test_line_reader_drops_an_oversize_line_and_keeps_reading(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolgen.serve import pipes
+    from toolgen.serve import stdio
 
-    monkeypatch.setattr(pipes, "MAX_MESSAGE", 10)
-    lines: list[bytes] = []
-    oversize: list[bool] = []
-    reader = pipes.LineReader(lines.append, lambda: None, lambda: oversize.append(True))
-    for chunk in [b'{"a":', b"1}\n{", b'"b":2222', b"2222222", b"22}\n", b"{}\n", b"[1]"]:
-        reader.data_received(chunk)
-    reader.eof_received()
-    assert lines == [b'{"a":1}', b"{}", b"[1]"]
-    assert oversize == [True]
+    monkeypatch.setattr(stdio, "MAX_MESSAGE", 10)
+    chunks = iter([b'{"a":', b"1}\n{", b'"b":2222', b"2222222", b"22}\n", b"{}\n", b"[1]", b""])
+    lines = list(stdio.read_lines(chunks.__next__))
+    assert lines == [b'{"a":1}', None, b"{}", b"[1]"]  # None: the oversize line, reported once
 
 
 # -- command line -----------------------------------------------------------------------
@@ -683,25 +678,11 @@ def test_pipelined_calls_beyond_the_in_flight_limit_all_get_answers(
     assert all(a["result"]["structuredContent"]["text"] == "x" for a in answers)
 
 
-WITHOUT_IS_READING = """
-import asyncio.unix_events, runpy, sys
-pipe = asyncio.unix_events._UnixReadPipeTransport
-own = pipe.is_reading
-def is_reading(self):
-    if sys._getframe(1).f_globals["__name__"].startswith("asyncio"):
-        return own(self)
-    raise NotImplementedError
-pipe.is_reading = is_reading
-runpy.run_module("toolgen", run_name="__main__")
-"""
-"""`python -m toolgen` whose stdin pipe transport, as in Python 3.11.0-3.11.3, has no
-`is_reading` for callers outside asyncio (the base class's raises NotImplementedError)."""
-
 ASYNC_HANDLERS = ["--handlers", "examples.conformance_handlers:HANDLERS"]
-"""Async handlers: each call runs as a task whose end may resume reading."""
+"""Async handlers: each call runs as a task on the event loop, handed over by the reader."""
 
 
-def test_reading_pauses_and_resumes_on_a_pipe_transport_without_is_reading() -> None:
+def test_async_calls_beyond_the_in_flight_limit_all_get_answers() -> None:
     from toolgen.serve.stdio import MAX_CALLS_IN_FLIGHT
 
     count = MAX_CALLS_IN_FLIGHT + 5
@@ -716,7 +697,7 @@ def test_reading_pauses_and_resumes_on_a_pipe_transport_without_is_reading() -> 
         )
         for i in range(count)
     ]
-    command = [sys.executable, "-c", WITHOUT_IS_READING, "serve", str(SPECS / "conformance")]
+    command = [sys.executable, "-m", "toolgen", "serve", str(SPECS / "conformance")]
     result = subprocess.run(
         [*command, *ASYNC_HANDLERS],
         input=("\n".join(lines) + "\n").encode(),
@@ -724,7 +705,6 @@ def test_reading_pauses_and_resumes_on_a_pipe_transport_without_is_reading() -> 
         timeout=60,
         check=False,
     )
-    assert b"NotImplementedError" not in result.stderr
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert sorted(a["id"] for a in answers) == list(range(count))
     assert all(a["result"]["isError"] is False for a in answers)

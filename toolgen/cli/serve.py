@@ -42,8 +42,8 @@ from toolgen.spec.errors import SpecError
 @click.option(
     "--inline-sync",
     is_flag=True,
-    help="Run sync handlers on the event loop instead of worker threads (fastest; only for "
-    "handlers that never block).",
+    help="Treat every sync handler as never blocking: over HTTP it then runs on the event "
+    "loop, with no thread of its own (fastest; only for handlers that never block).",
 )
 @click.option(
     "--http",

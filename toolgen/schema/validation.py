@@ -1,11 +1,9 @@
 """Compiled JSON Schema 2020-12 validators and readable validation issues.
 
-Each schema is compiled once, on first use: to a Python predicate when it uses only
-common keywords (`toolgen.schema.predicate`: a server of such tools never loads a
-validator for valid values), else with jsonschema-rs (the fastest correct 2020-12
-validator we measured: see `benchmarks/validators.py`), which also confirms every
-refusal. Validation first asks the cheap `is_valid`; only an invalid value pays for
-collecting the issues, each of which names the field and the problem.
+Each schema is compiled once, on first use, with jsonschema-rs (the fastest correct
+2020-12 validator we measured: see `benchmarks/validators.py`), the one engine that
+decides validity. Validation first asks the cheap `is_valid`; only an invalid value
+pays for collecting the issues, each of which names the field and the problem.
 Network `$ref`s are never fetched (`offline=True`); the IR's schemas are
 self-contained anyway.
 """
@@ -16,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolgen.schema.predicate import Check, Unsure, compile_predicate
+import jsonschema_rs
 
 MAX_ISSUES: Final = 8
 """How many issues a message lists (the rest are counted, not shown)."""
@@ -67,45 +65,27 @@ def invalid_arguments(tool: str, issues: list[ValidationIssue]) -> str:
 
 
 class SchemaValidator:
-    """A schema, compiled on first use; `issues(value)` is empty when the value is valid.
+    """A schema, compiled on first use; `issues(value)` is empty when the value is valid."""
 
-    A schema of common keywords is checked by a Python predicate
-    (`toolgen.schema.predicate`); jsonschema-rs is loaded only for other schemas, to
-    confirm a value the predicate refuses (a refusal then never rests on the predicate
-    alone) and to describe what is wrong."""
-
-    __slots__ = ("_check", "_compiled", "_tried", "schema")
+    __slots__ = ("_compiled", "schema")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema
         self._compiled: Any = None
-        self._check: Check | None = None
-        self._tried = False  # whether the schema was compiled to a predicate (or could not be)
 
     def _validator(self) -> Any:
         if self._compiled is None:
-            import jsonschema_rs  # loaded at the first validation, not when a server starts
-
             self._compiled = jsonschema_rs.Draft202012Validator(dict(self.schema), offline=True)
         return self._compiled
 
     def is_valid(self, value: Any) -> bool:
-        if not self._tried:
-            self._check, self._tried = compile_predicate(dict(self.schema)), True
-        check = self._check
-        if check is not None:
-            try:
-                if check(value):
-                    return True
-            except (Unsure, RecursionError):  # a value nested too deep for Python's stack, say
-                pass
         return bool((self._compiled or self._validator()).is_valid(value))
 
     def issues(self, value: Any) -> list[ValidationIssue]:
         """Every problem with `value`, in the validator's (deterministic) order; `[]` if valid."""
-        if self.is_valid(value):
-            return []
         validator = self._compiled or self._validator()
+        if validator.is_valid(value):
+            return []
         try:
             return [
                 ValidationIssue(
@@ -126,8 +106,6 @@ def _message(error: Any, value: Any) -> str:
     schema and quotes a property's value ("False schema does not allow 1"): a reader needs
     the property's name.
     """
-    import jsonschema_rs  # loaded at the first validation, not when a server starts
-
     false_schema = isinstance(error.kind, jsonschema_rs.ValidationErrorKind.FalseSchema)
     path = list(error.schema_path)
     if not false_schema or not path or path[-1] != "additionalProperties":

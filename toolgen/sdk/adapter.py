@@ -12,8 +12,8 @@ FastMCP's providers, a hand-written `on_call_tool`):
 - `tools/call` of a spec tool checks the arguments against the input schema
   (an `isError` result naming each bad field), runs the handler exactly as
   `toolgen serve --handlers` does (`toolgen.serve.handlers` binds it,
-  `toolgen.serve.calls.CallRunner` runs it: dict or Input model, sync in a
-  worker thread or async, `ToolError` for a message the client sees, the
+  `toolgen.serve.calls` runs it: dict or Input model, sync on a thread of
+  its own or async, `ToolError` for a message the client sees, the
   per-call timeout), checks the result against the output schema, and answers
   `structuredContent` plus the text fallback. Every other call goes to the
   server's own handler.
@@ -31,7 +31,7 @@ from typing import Any
 from toolgen.schema.validation import invalid_arguments
 from toolgen.sdk.context import sdk_call_context
 from toolgen.sdk.servers import lowlevel_server
-from toolgen.serve.calls import CallRunner
+from toolgen.serve.calls import Calls
 from toolgen.serve.handlers import bind_handlers, unknown_handlers
 from toolgen.serve.results import error_result
 from toolgen.serve.toolset import RuntimeToolSet
@@ -70,7 +70,7 @@ class SpecTools:
         self.tools = tools
         names = [tool.name for tool in tools.tools]
         bound = bind_handlers(names, handlers)
-        self.runner = CallRunner(tools, bound, timeout=timeout, inline_sync=inline_sync, meta={})
+        self.calls = Calls(tools, bound, timeout=timeout, inline_sync=inline_sync)
         self.server = lowlevel_server(server)
         self._list = self.server.get_request_handler("tools/list")
         self._call = self.server.get_request_handler("tools/call")
@@ -122,7 +122,7 @@ class SpecTools:
         if issues:
             return _complete(error_result(invalid_arguments(name, issues)), version)
         with sdk_call_context(ctx, params) as notifier:
-            result = await self.runner.run(name, arguments, version)
+            result = await self.calls.result(name, arguments, version)
         await notifier.flush()  # the call's notifications go before its result
         return _complete(result, version)
 
@@ -147,7 +147,8 @@ def add_tools(
     `specs`: spec paths, or what `toolgen.load` returns. `handlers`: as for
     `toolgen serve --handlers` (an object or class with one method per tool, or a
     `{tool: callable}` mapping). `timeout`: seconds a call may run (None: no limit);
-    `inline_sync`: run sync handlers on the event loop. Returns the loaded tools.
+    `inline_sync`: run sync handlers on the event loop (they never block). Returns the
+    loaded tools.
     Raises `SpecError` when the specs do not load, `TypeError` for another server.
     """
     tools = load_specs(specs)

@@ -1,12 +1,21 @@
-"""Running one `tools/call` once its arguments are valid: where the handler runs and
-what the call answers.
+"""Running one `tools/call` whose arguments are valid: its handler, the per-call timeout,
+cancellation, and the response it answers.
 
-Async handlers run as tasks on the event loop; sync handlers run on a worker
-thread (the default: they may block), or inline when marked `@inline` or with
-`inline_sync`. A worker thread may answer its own call through the transport's
-`DirectReply` hook (see `toolgen.serve.engine`). A handler that raises, times
-out or returns a result that breaks its output schema gives an `isError` result
-the model can act on; the details only go to the log.
+The engine makes a `PendingCall` for each `tools/call` it accepts and puts it among the
+connection's calls in flight (`toolgen.serve.connection`); the transport then runs it once:
+
+- `await call.run()` on the event loop: an async handler runs in this task; a sync one on
+  a worker thread (`Workers`: a handler that never returns neither holds up other calls
+  nor keeps the process alive); both within the per-call timeout.
+- `call.run_here()` on the current thread, for a call whose handler is sync (`call.sync`):
+  stdio runs such calls on the thread that read them, and keeps their timeout itself
+  (`timed_out`, `abandon`); transports on the event loop run `inline` ones there.
+
+Both give the JSON-RPC response to send, or None when the call was cancelled or timed out
+meanwhile: only the first to take the call off the connection (`claim`) answers it. A
+handler that raises, times out or returns a result that breaks its output schema gives an
+`isError` result the model can act on; the details only go to the log. A handler that
+raises `ProtocolError` gives that JSON-RPC error instead.
 """
 
 from __future__ import annotations
@@ -16,458 +25,86 @@ import contextlib
 import contextvars
 import inspect
 import logging
+import queue
 import threading
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 from toolgen.serve import jsonrpc
-from toolgen.serve.connection import DIRECT_REPLY, PendingCall, Response
-from toolgen.serve.context import CallContext, install_call_context, own_call_context
-from toolgen.serve.handlers import MAX_STUCK_WORKERS, BoundHandler, DaemonThreadPool, Job
+from toolgen.serve.connection import Connection, Response
+from toolgen.serve.context import CallContext, context_for_call, install_call_context
+from toolgen.serve.handlers import BoundHandler
 from toolgen.serve.inputs import InputRound, StateSigner, arguments_digest, enter_round
 from toolgen.serve.jsonrpc import RequestId
-from toolgen.serve.results import ProtocolError, ToolError, error_result
+from toolgen.serve.results import ProtocolError, ResultSchemaError, ToolError, error_result
 from toolgen.serve.tasks import Task, TaskSlot, TaskStore, enter_slot
-from toolgen.serve.toolset import ResultSchemaError, RuntimeToolSet
+from toolgen.serve.tools import Tools
 from toolgen.spec.protocol import is_modern
+
+MAX_RUNNING: Final = 256
+"""Sync handlers running at once, those still running after their call ended included
+(Python cannot stop a thread); a call beyond it answers `isError` at once."""
+IDLE_SECONDS: Final = 30.0
+"""How long a worker thread waits for its next job before it ends."""
+
+_NEW, _RUNNING, _DONE = 0, 1, 2
 
 log = logging.getLogger("toolgen.runtime")
 
 
-class CallRunner:
-    """Runs the calls of one engine: its tools, handlers and per-call timeout."""
+class Calls:
+    """What the calls of one engine share: its tools, handlers and per-call timeout, and
+    the count of sync handlers running."""
 
     def __init__(
         self,
-        tools: RuntimeToolSet,
+        tools: Tools,
         handlers: dict[str, BoundHandler],
         *,
         timeout: float | None,
-        inline_sync: bool,
-        meta: dict[str, Any],
+        inline_sync: bool = False,
+        meta: dict[str, Any] | None = None,
         signer: StateSigner | None = None,
     ) -> None:
-        """`signer` seals the `requestState` of stateless calls that ask for input."""
+        """`inline_sync`: run every sync handler as if marked `@inline`; `meta`: the `_meta`
+        of modern results; `signer` seals the `requestState` of stateless calls that ask
+        for input."""
         self.tools = tools
-        self.signer = signer or StateSigner()
         self.handlers = handlers
         self.timeout = timeout
         self.inline_sync = inline_sync
-        self._meta = meta
-        self._pool: DaemonThreadPool | None = None
-        self._stuck_elsewhere = 0
-        """Handlers on a transport's own threads still running after their call ended."""
-        self._stuck_lock = threading.Lock()
+        self.meta = meta or {}
+        self.signer = signer or StateSigner()
+        self.workers = Workers()
+        self.lock = threading.Lock()
+        self.running = 0
+        """Sync handlers running now, on any thread."""
+        self.stuck_calls = 0
+        """Sync handlers still running although their call ended (timed out, cancelled)."""
 
-    @property
-    def runs_threads(self) -> bool:
-        """Whether some tool's calls run a sync handler off the event loop (a worker thread,
-        or a `PendingCall.blocking` run on a transport's thread)."""
-        return not self.inline_sync and any(
-            not h.is_async and not h.inline for h in self.handlers.values()
-        )
-
-    def start(
-        self,
-        request_id: RequestId,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-        inputs: InputRound | None = None,
-    ) -> Response | PendingCall:
-        """The response of an inline call, else the `PendingCall` the transport runs.
-
-        `inputs`: a stateless call's answers so far (see `toolgen.serve.inputs`); an
-        async handler that asks for more makes the call answer `InputRequiredResult`.
-        """
-        handler = self.handlers.get(name)
-        if inputs is not None and handler is not None and handler.is_async and not handler.inline:
-            asking = self._call_for_input(request_id, name, arguments, version, inputs)
-            return PendingCall(request_id, asking)
-        if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
-            return self._call_blocking(request_id, handler, name, arguments, version)
-        if handler is not None and not handler.is_async:
-            blocking = SyncCall(self, request_id, handler, name, arguments, version)
-            return PendingCall(request_id, None, blocking)
-        return PendingCall(request_id, self._call(request_id, name, arguments, version))
-
-    def timed_out(self, request_id: RequestId, name: str, version: str) -> Response:
-        """The response of a call that ran over the per-call timeout."""
-        return self.result(request_id, error_result(self._timeout_message(name)), version)
-
-    async def run(self, name: str, arguments: dict[str, Any], version: str) -> dict[str, Any]:
+    async def result(self, name: str, arguments: dict[str, Any], version: str) -> dict[str, Any]:
         """The `CallToolResult` of one call whose arguments are valid, without JSON-RPC.
 
         For hosts that frame responses themselves (`toolgen.sdk`): the same handler
-        conventions, worker threads, timeout and failure results as `start`.
-        """
-        handler = self.handlers.get(name)
-        if handler is not None and (handler.inline or (self.inline_sync and not handler.is_async)):
-            return self._call_inline(handler, name, arguments, version)
-        if handler is not None and not handler.is_async:
-            return await self._run_in_thread(handler, name, arguments, version)
+        conventions, threads, timeout and failure results as a served call."""
+        call = PendingCall(self, Connection(), 0, name, arguments, version)
         try:
-            result: dict[str, Any] = await self._run_handler(name, arguments, version)
-        except BaseException as exc:
-            if _really_cancelled(exc):
-                raise
-            result = self._failure(name, exc)
-        return result
+            return await call.result()
+        except ProtocolError as exc:  # no JSON-RPC error can go there
+            return self.failure(name, exc)
 
-    async def _run_in_thread(
-        self,
-        handler: BoundHandler,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-        *,
-        bounded: bool = True,
-    ) -> dict[str, Any]:
-        """A sync handler's result, computed on a worker thread (with the call's context).
+    def response(self, request_id: RequestId, result: dict[str, Any], version: str) -> Response:
+        """The JSON-RPC response carrying a `CallToolResult` (modern: with resultType)."""
+        if is_modern(version):
+            result["resultType"] = "complete"
+            result["_meta"] = self.meta
+        return jsonrpc.response(request_id, result)
 
-        `bounded` False (a task): no timeout, and a `ProtocolError` propagates."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[dict[str, Any]] = loop.create_future()
-        own = own_call_context()
-        context = contextvars.copy_context()
-
-        def work() -> None:
-            result, error = None, None
-            try:
-                result = context.run(
-                    self._call_inline, handler, name, arguments, version, not bounded
-                )
-            except ProtocolError as exc:
-                error = exc
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
-                loop.call_soon_threadsafe(_settle, done, result, error)
-
-        job = self._workers().run(work)
-        try:
-            async with asyncio.timeout(self.timeout if bounded else None):
-                return await asyncio.shield(done)
-        except TimeoutError:
-            self._give_up(job, own, name)
-            return error_result(self._timeout_message(name))
-        except asyncio.CancelledError:
-            self._give_up(job, own, name)
-            raise
-
-    async def _call_in_thread(
-        self,
-        request_id: RequestId,
-        handler: BoundHandler,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-    ) -> Response | None:
-        """A sync handler's whole call (handler, result check, response) on a worker thread.
-
-        One hand-off each way and no executor futures: the cheapest way to keep the
-        event loop free while a blocking handler runs. The call context (progress, logs)
-        goes along. With a `DirectReply` the worker also sends the response (None here).
-        """
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[Response | None] = loop.create_future()
-        own = own_call_context()
-        context = contextvars.copy_context()
-        direct = DIRECT_REPLY.get()
-        task = asyncio.current_task()
-
-        def work() -> None:
-            try:
-                response = context.run(
-                    self._call_blocking, request_id, handler, name, arguments, version
-                )
-            except BaseException as exc:  # pragma: no cover - _call_inline catches everything
-                loop.call_soon_threadsafe(_settle, done, None, exc)
-                return
-            handled = (  # answered here, or cancelled or timed out meanwhile
-                direct is not None
-                and task is not None
-                and (not direct.connection.claim(request_id, task) or direct.send(response, False))
-            )
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
-                loop.call_soon_threadsafe(_settle, done, None if handled else response, None)
-
-        job = self._workers().run(work)
-        try:
-            async with asyncio.timeout(self.timeout):
-                return await asyncio.shield(done)
-        except TimeoutError:
-            if done.done():
-                return done.result()
-            if (
-                direct is not None
-                and task is not None
-                and not direct.connection.claim(request_id, task)
-            ):
-                return await done  # the worker claimed the call just now: it answers
-            self._give_up(job, own, name)
-            return self.timed_out(request_id, name, version)
-        except asyncio.CancelledError:  # notifications/cancelled, a client gone, shutdown
-            self._give_up(job, own, name)
-            raise
-
-    def _workers(self) -> DaemonThreadPool:
-        if self._pool is None:
-            self._pool = DaemonThreadPool()
-        return self._pool
-
-    @property
-    def stuck_calls(self) -> int:
-        """Sync handlers still running although their call ended (timed out, cancelled)."""
-        return (self._pool.stuck if self._pool is not None else 0) + self._stuck_elsewhere
-
-    @property
-    def may_block_elsewhere(self) -> bool:
-        """Whether a transport may run one more call on a thread of its own: fewer than
-        `MAX_STUCK_WORKERS` of those are stuck (else it uses the worker pool)."""
-        return self._stuck_elsewhere < MAX_STUCK_WORKERS
-
-    def stuck_elsewhere(self, name: str, stuck: bool) -> None:
-        """A handler on a transport's thread became stuck (True: its call ended first, see
-        `_give_up`) or returned after being stuck (False)."""
-        with self._stuck_lock:
-            self._stuck_elsewhere += 1 if stuck else -1
-        if stuck:
-            self._warn_stuck(name)
-
-    def _give_up(self, job: Job, own: CallContext, name: str) -> None:
-        """The call ended before its worker: tell the handler (`current_call().cancelled`)
-        and, if it still runs, count its worker as stuck so new calls get other threads."""
-        own.cancel()
-        if self._workers().abandon(job):
-            self._warn_stuck(name)
-
-    def _warn_stuck(self, name: str) -> None:
-        log.warning(
-            "tool %r is still running after its call ended; Python cannot stop a thread, "
-            "so it keeps its worker (%d stuck; the pool adds up to %d threads for them)",
-            name,
-            self.stuck_calls,
-            MAX_STUCK_WORKERS,
-        )
-
-    def _call_blocking(
-        self,
-        request_id: RequestId,
-        handler: BoundHandler,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-    ) -> Response:
-        """A sync handler's whole call, right here: the response to send."""
-        try:
-            result = self._call_inline(handler, name, arguments, version, True)
-        except ProtocolError as exc:
-            return _error_response(request_id, exc)
-        return self.result(request_id, result, version)
-
-    def _timeout_message(self, name: str) -> str:
+    def timeout_message(self, name: str) -> str:
         unit = "second" if self.timeout == 1 else "seconds"
         return f"Tool {name!r} did not finish within {self.timeout:g} {unit}"
 
-    def _call_inline(
-        self,
-        handler: BoundHandler,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-        protocol_errors: bool = False,
-    ) -> dict[str, Any]:
-        """Run a sync handler right here (no task, no thread): the fast path.
-
-        `protocol_errors`: let a `ProtocolError` through (else it is an `isError` result)."""
-        try:
-            value = handler.func(*self._handler_args(handler, name, arguments))
-            return self.tools.call_result(name, value, version)
-        except ProtocolError as exc:
-            if protocol_errors:
-                raise
-            return self._failure(name, exc)
-        except BaseException as exc:  # KeyboardInterrupt, SystemExit too: the server goes on
-            return self._failure(name, exc)
-
-    async def _call(
-        self, request_id: RequestId, name: str, arguments: dict[str, Any], version: str
-    ) -> Response:
-        try:
-            result = await self._run_handler(name, arguments, version)
-        except ProtocolError as exc:
-            return _error_response(request_id, exc)
-        except BaseException as exc:
-            if _really_cancelled(exc):
-                raise
-            result = self._failure(name, exc)
-        return self.result(request_id, result, version)
-
-    async def _call_for_input(
-        self,
-        request_id: RequestId,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-        inputs: InputRound,
-    ) -> Response:
-        """A stateless call whose handler may ask the client for input (one round)."""
-        task = asyncio.current_task()
-        assert task is not None
-        enter_round(inputs)
-        watcher = asyncio.ensure_future(inputs.interrupt_when_asked(task))
-        try:
-            result = await self._run_handler(name, arguments, version)
-        except BaseException as exc:
-            asked = isinstance(exc, asyncio.CancelledError) and inputs.interrupted
-            if asked and task.cancelling() == 1:  # cancelled by the question alone
-                task.uncancel()
-                return self._input_required(request_id, name, arguments, inputs)
-            if isinstance(exc, ProtocolError):
-                return _error_response(request_id, exc)
-            if _really_cancelled(exc):
-                raise
-            result = self._failure(name, exc)
-        finally:
-            watcher.cancel()
-        return self.result(request_id, result, version)
-
-    def _input_required(
-        self, request_id: RequestId, name: str, arguments: dict[str, Any], inputs: InputRound
-    ) -> Response:
-        """The `InputRequiredResult` of an attempt that asked (with its sealed state)."""
-        state = {"call": arguments_digest(name, arguments), "answers": inputs.used}
-        return jsonrpc.response(request_id, inputs.result(self.signer.seal(state), self._meta))
-
-    # -- tasks (see toolgen.serve.tasks) ----------------------------------------------
-
-    def start_task(
-        self,
-        request_id: RequestId,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-        inputs: InputRound,
-        store: TaskStore,
-        capabilities: Any,
-    ) -> Response | PendingCall:
-        """A call that may run as a task: its `CreateTaskResult`, started at once, or (a
-        handler marked `@starts_task`) the `PendingCall` that runs it until it starts its
-        task, asks for input (`InputRequiredResult`) or returns (a plain result)."""
-        handler = self.handlers.get(name)
-        context = CallContext(
-            client_capabilities=capabilities if type(capabilities) is dict else {}
-        )
-        if handler is not None and handler.is_async and handler.starts_task:
-            slot = TaskSlot(store.create)
-            waiting = self._call_then_task(
-                request_id, name, arguments, version, inputs, slot, context
-            )
-            return PendingCall(request_id, waiting)
-        task = store.create()
-        if task is None:  # too many live tasks: this call runs without one
-            return self.start(request_id, name, arguments, version, inputs)
-        task.runner = self._spawn(name, arguments, version, TaskSlot(store.create, task), context)
-        return self.task_created(request_id, task)
-
-    def task_created(self, request_id: RequestId, task: Task) -> Response:
-        """The `CreateTaskResult` response: the task's handle, `resultType: "task"`."""
-        return jsonrpc.response(
-            request_id, {"resultType": "task", **task.handle(), "_meta": self._meta}
-        )
-
-    def _spawn(
-        self,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-        slot: TaskSlot,
-        context: CallContext,
-        inputs: InputRound | None = None,
-    ) -> asyncio.Task[dict[str, Any] | None]:
-        """Run the handler in its own asyncio task, detached from the request that
-        started it (no direct reply, no notifications: a task sends none)."""
-        own = contextvars.copy_context()
-
-        def prepare() -> None:
-            DIRECT_REPLY.set(None)
-            install_call_context(context)
-            enter_slot(slot)
-            if inputs is not None:
-                enter_round(inputs)
-
-        own.run(prepare)
-        body = self._task_body(name, arguments, version, slot)
-        return asyncio.get_running_loop().create_task(body, context=own)
-
-    async def _task_body(
-        self, name: str, arguments: dict[str, Any], version: str, slot: TaskSlot
-    ) -> dict[str, Any] | None:
-        """The handler's run; once the call is a task, its outcome settles the task
-        (before that, the caller gets it: see `_call_then_task`)."""
-        try:
-            result: dict[str, Any] = await self._run_unbounded(name, arguments, version)
-        except BaseException as exc:
-            task = slot.task
-            if task is None:
-                raise
-            if _really_cancelled(exc):
-                task.cancel()
-                raise
-            if isinstance(exc, ProtocolError):
-                task.fail(exc.code, exc.message, exc.data)
-            else:
-                task.complete(self._failure(name, exc))
-            return None
-        if slot.task is not None:
-            slot.task.complete(result)
-        return result
-
-    async def _run_unbounded(self, name: str, arguments: dict[str, Any], version: str) -> Any:
-        """A call's result without the per-call timeout (a task runs as long as it needs)."""
-        handler = self.handlers.get(name)
-        if handler is not None and not handler.is_async:
-            if handler.inline or self.inline_sync:
-                return self._call_inline(handler, name, arguments, version, True)
-            return await self._run_in_thread(handler, name, arguments, version, bounded=False)
-        return await self._run_handler(name, arguments, version, bounded=False)
-
-    async def _call_then_task(
-        self,
-        request_id: RequestId,
-        name: str,
-        arguments: dict[str, Any],
-        version: str,
-        inputs: InputRound,
-        slot: TaskSlot,
-        context: CallContext,
-    ) -> Response:
-        """Run a `@starts_task` handler until the first of: it starts its task (answer
-        `CreateTaskResult`, it goes on as the task), it asks for input the request does
-        not carry (`InputRequiredResult`), or it ends (its result, no task)."""
-        runner = self._spawn(name, arguments, version, slot, context, inputs)
-        watcher = asyncio.ensure_future(inputs.interrupt_when_asked(runner))
-        try:
-            await asyncio.wait((runner, slot.started), return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            runner.cancel()
-            raise
-        finally:
-            watcher.cancel()
-        if slot.task is not None:
-            slot.task.runner = runner
-            return self.task_created(request_id, slot.task)
-        if runner.cancelled():
-            if inputs.interrupted:
-                return self._input_required(request_id, name, arguments, inputs)
-            raise asyncio.CancelledError
-        exc = runner.exception()
-        if isinstance(exc, ProtocolError):
-            return _error_response(request_id, exc)
-        result = self._failure(name, exc) if exc is not None else runner.result()
-        assert result is not None
-        return self.result(request_id, result, version)
-
-    def _failure(self, name: str, exc: BaseException) -> dict[str, Any]:
+    def failure(self, name: str, exc: BaseException) -> dict[str, Any]:
         """The `isError` result for a call that raised; internals only go to the log."""
         if isinstance(exc, ToolError | ProtocolError):  # (where no JSON-RPC error can go)
             return error_result(str(exc) or f"Tool {name!r} failed")
@@ -482,84 +119,387 @@ class CallRunner:
             f"Tool {name!r} failed with an internal error; the server logged the details"
         )
 
-    def _handler_args(
-        self, handler: BoundHandler, name: str, arguments: dict[str, Any]
-    ) -> tuple[Any, ...]:
-        arguments = self.tools.with_defaults(name, arguments)
-        try:
-            return handler.call_args(arguments)
-        except ValueError as exc:  # the Input model is stricter than the schema
-            raise ToolError(f"Invalid arguments for tool {name!r}: {_short(exc)}") from exc
 
-    async def _run_handler(
-        self, name: str, arguments: dict[str, Any], version: str, *, bounded: bool = True
-    ) -> Any:
-        handler = self.handlers.get(name)
-        if handler is None:
-            raise ToolError(f"Tool {name!r} is not implemented by this server")
-        args = self._handler_args(handler, name, arguments)
-        if self.timeout is None or not bounded:
-            value = await self._invoke(handler, args)
-        else:
+class Workers:
+    """The threads that run sync handlers for the event loop: a job goes to an idle thread,
+    else to a new one, so a handler that never returns never holds up another call; they
+    are daemon threads, so it never keeps the process alive either. A thread idle for
+    `IDLE_SECONDS` ends. (`ThreadPoolExecutor` has neither property: it joins its threads
+    at exit and caps their number.)"""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        """Threads waiting for a job, less the jobs queued for them."""
+
+    def run(self, job: Callable[[], object]) -> None:
+        """Run `job()` on a thread (it reports its own outcome, and never raises)."""
+        with self._lock:
+            waiting = self._idle > 0
+            if waiting:
+                self._idle -= 1
+        self._jobs.put(job)
+        if not waiting:
+            threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
+
+    def _work(self) -> None:
+        job = self._jobs.get()
+        while True:
+            job()
+            with self._lock:
+                self._idle += 1
             try:
-                async with asyncio.timeout(self.timeout) as scope:
-                    value = await self._invoke(handler, args)
-            except TimeoutError:
-                if not scope.expired():
-                    raise
-                raise ToolError(self._timeout_message(name)) from None
-        return self.tools.call_result(name, value, version)
-
-    async def _invoke(self, handler: BoundHandler, args: tuple[Any, ...]) -> Any:
-        """Await an async handler (sync ones run in `_call_in_thread` or inline)."""
-        value = await handler.func(*args)
-        if inspect.isawaitable(value):
-            value = await value
-        return value
-
-    def result(self, request_id: RequestId, result: dict[str, Any], version: str) -> Response:
-        """The JSON-RPC response carrying a `CallToolResult` (modern: with resultType)."""
-        if is_modern(version):
-            result["resultType"] = "complete"
-            result["_meta"] = self._meta
-        return jsonrpc.response(request_id, result)
+                job = self._jobs.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0:  # no job is on its way to this thread: end
+                        self._idle -= 1
+                        return
+                job = self._jobs.get()  # one was queued for it as the wait ended
 
 
-class SyncCall:
-    """A sync handler's call as a `connection.BlockingCall`: run it on this thread, or as
-    the coroutine that runs it on a worker thread."""
+class PendingCall:
+    """One accepted `tools/call`, in flight until answered (see the module docs)."""
 
-    __slots__ = ("_arguments", "_handler", "_runner", "_version", "name", "request_id", "timeout")
+    __slots__ = (
+        "__weakref__",
+        "_abandoned",
+        "_state",
+        "arguments",
+        "calls",
+        "capabilities",
+        "connection",
+        "context",
+        "handler",
+        "inputs",
+        "name",
+        "request_id",
+        "store",
+        "task",
+        "version",
+    )
 
     def __init__(
         self,
-        runner: CallRunner,
+        calls: Calls,
+        connection: Connection,
         request_id: RequestId,
-        handler: BoundHandler,
         name: str,
         arguments: dict[str, Any],
         version: str,
+        inputs: InputRound | None = None,
+        store: TaskStore | None = None,
+        capabilities: Any = None,
     ) -> None:
-        self._runner = runner
+        """`inputs`: a stateless call's answers so far (see `toolgen.serve.inputs`); `store`:
+        run the call as a task there (the client declared `capabilities`)."""
+        self.calls = calls
+        self.connection = connection
         self.request_id = request_id
-        self._handler = handler
         self.name = name
-        self._arguments = arguments
-        self._version = version
-        self.timeout = runner.timeout
+        self.arguments = arguments
+        self.version = version
+        self.inputs = inputs
+        self.store = store
+        self.capabilities = capabilities
+        self.handler = calls.handlers.get(name)
+        self.context = context_for_call()
+        """What the handler reports progress and log messages to; the transport may set it."""
+        self.task: asyncio.Task[Any] | None = None
+        self._state = _NEW
+        self._abandoned = False
 
-    def run(self) -> Response:
-        return self._runner._call_blocking(
-            self.request_id, self._handler, self.name, self._arguments, self._version
-        )
+    @property
+    def sync(self) -> bool:
+        """Whether `run_here` can run the call: its handler is sync (or missing) and the
+        call is no task."""
+        handler = self.handler
+        return self.store is None and (handler is None or not handler.is_async)
+
+    @property
+    def inline(self) -> bool:
+        """Whether the handler never blocks (`@inline`, or `inline_sync`): a transport on the
+        event loop runs it there, with no thread."""
+        handler = self.handler
+        return self.sync and (handler is None or handler.inline or self.calls.inline_sync)
+
+    # -- running --------------------------------------------------------------------------
+
+    def run_here(self) -> Response | None:
+        """Run the sync handler on this thread: the response to send, or None."""
+        install_call_context(self.context)
+        try:
+            response = self.response(self._result_here())
+        except ProtocolError as exc:
+            response = _error_response(self.request_id, exc)
+        return self._answer(response)
+
+    async def run(self) -> Response | None:
+        """Run the call in this asyncio task: the response to send, or None."""
+        if self._abandoned:  # cancelled before it started
+            return None
+        self.task = asyncio.current_task()
+        install_call_context(self.context)
+        try:
+            if self.store is not None:
+                response = await self._as_task(self.store)
+            else:
+                response = await self._plain()
+        finally:
+            self.task = None
+        return self._answer(response)
+
+    async def result(self, *, bounded: bool = True) -> dict[str, Any]:
+        """The `CallToolResult`: the handler's, or the `isError` of a failure or a timeout
+        (`bounded` False: no timeout). Raises the handler's `ProtocolError`, and
+        `CancelledError` when this task is cancelled."""
+        handler = self.handler
+        if handler is None or not handler.is_async:
+            if self.inline:
+                return self._result_here()
+            return await self._in_thread(bounded)
+        try:
+            args = self._args(handler)
+            async with asyncio.timeout(self.calls.timeout if bounded else None) as scope:
+                value = await handler.func(*args)
+                if inspect.isawaitable(value):
+                    value = await value
+            return self.calls.tools.call_result(self.name, value, self.version)
+        except ProtocolError:
+            raise
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit too: the server goes on
+            if _really_cancelled(exc):
+                raise
+            if isinstance(exc, TimeoutError) and scope.expired():
+                return error_result(self.calls.timeout_message(self.name))
+            return self.calls.failure(self.name, exc)
+
+    def _result_here(self) -> dict[str, Any]:
+        """A sync handler's result, computed on this thread (raises its `ProtocolError`)."""
+        calls = self.calls
+        with calls.lock:
+            if self._abandoned:  # the call ended before a thread got to it: never run it
+                return error_result(f"Tool {self.name!r} was cancelled")
+            if calls.running >= MAX_RUNNING:
+                return error_result(
+                    f"Tool {self.name!r} cannot run now: {MAX_RUNNING} handlers are still "
+                    "running; try again later"
+                )
+            calls.running += 1
+            self._state = _RUNNING
+        try:
+            if self.handler is None:
+                raise ToolError(f"Tool {self.name!r} is not implemented by this server")
+            value = self.handler.func(*self._args(self.handler))
+            return calls.tools.call_result(self.name, value, self.version)
+        except ProtocolError:
+            raise
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit too: the server goes on
+            return calls.failure(self.name, exc)
+        finally:
+            with calls.lock:
+                calls.running -= 1
+                self._state = _DONE
+                if self._abandoned:
+                    calls.stuck_calls -= 1
+
+    async def _in_thread(self, bounded: bool) -> dict[str, Any]:
+        """`_result_here` on a worker thread, awaited within the timeout."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Any] = loop.create_future()
+        context = contextvars.copy_context()  # the call's context goes along
+
+        def work() -> None:
+            outcome: Any
+            try:
+                outcome = context.run(self._result_here)
+            except ProtocolError as exc:
+                outcome = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
+                loop.call_soon_threadsafe(_settle, done, outcome)
+
+        self.calls.workers.run(work)
+        try:
+            async with asyncio.timeout(self.calls.timeout if bounded else None):
+                outcome = await done
+        except TimeoutError:
+            self.abandon()
+            return error_result(self.calls.timeout_message(self.name))
+        except asyncio.CancelledError:  # notifications/cancelled, a client gone, shutdown
+            self.abandon()
+            raise
+        if isinstance(outcome, ProtocolError):
+            raise outcome
+        return outcome  # type: ignore[no-any-return]
+
+    def _args(self, handler: BoundHandler) -> tuple[Any, ...]:
+        arguments = self.calls.tools.with_defaults(self.name, self.arguments)
+        try:
+            return handler.call_args(arguments)
+        except ValueError as exc:  # the Input model is stricter than the schema
+            raise ToolError(f"Invalid arguments for tool {self.name!r}: {_short(exc)}") from exc
+
+    async def _plain(self) -> Response:
+        """The call's response; a stateless call whose async handler asks for input the
+        request does not carry answers `InputRequiredResult` (see `toolgen.serve.inputs`)."""
+        task, inputs = self.task, self.inputs
+        asking = inputs is not None and self.handler is not None and self.handler.is_async
+        watcher = None
+        if asking:
+            assert inputs is not None and task is not None
+            enter_round(inputs)
+            watcher = asyncio.ensure_future(inputs.interrupt_when_asked(task))
+        try:
+            return self.response(await self.result())
+        except ProtocolError as exc:
+            return _error_response(self.request_id, exc)
+        except asyncio.CancelledError:
+            asked = watcher is not None and inputs is not None and inputs.interrupted
+            if not asked or task is None or task.cancelling() != 1:
+                raise
+            task.uncancel()  # cancelled by the question alone
+            return self._input_required()
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+
+    # -- the end of a call ----------------------------------------------------------------
+
+    def response(self, result: dict[str, Any]) -> Response:
+        return self.calls.response(self.request_id, result, self.version)
 
     def timed_out(self) -> Response:
-        return self._runner.timed_out(self.request_id, self.name, self._version)
+        """The response of this call when it ran over the per-call timeout."""
+        return self.response(error_result(self.calls.timeout_message(self.name)))
 
-    def coroutine(self) -> Coroutine[Any, Any, Response | None]:
-        return self._runner._call_in_thread(
-            self.request_id, self._handler, self.name, self._arguments, self._version
+    def _answer(self, response: Response) -> Response | None:
+        return response if self.connection.claim(self.request_id, self) else None
+
+    def cancel(self) -> None:
+        """Cancel the call, from any thread: its task, or (a sync handler on a transport's
+        thread, a call not started) the handler is told (`abandon`)."""
+        task = self.task
+        if task is None:
+            self.abandon()
+            return
+        loop = task.get_loop()
+        if _running_loop() is loop:
+            task.cancel()
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server ended
+                loop.call_soon_threadsafe(task.cancel)
+
+    def abandon(self) -> None:
+        """The call ended before its handler (timed out, cancelled, the server stopping):
+        tell the handler (`current_call().cancelled`), and count it stuck while it runs on."""
+        self.context.cancel()
+        with self.calls.lock:
+            if self._abandoned:
+                return
+            self._abandoned = True
+            if self._state != _RUNNING:
+                return
+            self.calls.stuck_calls += 1
+        log.warning(
+            "tool %r is still running after its call ended; Python cannot stop a thread, "
+            "so it keeps its thread (%d stuck)",
+            self.name,
+            self.calls.stuck_calls,
         )
+
+    def _input_required(self) -> Response:
+        """The `InputRequiredResult` of an attempt that asked (with its sealed state)."""
+        inputs = self.inputs
+        assert inputs is not None
+        state = {"call": arguments_digest(self.name, self.arguments), "answers": inputs.used}
+        result = inputs.result(self.calls.signer.seal(state), self.calls.meta)
+        return jsonrpc.response(self.request_id, result)
+
+    # -- tasks (see toolgen.serve.tasks) --------------------------------------------------
+
+    async def _as_task(self, store: TaskStore) -> Response:
+        """Its `CreateTaskResult`, the handler going on as the task; or (a handler marked
+        `@starts_task`) whatever comes first of: it starts its task, it asks for input
+        (`InputRequiredResult`), it returns (a plain result)."""
+        handler = self.handler
+        if handler is not None and handler.is_async and handler.starts_task:
+            return await self._until_task(TaskSlot(store.create))
+        task = store.create()
+        if task is None:  # too many live tasks: this call runs without one
+            return await self._plain()
+        task.runner = self._spawn(TaskSlot(store.create, task))
+        return self._task_created(task)
+
+    def _spawn(self, slot: TaskSlot) -> asyncio.Task[dict[str, Any] | None]:
+        """Run the handler in an asyncio task of its own, detached from the request (so it
+        sends no notifications)."""
+        capabilities = self.capabilities
+        self.context = CallContext(
+            client_capabilities=capabilities if type(capabilities) is dict else {}
+        )
+        own = contextvars.copy_context()
+
+        def prepare() -> None:
+            install_call_context(self.context)
+            enter_slot(slot)
+            if self.inputs is not None:
+                enter_round(self.inputs)
+
+        own.run(prepare)
+        return asyncio.get_running_loop().create_task(self._task_body(slot), context=own)
+
+    async def _task_body(self, slot: TaskSlot) -> dict[str, Any] | None:
+        """The handler's run; once the call is a task, its outcome settles the task
+        (before that, the request gets it: see `_until_task`)."""
+        try:
+            result = await self.result(bounded=False)  # a task runs as long as it needs
+        except BaseException as exc:
+            task = slot.task
+            if task is None:
+                raise
+            if _really_cancelled(exc):
+                task.cancel()
+                raise
+            if isinstance(exc, ProtocolError):
+                task.fail(exc.code, exc.message, exc.data)
+            else:
+                task.complete(self.calls.failure(self.name, exc))
+            return None
+        if slot.task is not None:
+            slot.task.complete(result)
+        return result
+
+    async def _until_task(self, slot: TaskSlot) -> Response:
+        inputs = self.inputs
+        assert inputs is not None  # a task is a stateless call
+        runner = self._spawn(slot)
+        watcher = asyncio.ensure_future(inputs.interrupt_when_asked(runner))
+        try:
+            await asyncio.wait((runner, slot.started), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            runner.cancel()
+            raise
+        finally:
+            watcher.cancel()
+        if slot.task is not None:
+            slot.task.runner = runner
+            return self._task_created(slot.task)
+        if runner.cancelled():
+            if inputs.interrupted:
+                return self._input_required()
+            raise asyncio.CancelledError
+        exc = runner.exception()
+        if isinstance(exc, ProtocolError):
+            return _error_response(self.request_id, exc)
+        result = self.calls.failure(self.name, exc) if exc is not None else runner.result()
+        assert result is not None
+        return self.response(result)
+
+    def _task_created(self, task: Task) -> Response:
+        """The `CreateTaskResult` response: the task's handle, `resultType: "task"`."""
+        body = {"resultType": "task", **task.handle(), "_meta": self.calls.meta}
+        return jsonrpc.response(self.request_id, body)
 
 
 def _error_response(request_id: RequestId, exc: ProtocolError) -> Response:
@@ -576,13 +516,16 @@ def _really_cancelled(exc: BaseException) -> bool:
     return task is not None and task.cancelling() > 0
 
 
-def _settle(future: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
-    if future.done():  # cancelled or timed out meanwhile: nobody waits for this any more
-        return
-    if exc is None:
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():  # else cancelled or timed out meanwhile: nobody waits any more
         future.set_result(value)
-    else:
-        future.set_exception(exc)
 
 
 def _short(exc: Exception) -> str:

@@ -2,7 +2,7 @@
 (legacy-era sessions over Streamable HTTP) ask the client for a sampled message or
 for user input.
 
-    from toolgen.serve.context import current_call
+    from toolgen.runtime import current_call
 
     def import_rows(args):
         call = current_call()
@@ -10,10 +10,10 @@ for user input.
         call.log("info", "import started")
         ...
 
-A transport that can deliver notifications during a call installs a
-`CallContext` (with `use_call_context`) before it hands the request to the
-engine; the call's task inherits it through `contextvars`, and the engine
-copies the context into the worker thread of a sync handler. Without one,
+A transport that can deliver notifications during a call gives it a
+`CallContext` (`PendingCall.context`, or `use_call_context` around the
+request); the call installs it where its handler runs (its task, or the
+thread of a sync handler). Without one,
 `current_call()` is a context that sends nothing, so handlers run
 unchanged in tests, over transports without notifications, or when the
 client asked for neither progress nor log messages.
@@ -228,14 +228,11 @@ def current_call() -> CallContext:
     return _current.get()
 
 
-def own_call_context() -> CallContext:
-    """The running call's context, made its own if it is the shared silent one (so that
-    cancelling it touches no other call). Call it in the call's task."""
+def context_for_call() -> CallContext:
+    """The context a new call starts with: the one a transport installed around it, else a
+    silent one of its own (so that cancelling it touches no other call)."""
     found = _current.get()
-    if found is _SILENT:
-        found = CallContext()
-        _current.set(found)
-    return found
+    return CallContext() if found is _SILENT else found
 
 
 def install_call_context(context: CallContext) -> None:

@@ -6,17 +6,11 @@ Transport-independent. A transport decodes one JSON message, calls
 - a response dict to send (serialize it with `toolgen.serve.jsonrpc.dumps`;
   it may embed `orjson.Fragment`s),
 - `None`: send nothing (notifications, responses from the client), or
-- a `PendingCall`: a `tools/call` whose handler still has to run. Run its
-  `coroutine` as a task, register it with `connection.track(call.request_id,
-  task)` so that `notifications/cancelled` can cancel it, and send the task's
-  result unless it is None or the task was cancelled. (A call whose handler
-  runs inline, or that fails validation, is answered at once: a response.)
-
-A transport may also let worker threads answer calls themselves (stdio: one
-cross-thread wake-up per call instead of two): it sets `DIRECT_REPLY` in the
-context the call's task is created in. A sync handler's worker thread then
-claims the call (`Connection.claim`, atomic against `notifications/cancelled`
-and the timeout) and sends its response; the task then returns None.
+- a `PendingCall` (`toolgen.serve.calls`): a `tools/call` whose handler still
+  has to run, already among `connection.inflight` (so `notifications/cancelled`
+  finds it). Run it once, `await call.run()` in a task of its own, or
+  `call.run_here()` on a thread when `call.sync`, and send what it gives
+  unless that is None (cancelled, or answered already).
 
 `await Engine.handle(message, connection)` does all of that for transports
 that answer one request at a time (HTTP); cancelling the awaiting task (a
@@ -35,6 +29,10 @@ handle), or refused with -32022 and the supported versions. Other requests are t
 negotiates the version of this connection), `ping`, `tools/list`,
 `tools/call`, only after `initialize`. A `Connection` holds that per-
 connection state (stdio: the process; HTTP: the session).
+
+`dispatch` needs no event loop, except for the tasks extension's methods: a
+transport may call it on any one thread (stdio: the thread that read the
+message), or on the loop when `task_support` is not empty.
 """
 
 from __future__ import annotations
@@ -46,12 +44,8 @@ from typing import Any, Final
 
 from toolgen.schema.validation import invalid_arguments
 from toolgen.serve import jsonrpc
-from toolgen.serve.calls import CallRunner
-from toolgen.serve.connection import (
-    Connection,
-    PendingCall,
-    Response,
-)
+from toolgen.serve.calls import Calls, PendingCall
+from toolgen.serve.connection import Connection, Response
 from toolgen.serve.context import (
     CLIENT_CAPABILITIES_META,
     LOG_LEVELS,
@@ -78,7 +72,7 @@ from toolgen.serve.tasks import (
     declares_tasks,
     required_capability,
 )
-from toolgen.serve.toolset import RuntimeToolSet
+from toolgen.serve.tools import Tools
 from toolgen.spec.protocol import (
     LATEST_LEGACY_REVISION,
     LEGACY_REVISIONS,
@@ -103,7 +97,7 @@ class Engine:
 
     def __init__(
         self,
-        tools: RuntimeToolSet,
+        tools: Tools,
         handlers: Any = None,
         *,
         timeout: float | None = None,
@@ -112,7 +106,7 @@ class Engine:
         signer: StateSigner | None = None,
     ) -> None:
         """`handlers`: see `toolgen.serve.handlers`; `timeout`: seconds per call (None: none);
-        `inline_sync`: run sync handlers on the event loop instead of worker threads;
+        `inline_sync`: treat every sync handler as `@inline` (it never blocks);
         `signer`: seals `requestState` (engines answering one endpoint must share one)."""
         self.tools = tools
         names = [tool.name for tool in tools.tools]
@@ -121,7 +115,7 @@ class Engine:
         )
         self._info: dict[str, dict[str, Any]] = {}
         self._modern_meta = {SERVER_INFO_META: self.server_info(ADVERTISED_VERSIONS[0])}
-        self.calls = CallRunner(
+        self.calls = Calls(
             tools,
             self.handlers,
             timeout=timeout,
@@ -166,8 +160,9 @@ class Engine:
         reply = self.dispatch(message, connection)
         if not isinstance(reply, PendingCall):
             return reply
-        task = asyncio.ensure_future(reply.coroutine)
-        connection.track(reply.request_id, task)
+        if reply.inline:
+            return reply.run_here()
+        task = asyncio.ensure_future(reply.run())
         try:
             return await task
         except asyncio.CancelledError:
@@ -467,23 +462,24 @@ class Engine:
         issues = self.tools.validate_input(name, arguments)
         if issues:
             message = invalid_arguments(name, issues)
-            return self.calls.result(request_id, error_result(message), version)
+            return self.calls.response(request_id, error_result(message), version)
         if needed and not is_modern(version):
             lacking = missing(needed, connection.client_capabilities)
             if lacking:
                 message = f"Tool {name!r} needs the client capabilities: {', '.join(lacking)}"
-                return self.calls.result(request_id, error_result(message), version)
-        if not is_modern(version):
-            return self.calls.start(request_id, name, arguments, version)
-        try:
-            inputs = _input_round(name, arguments, params, self.calls.signer)
-        except InvalidInput as exc:
-            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, str(exc))
-        if as_task:
-            return self.calls.start_task(
-                request_id, name, arguments, version, inputs, self.task_store, declared
-            )
-        return self.calls.start(request_id, name, arguments, version, inputs)
+                return self.calls.response(request_id, error_result(message), version)
+        inputs = None
+        if is_modern(version):
+            try:
+                inputs = _input_round(name, arguments, params, self.calls.signer)
+            except InvalidInput as exc:
+                return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, str(exc))
+        store = self.task_store if as_task else None
+        call = PendingCall(
+            self.calls, connection, request_id, name, arguments, version, inputs, store, declared
+        )
+        connection.inflight[request_id] = call
+        return call
 
     # -- tasks (io.modelcontextprotocol/tasks, see toolgen.serve.tasks) --------------
 
@@ -547,7 +543,7 @@ class Engine:
         return jsonrpc.response(request_id, {"resultType": "complete", "_meta": self._modern_meta})
 
 
-def _task_support(tools: RuntimeToolSet) -> dict[str, str]:
+def _task_support(tools: Tools) -> dict[str, str]:
     """Each tool's `execution.taskSupport` that lets its calls run as tasks."""
     found: dict[str, str] = {}
     for tool in tools.tools:

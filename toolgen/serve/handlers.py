@@ -1,4 +1,4 @@
-"""Bind user handlers to tools, and run them.
+"""Bind user handlers to tools: which callable answers each tool, and how to call it.
 
 A handler set is a mapping `{tool name: callable}`, an object (or a class,
 instantiated without arguments) with one method per tool, named by
@@ -7,24 +7,23 @@ either nothing, or one argument: the validated arguments as a dict, or as a
 pydantic model when that parameter is annotated with a model class (the
 generated `<Tool>Input`). It may be sync or async.
 
-Sync handlers run in a pool of daemon threads by default, so that calls run
-concurrently, a per-call timeout can answer on time, and a stuck handler
-never keeps the process alive after stdin closes. A handler marked `@inline`
-(or every sync handler, with the engine's `inline_sync=True`) runs on the
-event loop instead: the fastest path, for handlers that never block.
+Sync handlers run off the event loop (see `toolgen.serve.calls`), so that calls
+run concurrently, a per-call timeout can answer on time, and a stuck handler
+never keeps the process alive. A handler marked `@inline` (or every sync
+handler, with the engine's `inline_sync=True`) never blocks: a transport on
+the event loop runs it right there, with no thread.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import inspect
-import logging
-import queue
 import sys
-import threading
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from toolgen.spec.naming import handler_name
@@ -40,7 +39,7 @@ class BoundHandler:
     find_model: Callable[[], Any] | None = None
     """Finds the pydantic model class to parse the arguments into (None: pass the dict)."""
     inline: bool = False
-    """A sync handler marked with `@inline`: run on the event loop, no worker thread."""
+    """A sync handler marked with `@inline`: it never blocks (no thread of its own)."""
     starts_task: bool = False
     """An async handler marked with `@starts_task`: it starts its task itself."""
     _found: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -72,7 +71,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def inline(func: F) -> F:
-    """Mark a sync handler as never blocking: it then runs on the event loop, the fastest way.
+    """Mark a sync handler as never blocking: a transport on the event loop (Streamable
+    HTTP) then runs it there, with no thread: the fastest way.
 
     Only for handlers that finish in microseconds (no I/O, no sleeping): while one runs,
     nothing else is served, and neither the timeout nor cancellation can stop it.
@@ -204,167 +204,12 @@ def bind_handlers(tool_names: list[str], handlers: Any) -> dict[str, BoundHandle
     return found
 
 
-MAX_STUCK_WORKERS = 256
-"""How far the pool grows past `max_workers` to replace workers whose call ended (timed
-out, cancelled) while their handler still runs: Python cannot stop a thread."""
-IDLE_SECONDS = 30.0
-"""How long a worker waits for a job before it ends: a burst of concurrent calls does not
-leave its threads behind for the life of the server."""
-
-
-_Queued = tuple[Future[Any] | None, Callable[..., Any], tuple[Any, ...]]
-"""A queued job: its future (None for `run`'s fire-and-forget jobs), function, arguments."""
-
-
-class Job:
-    """A job given to `DaemonThreadPool.run`: started, finished, abandoned by its caller."""
-
-    __slots__ = ("abandoned", "finished", "started")
-
-    def __init__(self) -> None:
-        self.started = self.finished = self.abandoned = False
-
-
-class DaemonThreadPool(Executor):
-    """A thread pool whose idle or stuck workers never delay interpreter exit.
-
-    A worker whose job was abandoned while running (the call timed out) is *stuck*:
-    it does not count against `max_workers`, so new calls still get threads, up
-    to `max_stuck` extra ones. A job abandoned before it started never runs. A worker
-    with no job for `idle_seconds` ends (the next call starts another).
-    """
-
-    def __init__(
-        self,
-        max_workers: int = 32,
-        max_stuck: int = MAX_STUCK_WORKERS,
-        idle_seconds: float = IDLE_SECONDS,
-    ) -> None:
-        self._max = max_workers
-        self._max_stuck = max_stuck
-        self._idle_seconds = idle_seconds
-        self._stuck = 0
-        self._queue: queue.SimpleQueue[_Queued] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._threads = 0
-        self._idle = 0
-        # Jobs queued and not yet taken, counted under the lock: the queue's own size drops
-        # when a worker takes a job, before that worker stops counting as idle.
-        self._pending = 0
-        self._starting = 0
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        call = (lambda: fn(*args, **kwargs)) if kwargs else fn
-        self._enqueue((future, call, () if kwargs else args))
-        return future
-
-    def run(self, fn: Callable[[], Any]) -> Job:
-        """Run `fn()` on a worker thread, fire and forget (no future: `fn` reports itself).
-
-        The `Job` lets the caller give up on it (`abandon`)."""
-        job = Job()
-
-        def tracked() -> None:
-            with self._lock:
-                if job.abandoned:
-                    job.finished = True
-                    return
-                job.started = True
-            try:
-                fn()
-            finally:
-                with self._lock:
-                    job.finished = True
-                    if job.abandoned:
-                        self._stuck -= 1
-
-        self._enqueue((None, tracked, ()))
-        return job
-
-    def abandon(self, job: Job) -> bool:
-        """Give up on `job`: True when it is running, its worker now stuck until it returns."""
-        with self._lock:
-            if job.finished or job.abandoned:
-                return False
-            job.abandoned = True
-            if not job.started:
-                return False
-            self._stuck += 1
-        self._grow()  # calls queued behind the stuck worker get a thread of their own
-        return True
-
-    @property
-    def stuck(self) -> int:
-        """Workers still running a job that was abandoned."""
-        return self._stuck
-
-    def _enqueue(self, job: _Queued) -> None:
-        with self._lock:
-            self._pending += 1
-            self._queue.put(job)
-        self._grow()
-
-    def _grow(self) -> None:
-        """Start a worker when jobs wait that no idle (or starting) worker will take."""
-        with self._lock:
-            busy = self._threads - self._stuck
-            waiting = self._pending > self._idle + self._starting
-            if waiting and busy < self._max and self._threads < self._max + self._max_stuck:
-                self._threads += 1
-                self._starting += 1
-                threading.Thread(target=self._work, name="toolgen-handler", daemon=True).start()
-
-    def _work(self) -> None:
-        with self._lock:
-            self._starting -= 1
-        while True:
-            with self._lock:
-                self._idle += 1
-            try:
-                future, fn, args = self._queue.get(timeout=self._idle_seconds)
-            except queue.Empty:
-                if self._retired():
-                    return
-                continue
-            with self._lock:
-                self._idle -= 1
-                self._pending -= 1
-            if future is None:
-                try:
-                    fn()
-                except BaseException:  # pragma: no cover - `run` callers catch their errors
-                    logging.getLogger("toolgen.runtime").exception("a worker job failed")
-                continue
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(fn(*args))
-            except BaseException as exc:
-                future.set_exception(exc)
-
-    def _retired(self) -> bool:
-        """Whether this idle worker may end: no job waits that it was counted on to take
-        (`_grow`, under the same lock, starts a worker for a job queued after this)."""
-        with self._lock:
-            self._idle -= 1
-            if self._pending > self._idle + self._starting:
-                return False  # a job came in as the wait ended: stay (idle again next loop)
-            self._threads -= 1
-            return True
-
-
 def import_object(reference: str) -> Any:
     """The object a `MODULE:OBJECT` reference names (MODULE may be a `.py` file path).
 
     Dotted OBJECT paths (`module:Class.attr`) are followed. Raises `ValueError`
     with a readable reason when the reference cannot be resolved.
     """
-    import importlib
-    import importlib.util
-    import sys
-    from pathlib import Path
-
     module_name, sep, attribute = reference.rpartition(":")
     if not sep or not module_name or not attribute:
         raise ValueError(f"expected MODULE:OBJECT, got {reference!r}")

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.serve.toolset import RuntimeToolSet
+from toolgen.serve.tools import Tools
 from toolgen.spec.protocol import is_modern, list_tools_result
 
 DEFAULT_PAGE_SIZE: Final = 256
@@ -32,7 +32,7 @@ class ToolListing:
 
     def __init__(
         self,
-        tools: RuntimeToolSet,
+        tools: Tools,
         page_size: int = DEFAULT_PAGE_SIZE,
         modern_meta: dict[str, Any] | None = None,
     ) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from toolgen.schema.sample import sample
 from toolgen.serve.handlers import inline
 from toolgen.serve.results import ToolError
-from toolgen.serve.toolset import RuntimeToolSet
+from toolgen.serve.tools import Tools
 from toolgen.spec.ir import Tool
 
 
@@ -29,7 +29,7 @@ def mock_value(tool: Tool) -> Any:
     return sample(tool.output_schema)
 
 
-def mock_handlers(tools: RuntimeToolSet) -> dict[str, Callable[[], Any]]:
+def mock_handlers(tools: Tools) -> dict[str, Callable[[], Any]]:
     """A handler per tool returning its mock value (inline: it never blocks)."""
     handlers: dict[str, Callable[[], Any]] = {}
     for tool in tools.tools:

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from toolgen.schema.validation import ValidationIssue, describe
 from toolgen.spec.ir import Tool
 from toolgen.spec.protocol import has_structured_output, structured_value
 
@@ -42,6 +43,15 @@ class ProtocolError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+
+class ResultSchemaError(ValueError):
+    """A handler's result does not match the tool's output schema (never sent as a success)."""
+
+    def __init__(self, tool: str, issues: list[ValidationIssue]) -> None:
+        super().__init__(f"result of tool {tool!r} violates its output schema: {describe(issues)}")
+        self.tool = tool
+        self.issues = issues
 
 
 class Content:

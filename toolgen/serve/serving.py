@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from toolgen.serve.handlers import import_object, instantiate
+
 
 def log_to_stderr(level: int) -> None:
     """Send toolgen's log records to stderr (stdout may carry protocol)."""
@@ -29,9 +31,7 @@ def stub_main(
 
     Lives here, not in every generated package, so a fix reaches all of them.
     """
-    import argparse
-
-    from toolgen.serve.handlers import import_object, instantiate
+    import argparse  # here: 20-30 ms (gettext) that a server started by `serve()` never needs
 
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("handlers", help="MODULE:OBJECT naming a Handlers subclass or instance")

@@ -38,7 +38,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from toolgen.serve import jsonrpc
-from toolgen.serve.connection import Connection, PendingCall
+from toolgen.serve.calls import PendingCall
+from toolgen.serve.connection import Connection
 from toolgen.serve.context import DEFAULT_LEGACY_LOG_LEVEL
 from toolgen.serve.engine import ADVERTISED_VERSIONS, PROTOCOL_VERSION_META, Engine
 from toolgen.serve.http import security
@@ -383,8 +384,7 @@ class McpEndpoint:
                 session=session,
             )
         reply = self.engine.dispatch(message, connection)
-        if isinstance(reply, PendingCall):  # not expected: only tools/call runs handlers
-            reply = await reply.coroutine
+        assert not isinstance(reply, PendingCall)  # only tools/call runs handlers
         if reply is None:
             return Response(status_code=202)
         return answer(reply, accept, modern)

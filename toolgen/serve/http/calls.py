@@ -1,10 +1,10 @@
 """Running one `tools/call` over HTTP: notifications, requests to the client, cancellation.
 
-The engine gives a `PendingCall`; its coroutine runs as a task inside a
-`CallContext` whose `send` feeds a queue. Whichever comes first decides the
-answer: the call ending (a plain JSON response), a notification (the
-answer becomes an SSE stream: notifications as they come, then the
-response), or the client hanging up (the call is cancelled).
+The engine gives a `PendingCall`; it runs as a task (an `inline` one right here) with a
+`CallContext` whose `send` feeds a queue. Whichever comes first decides the answer: the
+call ending (a plain JSON response), a notification (the answer becomes an SSE stream:
+notifications as they come, then the response), or the client hanging up (the call is
+cancelled).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from toolgen.serve.connection import Connection, PendingCall
-from toolgen.serve.context import Ask, for_request, use_call_context
+from toolgen.serve.calls import PendingCall
+from toolgen.serve.connection import Connection
+from toolgen.serve.context import Ask, for_request
 from toolgen.serve.engine import Engine
 from toolgen.serve.http.responses import (
     SSE_HEADERS,
@@ -50,9 +51,6 @@ async def run_call(
     """Dispatch a `tools/call` and answer it: JSON when it ends before sending anything,
     else an SSE stream of its notifications (and requests to the client), then its
     response. The client hanging up cancels the call.
-
-    The call context is installed around `dispatch` too, because the engine runs
-    some handlers (`--inline-sync`) right there.
     """
     loop = asyncio.get_running_loop()
     loop_thread = threading.get_ident()
@@ -72,17 +70,16 @@ async def run_call(
         ask=ask,
         client_capabilities=session.client_capabilities if session is not None else None,
     )
-    with use_call_context(context):
-        call = engine.dispatch(message, connection)
-        task: asyncio.Future[dict[str, Any] | None]
-        if isinstance(call, PendingCall):
-            task = asyncio.ensure_future(call.coroutine)
-            connection.track(call.request_id, task)
-        elif outbox.empty() or not accept.sse:  # answered at once, nothing sent before
-            return answer(call, accept, modern)
-        else:  # answered at once (an error, or a handler run inline) after notifications
-            task = loop.create_future()
-            task.set_result(call)
+    call = engine.dispatch(message, connection)
+    task: asyncio.Future[dict[str, Any] | None]
+    if not isinstance(call, PendingCall):  # an error: answered at once, nothing sent before
+        return answer(call, accept, modern)
+    call.context = context
+    if call.inline:  # a handler that never blocks: answered at once, maybe after notifications
+        task = loop.create_future()
+        task.set_result(call.run_here())
+    else:
+        task = asyncio.ensure_future(call.run())
     if task.done() and (outbox.empty() or not accept.sse):
         return answer(call_reply(task), accept, modern)
     disconnect = asyncio.ensure_future(_disconnected(request.receive))

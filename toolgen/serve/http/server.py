@@ -46,7 +46,7 @@ from toolgen.serve.http.workers import (
 )
 from toolgen.serve.inputs import StateSigner
 from toolgen.serve.serving import log_to_stderr
-from toolgen.serve.toolset import RuntimeToolSet
+from toolgen.serve.tools import Tools
 
 if TYPE_CHECKING:
     import uvicorn
@@ -124,7 +124,7 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def serve_http(
-    tools: RuntimeToolSet,
+    tools: Tools,
     handlers: Any,
     *,
     host: str = DEFAULT_HOST,
