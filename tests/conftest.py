@@ -8,8 +8,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from toolgen.spec.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.spec.positions import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -122,3 +126,15 @@ def alternating(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(forked, "available", lambda: True)
     monkeypatch.setattr(forked, "Handout", AlternatingHandout)
+
+
+def toolset_of(*tools: tuple[str, dict[str, Any], dict[str, Any] | None]) -> ToolSet:
+    """A ToolSet built straight from (name, input, output) schemas, with a dummy origin."""
+    origin = Origin(SourceFile(Path("dummy.json"), "dummy.json", {}, {}, {}), ())
+    return ToolSet(
+        Server("dummy", "1.0.0"),
+        tuple(
+            Tool(name, None, None, Annotations(), schema, output, (), {}, origin)
+            for name, schema, output in tools
+        ),
+    )
