@@ -385,7 +385,7 @@ def test_stale_check_names_the_files_and_the_fix_before_a_capped_diff(
     summary = result.stderr.splitlines()
     assert summary[0].startswith("generated is stale")
     listed = [tuple(line.split()) for line in summary[1:] if line.startswith("  ")]
-    assert ("changed", "generated/notes/models.py") in listed
+    assert ("stale", "generated/notes/models.py") in listed
     assert ("new", "generated/notes/py.typed") in listed
     assert ("removed", "generated/notes/schemas/delete_note.input.schema.json") in listed
     fix = next(line for line in summary if line.startswith("Fix:"))

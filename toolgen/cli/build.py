@@ -72,12 +72,10 @@ SHOWN_DIFF_LINES = 100
 
 def drift_summary(drift: Drift, out: Path, command: str) -> str:
     """What a stale `check` leads with: the files that differ, by kind, and the fix."""
-    kinds = [("changed", drift.stale), ("new", drift.new), ("removed", drift.removed)]
+    kinds = [("stale", drift.stale), ("new", drift.new), ("removed", drift.removed)]
     count = sum(len(paths) for _, paths in kinds)
-    lines = [
-        f"{display_path(out)} is stale: {count} file{'s' if count != 1 else ''} "
-        "differ from a fresh build."
-    ]
+    differ = "file differs" if count == 1 else "files differ"
+    lines = [f"{display_path(out)} is stale: {count} {differ} from a fresh build."]
     if drift.unfinished:
         lines[0] = f"{display_path(out)} is stale: a build was killed before it finished."
     listed = [(kind, path) for kind, paths in kinds for path in paths]
