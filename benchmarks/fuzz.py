@@ -12,7 +12,7 @@ input that broke the contract:
 2. kill: `toolgen build` of the notes specs is SIGKILLed at a random moment while it
    rebuilds after an edit; the next build must leave exactly what a clean build
    gives, and `toolgen check` must then pass.
-3. properties: the hypothesis properties of `tests/test_fuzz.py` (spec loader, engine,
+3. properties: the hypothesis properties of `tests/acceptance/test_fuzz.py` (spec loader, engine,
    HTTP app) with `--examples` examples each instead of the suite's few.
 
     python benchmarks/fuzz.py --seconds 20 --kills 5 --examples 300     # what CI runs
@@ -216,7 +216,7 @@ def fuzz_kills(kills: int, rng: random.Random) -> None:
 def run_properties(examples: int) -> None:
     env = {**os.environ, "TOOLGEN_FUZZ_EXAMPLES": str(examples)}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/acceptance/test_fuzz.py"],
         cwd=ROOT,
         env=env,
         timeout=3600,
