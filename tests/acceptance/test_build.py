@@ -349,6 +349,10 @@ def test_only_the_cache_of_this_toolgen_lets_a_rebuild_skip_rendering(
     specs, out = built
     assert build(specs, out).up_to_date == ["notes"]
     assert not any(p.is_relative_to(out) for p in (tmp_path / "cache").rglob("*"))
+    real_version = run.metadata.version
+    monkeypatch.setattr(run.metadata, "version", lambda name: real_version(name) + ".post1")
+    rendered = build(specs, out)  # another model generator
+    assert (rendered.up_to_date, rendered.packages, rendered.written) == ([], ["notes"], 0)
     monkeypatch.setattr(cache, "toolgen_fingerprint", lambda: "another toolgen")
     rendered = build(specs, out)  # the committed manifest alone never says "fresh"
     assert (rendered.up_to_date, rendered.packages, rendered.written) == ([], ["notes"], 0)

@@ -2,10 +2,10 @@
 
 `render_package` is pure (IR in, files out); `build` and `check` add the disk. A
 build skips a spec set whose output already holds what its input renders to: toolgen's
-cache (`toolgen.cache`, keyed by the input and toolgen itself, outside the project)
-remembers the manifest each input rendered, and the disk is compared with it. Nothing
-committed decides what is fresh, so an edited or upgraded toolgen renders again. `check`
-always renders, and compares bytes.
+cache (`toolgen.cache`, outside the project, keyed by the input, toolgen itself and the
+model generator's version) remembers the manifest each input rendered, and the disk is
+compared with it. Nothing committed decides what is fresh, so an edited or upgraded
+toolgen renders again. `check` always renders, and compares bytes.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Final
 
@@ -168,7 +169,7 @@ def render_all(
 def _fresh(out: Path, digest: str) -> str | None:
     """The package under `out` that holds exactly what this input rendered last time (as the
     cache remembers it, for this toolgen), untouched since; None when there is none."""
-    entry = cache.load(CACHE_KIND, cache.make_key(CACHE_KIND, digest))
+    entry = cache.load(CACHE_KIND, _key(digest))
     if entry is None:
         return None
     package, _, manifest = entry.decode("utf-8", "replace").partition("\n")
@@ -181,7 +182,13 @@ def _remember(outputs: list[PackageOutput]) -> None:
     """Tell the cache what each input rendered (once it is on disk)."""
     for output in outputs:
         entry = f"{output.package}\n{output.manifest_text()}".encode()
-        cache.store(CACHE_KIND, cache.make_key(CACHE_KIND, output.input_hash), entry)
+        cache.store(CACHE_KIND, _key(output.input_hash), entry)
+
+
+def _key(digest: str) -> str:
+    """The cache key of what an input (`input_hash`) renders to with this toolgen and this
+    datamodel-code-generator (`make_key` adds toolgen's own identity)."""
+    return cache.make_key(CACHE_KIND, digest, metadata.version("datamodel-code-generator"))
 
 
 def build(

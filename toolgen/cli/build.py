@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -94,12 +95,19 @@ def capped(diff: str, limit: int | None) -> tuple[str, int]:
     return "".join(lines[:limit]), len(lines) - limit
 
 
-def batch_run() -> None:
-    """Turn the cycle collector off for the rest of this process: what a build makes (parsed
-    files, schemas, the model generator's trees) lives until it ends and holds few cycles, so
-    the collector's passes over that growing heap would cost time and free next to nothing.
-    The model workers are forked from here, and inherit it."""
+@contextlib.contextmanager
+def batch_run() -> Iterator[None]:
+    """The cycle collector off inside (as it was after): what a build makes (parsed files,
+    schemas, the model generator's trees) lives until it ends and holds few cycles, so the
+    collector's passes over that growing heap would cost time and free next to nothing.
+    The model workers are forked from inside, and inherit it."""
+    enabled = gc.isenabled()
     gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
@@ -143,11 +151,11 @@ def build(
     Incremental: unchanged spec sets are skipped. All-or-nothing: on any error
     nothing in OUT changes, and files toolgen did not write are never touched.
     """
-    batch_run()
     started = time.perf_counter()
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        with clock(since=process_started()):  # silence counts from the command's start
+        # silence counts from the command's start
+        with batch_run(), clock(since=process_started()):
             report = run_build(
                 _specs_or_default(specs),
                 out,
@@ -185,9 +193,9 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None, full_diff: bool)
     files that differ and the command that fixes it, then the diff (the first lines of it
     unless --diff). Exit 0 when it is up to date. For CI and pre-commit.
     """
-    batch_run()
     try:
-        drift = run_check(_specs_or_default(specs), out, name=name)
+        with batch_run():
+            drift = run_check(_specs_or_default(specs), out, name=name)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
