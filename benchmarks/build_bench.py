@@ -109,23 +109,28 @@ def dcg_argv(schema: Path, output: Path) -> list[str]:
 def build_round(
     specs: Path, combined: Path, work: Path, round_index: int, revision: int
 ) -> dict[str, ProcessTime]:
-    """Full build (fresh out dir) and the DCG baseline, alternating which goes first;
-    then a no-op rebuild and a rebuild after editing one tool."""
+    """Full build (fresh out dir, empty cache) and the DCG baseline, alternating which goes
+    first; then a no-op rebuild and a rebuild after editing one tool."""
     out = work / "build-out"
+    cache = work / "build-cache"
+    env = {**os.environ, "TOOLGEN_CACHE_DIR": str(cache)}
     results: dict[str, ProcessTime] = {}
 
     def full() -> None:
         shutil.rmtree(out, ignore_errors=True)
-        results["toolgen_full"] = run_timed(toolgen_argv("build", str(specs), "-o", str(out)), work)
+        shutil.rmtree(cache, ignore_errors=True)
+        argv = toolgen_argv("build", str(specs), "-o", str(out))
+        results["toolgen_full"] = run_timed(argv, work, env=env)
 
     def dcg() -> None:
         results["dcg"] = run_timed(dcg_argv(combined, work / "dcg-models.py"), work)
 
     for step in (full, dcg) if round_index % 2 == 0 else (dcg, full):
         step()
-    results["toolgen_noop"] = run_timed(toolgen_argv("build", str(specs), "-o", str(out)), work)
+    argv = toolgen_argv("build", str(specs), "-o", str(out))
+    results["toolgen_noop"] = run_timed(argv, work, env=env)
     edit_one_tool(specs, revision)
-    results["toolgen_edit"] = run_timed(toolgen_argv("build", str(specs), "-o", str(out)), work)
+    results["toolgen_edit"] = run_timed(argv, work, env=env)
     return results
 
 

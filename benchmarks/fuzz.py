@@ -158,7 +158,7 @@ def tree(directory: Path) -> dict[str, bytes]:
     return {
         p.relative_to(directory).as_posix(): p.read_bytes()
         for p in sorted(directory.rglob("*"))
-        if p.is_file() and ".toolgen-cache" not in p.parts and not p.name.endswith("_handlers.py")
+        if p.is_file() and not p.name.endswith("_handlers.py")
     }
 
 

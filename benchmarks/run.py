@@ -286,13 +286,6 @@ def build_targets(
             "no-op rebuild vs full build", ratio(build.get("toolgen_noop"), full), 0.05, True, "x"
         ),
         Target(
-            "one-tool edit rebuild vs full build",
-            ratio(build.get("toolgen_edit"), full),
-            0.20,
-            True,
-            "x",
-        ),
-        Target(
             f"lint of {n} tools (whole process)",
             lint["wall"].median if lint.get("wall") else None,
             1.5,

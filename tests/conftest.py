@@ -8,8 +8,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from toolgen.spec.ir import Annotations, Origin, Server, Tool, ToolSet
+from toolgen.spec.positions import SourceFile
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -81,13 +85,13 @@ def wait_until(condition: Callable[[], bool], seconds: float = 10.0, step: float
     return False
 
 
-def wait_for_exits() -> None:
-    """Reap the forked children that sent their value and were left to exit on their own
-    (`spec.forked` reaps them without waiting); fails when one is still there after 10 s."""
-    from toolgen.spec import forked
-
-    def reaped() -> bool:
-        forked._reap_exited()
-        return not forked._EXITING
-
-    assert wait_until(reaped)
+def toolset_of(*tools: tuple[str, dict[str, Any], dict[str, Any] | None]) -> ToolSet:
+    """A ToolSet built straight from (name, input, output) schemas, with a dummy origin."""
+    origin = Origin(SourceFile(Path("dummy.json"), "dummy.json", {}, {}, {}), ())
+    return ToolSet(
+        Server("dummy", "1.0.0"),
+        tuple(
+            Tool(name, None, None, Annotations(), schema, output, (), {}, origin)
+            for name, schema, output in tools
+        ),
+    )

@@ -7,11 +7,11 @@
         result = await client.test_simple_text(...)
 
 Keyword arguments are checked by the tool's Input model before anything is sent
-(a pydantic `ValidationError`); a result with `isError` raises
-`toolgen.client.ToolCallError`; at connect the server's tool list is compared
-with the spec (`drift="warn"`, `"error"` or `"ignore"`). `Client(session)` wraps
-an initialized `mcp.ClientSession`; `Client.http(url, headers)` connects over
-Streamable HTTP.
+(a pydantic `ValidationError`; one left at `OMITTED` is not sent); a result with
+`isError` raises `toolgen.client.ToolCallError`; at connect the server's tool list
+is compared with the spec (`drift="warn"`, `"error"` or `"ignore"`).
+`Client(session)` wraps an initialized `mcp.ClientSession`; `Client.http(url,
+headers)` connects over Streamable HTTP.
 """
 
 from __future__ import annotations
@@ -146,11 +146,11 @@ class Client(_client.ToolClient):
     async def json_schema_2020_12_tool(
         self,
         *,
-        name: str | _client.Unset = _client.UNSET,
-        address: _models.Address | _client.Unset = _client.UNSET,
-        contactMethod: _typing.Literal["phone", "email"] | _client.Unset = _client.UNSET,
-        phone: str | _client.Unset = _client.UNSET,
-        email: str | _client.Unset = _client.UNSET,
+        name: str | _client.Omitted = _client.OMITTED,
+        address: _models.Address | _client.Omitted = _client.OMITTED,
+        contactMethod: _typing.Literal["phone", "email"] | _client.Omitted = _client.OMITTED,
+        phone: str | _client.Omitted = _client.OMITTED,
+        email: str | _client.Omitted = _client.OMITTED,
     ) -> _mcp_types.CallToolResult:
         """Echo the arguments as text; the input schema uses $defs, $ref, $anchor, allOf/anyOf, if/then/else and additionalProperties."""
         arguments: dict[str, object] = {
@@ -265,7 +265,7 @@ class Client(_client.ToolClient):
         self,
         *,
         seconds: float,
-        label: str | _client.Unset = _client.UNSET,
+        label: str | _client.Omitted = _client.OMITTED,
     ) -> _mcp_types.CallToolResult:
         """Wait `seconds` seconds, then return a text naming `label`. Runs as a task for a client that declares the tasks extension; cancelling the task stops it."""
         arguments: dict[str, object] = {

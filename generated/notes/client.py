@@ -7,11 +7,11 @@
         result = await client.create_note(...)
 
 Keyword arguments are checked by the tool's Input model before anything is sent
-(a pydantic `ValidationError`); a result with `isError` raises
-`toolgen.client.ToolCallError`; at connect the server's tool list is compared
-with the spec (`drift="warn"`, `"error"` or `"ignore"`). `Client(session)` wraps
-an initialized `mcp.ClientSession`; `Client.http(url, headers)` connects over
-Streamable HTTP.
+(a pydantic `ValidationError`; one left at `OMITTED` is not sent); a result with
+`isError` raises `toolgen.client.ToolCallError`; at connect the server's tool list
+is compared with the spec (`drift="warn"`, `"error"` or `"ignore"`).
+`Client(session)` wraps an initialized `mcp.ClientSession`; `Client.http(url,
+headers)` connects over Streamable HTTP.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ class Client(_client.ToolClient):
         self,
         *,
         title: str,
-        body: str | _client.Unset = _client.UNSET,
-        tags: list[str] | _client.Unset = _client.UNSET,
+        body: str | _client.Omitted = _client.OMITTED,
+        tags: list[str] | _client.Omitted = _client.OMITTED,
     ) -> _models.CreateNoteOutput:
         """Create a new note and return it."""
         arguments: dict[str, object] = {
@@ -66,8 +66,8 @@ class Client(_client.ToolClient):
     async def list_notes(
         self,
         *,
-        tag: str | _client.Unset = _client.UNSET,
-        limit: int | _client.Unset = _client.UNSET,
+        tag: str | _client.Omitted = _client.OMITTED,
+        limit: int | _client.Omitted = _client.OMITTED,
     ) -> list[_models.Note]:
         """List notes, newest first, optionally only those with a tag."""
         arguments: dict[str, object] = {
@@ -103,7 +103,7 @@ class Client(_client.ToolClient):
     async def tag_tree(
         self,
         *,
-        root: str | _client.Unset = _client.UNSET,
+        root: str | _client.Omitted = _client.OMITTED,
     ) -> _models.TagTreeOutput:
         """The tags in use, arranged as a tree by prefix."""
         arguments: dict[str, object] = {

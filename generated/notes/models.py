@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import enum
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    GetCoreSchemaHandler,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     StrictBool,
@@ -18,30 +16,10 @@ from pydantic import (
     StrictStr,
     model_serializer,
 )
-from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
 
-
-class Omitted(enum.Enum):
-    """The type of `OMITTED`: a property the JSON object leaves out."""
-
-    OMITTED = "OMITTED"
-
-    def __bool__(self) -> Literal[False]:
-        return False
-
-    def __repr__(self) -> str:
-        return "OMITTED"
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.is_instance_schema(cls)  # no JSON value is absent
-
-
-OMITTED: Final = Omitted.OMITTED
-"""A property left out of the JSON object. Falsy; `None` is JSON's `null`."""
+from toolgen.client import OMITTED as OMITTED
+from toolgen.client import Omitted as Omitted
 
 
 class ToolModel(BaseModel):

@@ -7,11 +7,11 @@
         result = await client.search_products(...)
 
 Keyword arguments are checked by the tool's Input model before anything is sent
-(a pydantic `ValidationError`); a result with `isError` raises
-`toolgen.client.ToolCallError`; at connect the server's tool list is compared
-with the spec (`drift="warn"`, `"error"` or `"ignore"`). `Client(session)` wraps
-an initialized `mcp.ClientSession`; `Client.http(url, headers)` connects over
-Streamable HTTP.
+(a pydantic `ValidationError`; one left at `OMITTED` is not sent); a result with
+`isError` raises `toolgen.client.ToolCallError`; at connect the server's tool list
+is compared with the spec (`drift="warn"`, `"error"` or `"ignore"`).
+`Client(session)` wraps an initialized `mcp.ClientSession`; `Client.http(url,
+headers)` connects over Streamable HTTP.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ class Client(_client.ToolClient):
         self,
         *,
         query: str,
-        max_price: _models.Money | _client.Unset = _client.UNSET,
-        in_stock_only: bool | _client.Unset = _client.UNSET,
+        max_price: _models.Money | _client.Omitted = _client.OMITTED,
+        in_stock_only: bool | _client.Omitted = _client.OMITTED,
     ) -> list[_models.SearchProductsOutputItem]:
         """Find catalogue products whose name matches a query."""
         arguments: dict[str, object] = {
@@ -56,7 +56,7 @@ class Client(_client.ToolClient):
         *,
         lines: list[_models.PlaceOrderInputLinesItem],
         ship_to: _models.Address,
-        note: str | _client.Unset | None = _client.UNSET,
+        note: str | _client.Omitted | None = _client.OMITTED,
         payment: _models.PlaceOrderInputPayment,
     ) -> _models.PlaceOrderOutput:
         """Place an order for one or more products and return it."""
@@ -88,7 +88,7 @@ class Client(_client.ToolClient):
         *,
         id: str,
         reason: _typing.Literal["changed_mind", "too_slow", "wrong_item", "other"]
-        | _client.Unset = _client.UNSET,
+        | _client.Omitted = _client.OMITTED,
     ) -> _typing.Literal["cancelled", "already_shipped"]:
         """Cancel an order that has not shipped yet. Returns the new status."""
         arguments: dict[str, object] = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,12 +13,16 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT, SPECS, snapshot
+from conftest import GENERATED, ROOT, SPECS, snapshot
 
 import toolgen
-from toolgen.build.run import build, check
+from toolgen import cache
+from toolgen.build import journal, run
+from toolgen.build.python import client, modelplan, models
+from toolgen.build.run import build, check, render_package
 from toolgen.build.writer import MANIFEST
 from toolgen.cli import cli
+from toolgen.cli.build import SHOWN_DIFF_LINES
 from toolgen.spec.errors import ErrorCode, SpecError
 
 
@@ -55,10 +61,10 @@ def test_rebuild_with_nothing_changed_writes_nothing(project: Path) -> None:
 def test_check_is_clean_after_build_and_shows_a_diff_after_an_edit(project: Path) -> None:
     specs = [project / "specs" / "notes"]
     build(specs, project / "generated")
-    assert check(specs, project / "generated") == ""
+    assert not check(specs, project / "generated")
     notes = project / "specs" / "notes" / "notes.yaml"
     notes.write_text(notes.read_text().replace("Create a new note and return it.", "Make a note."))
-    diff = check(specs, project / "generated")
+    diff = check(specs, project / "generated").diff
     assert (
         '-    "description": "Create a new note and return it."' in diff
         or '-      "description": "Create a new note and return it.",' in diff
@@ -71,7 +77,7 @@ def test_check_reports_hand_edited_generated_files(project: Path) -> None:
     build(specs, project / "generated")
     target = project / "generated" / "notes" / "tools" / "2025-11-25.json"
     target.write_text(target.read_text() + " ")
-    assert "2025-11-25.json" in check(specs, project / "generated")
+    assert check(specs, project / "generated").stale == [target]
 
 
 def test_a_spec_error_leaves_the_output_directory_untouched(project: Path) -> None:
@@ -109,7 +115,7 @@ def test_a_removed_tool_removes_only_its_generated_files(project: Path) -> None:
     package = project / "generated" / "notes"
     assert not (package / "schemas" / "delete_note.input.schema.json").exists()
     assert (package / "handlers.py").read_text() == "# mine\n"
-    assert check(specs, project / "generated") == ""
+    assert not check(specs, project / "generated")
 
 
 def test_cli_prints_errors_with_positions_and_exit_code_1_without_traceback(project: Path) -> None:
@@ -158,7 +164,7 @@ def test_cli_usage_errors_exit_2(project: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_repository_generated_directory_is_up_to_date() -> None:
-    assert check([ROOT / "specs"], ROOT / "generated") == ""
+    assert not check([ROOT / "specs"], ROOT / "generated")
 
 
 def test_the_handler_scaffold_is_written_once_and_never_overwritten(project: Path) -> None:
@@ -173,12 +179,12 @@ def test_the_handler_scaffold_is_written_once_and_never_overwritten(project: Pat
     report = build(specs, project / "generated")
     assert report.scaffolds == []
     assert scaffold.read_text() == "# my handlers\n"
-    assert check(specs, project / "generated") == ""
+    assert not check(specs, project / "generated")
 
 
 def test_no_scaffold_writes_only_the_package(project: Path) -> None:
     build([project / "specs" / "notes"], project / "generated", scaffold=False)
-    assert sorted(p.name for p in (project / "generated").iterdir()) == [".toolgen-cache", "notes"]
+    assert sorted(p.name for p in (project / "generated").iterdir()) == ["notes"]
 
 
 @pytest.mark.parametrize("name", ["calendar", "email", "json", "typing", "time", "pydantic", "mcp"])
@@ -213,22 +219,21 @@ def test_renaming_a_server_removes_its_old_package_but_keeps_edited_files(
     (Path("generated/notes/NOTES.txt")).write_text("mine", encoding="utf-8")
     spec = Path("specs/notes/notes.yaml")
     spec.write_text(spec.read_text().replace("name: notes", "name: jottings", 1))
-    assert "generated/notes/models.py" in check([Path("specs/notes")], Path("generated"))
+    assert (
+        Path("generated/notes/models.py") in check([Path("specs/notes")], Path("generated")).removed
+    )
 
     report = build([Path("specs/notes")], Path("generated"), scaffold=False)
 
     assert (Path("generated/jottings/server.py")).is_file()
     assert sorted(p.name for p in Path("generated/notes").rglob("*")) == ["NOTES.txt"]
     assert report.deleted > 0
-    assert check([Path("specs/notes")], Path("generated")) == ""
+    assert not check([Path("specs/notes")], Path("generated"))
 
 
 def test_one_build_plans_the_models_once_for_the_models_server_and_client(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolgen.build.python import modelplan
-    from toolgen.build.run import render_package
-
     planned: list[object] = []
     real = modelplan.build_plan
 
@@ -236,7 +241,207 @@ def test_one_build_plans_the_models_once_for_the_models_server_and_client(
         planned.append(toolset)
         return real(toolset)
 
-    monkeypatch.setattr(modelplan, "build_plan", counting)
+    for module in (modelplan, run, client, models):
+        monkeypatch.setattr(module, "build_plan", counting)
     files = render_package(toolgen.load_toolset(SPECS / "notes"), source_note="notes")
     assert {"models.py", "server.py", "client.py"} <= set(files)
     assert len(planned) == 1
+
+
+# -- check compares bytes, not toolgen's source ------------------------------------------
+
+
+def toolgen_copy(tmp_path: Path, edit: Callable[[Path], None]) -> dict[str, str]:
+    """The environment of a process that runs a copy of toolgen, changed by `edit`."""
+    copy = tmp_path / "toolgen-copy"
+    shutil.copytree(ROOT / "toolgen", copy / "toolgen", ignore=shutil.ignore_patterns("*.pyc"))
+    edit(copy / "toolgen")
+    return {**os.environ, "PYTHONPATH": str(copy), "TOOLGEN_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def toolgen_process(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`toolgen ARGS` run from outside the repository (where `toolgen/` is not importable)."""
+    return subprocess.run(
+        [sys.executable, "-m", "toolgen", *args],
+        cwd=Path(env["TOOLGEN_CACHE_DIR"]).parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def edit_every_docstring(package: Path) -> None:
+    """Reword the module docstring of every module of the package."""
+    for module in package.rglob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        if text.startswith('"""'):
+            module.write_text('"""Reworded. ' + text[3:], encoding="utf-8")
+
+
+def test_docstrings_edited_all_over_toolgen_leave_check_green_and_a_rebuild_writing_nothing(
+    tmp_path: Path,
+) -> None:
+    env = toolgen_copy(tmp_path, edit_every_docstring)
+    probe = "import toolgen.build.run as m; print(m.__doc__)"
+    ran = subprocess.run(
+        [sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert ran.stdout.startswith("Reworded")  # the copy is what runs
+    checked = toolgen_process(env, "check", str(SPECS), "-o", str(GENERATED))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    project, out = tmp_path / "project", tmp_path / "project" / "generated"
+    shutil.copytree(SPECS, project / "specs")
+    shutil.copytree(GENERATED, out)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    built = toolgen_process(env, "build", str(project / "specs"), "-o", str(out), "--no-scaffold")
+    assert built.returncode == 0, built.stderr
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+
+def test_an_emitter_whose_output_changed_makes_check_fail(tmp_path: Path) -> None:
+    def edit(package: Path) -> None:
+        common = package / "build" / "common.py"
+        common.write_text(common.read_text().replace("Do not edit:", "Never edit:"))
+
+    env = toolgen_copy(tmp_path, edit)
+    checked = toolgen_process(env, "check", str(SPECS), "-o", str(GENERATED))
+    assert checked.returncode == 1
+    assert GENERATED / "conformance" / "models.py" in [
+        Path(line.split()[-1]) for line in checked.stderr.splitlines()[1:] if line.startswith("  ")
+    ]
+
+
+def test_the_version_a_manifest_records_is_information_only(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    specs, out = [project / "specs" / "notes"], project / "generated"
+    build(specs, out)
+    manifest = out / "notes" / MANIFEST
+    recorded = json.loads(manifest.read_text())
+    assert recorded["version"] == toolgen.__version__
+    older = manifest.read_text().replace(
+        f'"version": "{toolgen.__version__}"', '"version": "0.0.1"'
+    )
+    manifest.write_text(older)
+    assert not check(specs, out)
+    assert build(specs, out).up_to_date == ["notes"]
+    monkeypatch.setenv(cache.ENV, "off")
+    assert build(specs, out).written == 0  # rendered again: the manifest is kept as it is
+    assert manifest.read_text() == older
+
+
+@pytest.fixture
+def built(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Path], Path]:
+    """The notes specs built once, with a cache of the test's own (the specs, the output)."""
+    specs, out = [project / "specs" / "notes"], project / "generated"
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
+    build(specs, out)
+    return specs, out
+
+
+def test_only_the_cache_of_this_toolgen_lets_a_rebuild_skip_rendering(
+    built: tuple[list[Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    specs, out = built
+    assert build(specs, out).up_to_date == ["notes"]
+    assert not any(p.is_relative_to(out) for p in (tmp_path / "cache").rglob("*"))
+    real_version = run.metadata.version
+    monkeypatch.setattr(run.metadata, "version", lambda name: real_version(name) + ".post1")
+    rendered = build(specs, out)  # another model generator
+    assert (rendered.up_to_date, rendered.packages, rendered.written) == ([], ["notes"], 0)
+    monkeypatch.setattr(cache, "toolgen_fingerprint", lambda: "another toolgen")
+    rendered = build(specs, out)  # the committed manifest alone never says "fresh"
+    assert (rendered.up_to_date, rendered.packages, rendered.written) == ([], ["notes"], 0)
+    monkeypatch.setenv(cache.ENV, "off")
+    rendered = build(specs, out)
+    assert (rendered.up_to_date, rendered.packages, rendered.written) == ([], ["notes"], 0)
+
+
+def test_a_damaged_cache_entry_is_a_miss(built: tuple[list[Path], Path], tmp_path: Path) -> None:
+    specs, out = built
+    (entry,) = (tmp_path / "cache" / run.CACHE_KIND).iterdir()
+    for damage in (b"", b"\xff\xfe", b"../../etc\n{}", b"notes\nnot json"):
+        entry.write_bytes(damage)
+        report = build(specs, out)
+        assert (report.up_to_date, report.packages) == ([], ["notes"])
+    assert build(specs, out).up_to_date == ["notes"]  # the entry was written again
+
+
+# -- check leads with a summary ----------------------------------------------------------
+
+
+def test_stale_check_names_the_files_and_the_fix_before_a_capped_diff(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)
+    build([Path("specs/notes")], Path("generated"), scaffold=False)
+    notes = Path("specs/notes/notes.yaml")
+    text = notes.read_text()
+    text = text.replace("Create a new note and return it.", "Make a note.")
+    notes.write_text(text[: text.index("  - name: delete_note")])
+    Path("generated/notes/py.typed").unlink()
+    result = CliRunner().invoke(cli, ["check", "specs/notes"])
+    assert result.exit_code == 1
+    summary = result.stderr.splitlines()
+    assert summary[0].startswith("generated is stale")
+    listed = [tuple(line.split()) for line in summary[1:] if line.startswith("  ")]
+    assert ("stale", "generated/notes/models.py") in listed
+    assert ("new", "generated/notes/py.typed") in listed
+    assert ("removed", "generated/notes/schemas/delete_note.input.schema.json") in listed
+    fix = next(line for line in summary if line.startswith("Fix:"))
+    assert "`toolgen build specs/notes`" in fix
+    assert summary.index(fix) < len(summary) - 1  # the capped diff's notice comes last
+    shown = result.stdout.splitlines()
+    assert len(shown) == SHOWN_DIFF_LINES
+    assert not shown[0].endswith(MANIFEST)  # manifests last
+    whole = CliRunner().invoke(cli, ["check", "specs/notes", "--diff"]).stdout.splitlines()
+    assert len(whole) > len(shown) and whole[: len(shown)] == shown
+
+
+def test_check_of_a_build_killed_after_its_decision_says_so(project: Path) -> None:
+    specs, out = [project / "specs" / "notes"], project / "generated"
+    build(specs, out)
+    (out / journal.STAGING).mkdir()
+    (out / journal.STAGING / journal.JOURNAL).write_text(
+        '{"generator": "toolgen", "writes": [], "creates": [], "deletes": []}'
+    )
+    assert check(specs, out).unfinished
+    build(specs, out)
+    assert not check(specs, out)
+
+
+# -- builds at the same time -------------------------------------------------------------
+
+
+def test_concurrent_builds_into_one_directory_never_crash_nor_mix_their_outputs(
+    project: Path,
+) -> None:
+    versions = {}
+    for version, edit in (("a", "Make a note."), ("b", "Write a note down.")):
+        specs = project / version / "notes"
+        shutil.copytree(project / "specs" / "notes", specs)
+        notes = specs / "notes.yaml"
+        notes.write_text(notes.read_text().replace("Create a new note and return it.", edit))
+        build([specs], project / f"clean-{version}", scaffold=False)
+        versions[version] = (specs, snapshot(project / f"clean-{version}"))
+    for attempt in range(4):
+        out = project / f"out-{attempt}"
+        builds = [
+            subprocess.Popen(
+                [sys.executable, "-m", "toolgen", "build", str(specs), "-o", str(out), "-q"],
+                cwd=project,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for specs, _ in versions.values()
+        ]
+        codes = [(process.communicate(timeout=600)[1], process.returncode) for process in builds]
+        for stderr, code in codes:
+            assert code in (0, 1) and "Traceback" not in stderr, stderr
+            assert code == 0 or "error[io]" in stderr, stderr
+        tree = {k: v for k, v in snapshot(out).items() if not k.endswith("_handlers.py")}
+        assert tree in [clean for _, clean in versions.values()], f"mixed output ({attempt})"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SPECS
+from conftest import GENERATED, ROOT, SPECS, TESTS
 
 from toolgen import load_toolset
 from toolgen.build.run import render_package
@@ -15,6 +16,9 @@ from toolgen.build.run import render_package
 SETS = [SPECS / "notes", SPECS / "shop", SPECS / "conformance"]
 """Not the golden `edge` set: in its models datamodel-code-generator quotes a string holding
 both quote kinds with single quotes, where ruff wants double (a known difference)."""
+
+
+GOLDEN = TESTS / "golden" / "expected" / "edge"
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess[str]:
@@ -40,3 +44,54 @@ def test_every_generated_python_file_is_ruff_format_and_ruff_check_clean(
     for command in (["format", "--check", "--diff"], ["check", "--no-cache"]):
         run = _ruff(*command, str(tmp_path))
         assert run.returncode == 0, run.stdout + run.stderr
+
+
+PUBLIC = {"toolgen", "toolgen.runtime", "toolgen.client"}
+
+
+@pytest.mark.parametrize(
+    "package",
+    [*sorted(p for p in GENERATED.iterdir() if p.is_dir()), GOLDEN],
+    ids=lambda p: p.name,
+)
+def test_generated_modules_import_only_toolgens_public_modules(package: Path) -> None:
+    imported: set[str] = set()
+    for module in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    assert {name for name in imported if name.split(".")[0] == "toolgen"} <= PUBLIC
+
+
+def python(code: str) -> None:
+    """Run `code` in a fresh interpreter, which must succeed."""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+
+
+def test_models_and_clients_say_absent_with_the_one_value_toolgen_client_exports() -> None:
+    code = (
+        "import inspect, sys\n"
+        f"sys.path.insert(0, {str(GENERATED)!r})\n"
+        "import toolgen.client\n"
+        "from notes import client, models\n"
+        "default = inspect.signature(client.Client.create_note).parameters['body'].default\n"
+        "assert default is models.OMITTED is toolgen.client.OMITTED, default\n"
+        "assert models.Omitted is toolgen.client.Omitted\n"
+        "assert not models.CreateNoteInput(title='t').body\n"
+    )
+    python(code)
+
+
+def test_generated_models_load_neither_jinja2_nor_the_model_generator() -> None:
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(GENERATED)!r})\n"
+        "from notes import models\n"
+        "models.CreateNoteInput.model_validate({'title': 't'})\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in ('jinja2', 'datamodel_code_generator')]\n"
+        "assert not loaded, loaded\n"
+    )
+    python(code)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+from toolgen.build import journal
 from toolgen.cli import cli
 from toolgen.importer.yamlout import dump_yaml
 from toolgen.spec.source import parse_source
@@ -172,3 +175,42 @@ def test_an_edited_import_is_replaced_only_with_force(tmp_path: Path) -> None:
     forced = run("import", str(source), "-o", str(tmp_path / "out"), "--force")
     assert forced.exit_code == 0, forced.output
     assert not spec.read_text(encoding="utf-8").endswith("# mine\n")
+
+
+def test_an_import_locks_and_journals_inside_its_own_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "tools.json"
+    source.write_text(json.dumps([TOOL]), encoding="utf-8")
+    written: list[Path] = []
+    commit = journal.commit
+    monkeypatch.setattr(
+        journal, "commit", lambda out, change: (written.append(out), commit(out, change))
+    )
+    locked: list[Path] = []
+    lock = journal.locked
+    monkeypatch.setattr(journal, "locked", lambda out: (locked.append(out), lock(out))[1])
+    assert run("import", str(source), "-o", str(tmp_path / "specs" / "echo")).exit_code == 0
+    assert written == locked == [tmp_path / "specs" / "echo"]
+    assert sorted(p.name for p in (tmp_path / "specs").iterdir()) == ["echo"]
+
+
+def test_imports_into_sibling_directories_at_the_same_time_never_collide(tmp_path: Path) -> None:
+    source = tmp_path / "tools.json"
+    source.write_text(json.dumps([TOOL]), encoding="utf-8")
+    for attempt in range(6):
+        parent = tmp_path / f"specs-{attempt}"
+        imports = [
+            subprocess.Popen(
+                [sys.executable, "-m", "toolgen", "import", str(source), "-o", str(parent / name)],
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for name in ("one", "two")
+        ]
+        for process in imports:
+            _, stderr = process.communicate(timeout=120)
+            assert process.returncode == 0, stderr
+        assert sorted(p.name for p in parent.iterdir()) == ["one", "two"]
+        for name in ("one", "two"):
+            assert (parent / name / "tools.yaml").is_file()

@@ -85,3 +85,23 @@ def test_the_comments_beside_the_server_name_stay_in_their_column(name: str) -> 
     server_line = next(line for line in text.splitlines() if line.startswith("server:"))
     name_line = next(line for line in text.splitlines() if line.startswith("  name:"))
     assert name_line.index("#") == server_line.index("#")
+
+
+def test_a_build_after_init_handlers_writes_no_second_handler_file(starter: Path) -> None:
+    result = run("build", str(starter))
+    assert result.exit_code == 0, result.output
+    assert (starter / "handlers.py").is_file()
+    assert not (Path("generated") / "hello_handlers.py").exists()
+
+
+def test_init_handlers_after_a_build_writes_no_second_handler_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run("init").exit_code == 0
+    assert run("build", "specs/hello").exit_code == 0
+    assert (Path("generated") / "hello_handlers.py").is_file()
+    result = run("init", "--handlers")
+    assert result.exit_code == 0, result.output
+    assert not (Path("specs") / "hello" / "handlers.py").exists()
+    assert "generated/hello_handlers.py" in result.stderr

@@ -15,15 +15,14 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import CORPUS, ROOT, SPECS
+from conftest import CORPUS, ROOT, SPECS, toolset_of
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import toolgen
 from toolgen import load_toolset
 from toolgen.build.python.modelplan import build_plan
 from toolgen.build.python.models import model_class_names, render_models
-from toolgen.spec.ir import Annotations, Origin, Server, Tool, ToolSet
-from toolgen.spec.positions import SourceFile
+from toolgen.spec.ir import ToolSet
 
 # A spec set with every constraint kind, nested objects with clashing property
 # names, a recursive def, nullability and defaults.
@@ -113,18 +112,6 @@ def alias_names(code: str) -> list[str]:
         and isinstance(node.value, ast.Call)
         and ast.unparse(node.value.func) == "TypeAliasType"
     ]
-
-
-def toolset_of(*tools: tuple[str, dict[str, Any], dict[str, Any] | None]) -> ToolSet:
-    """A ToolSet built straight from (name, input, output) schemas, with a dummy origin."""
-    origin = Origin(SourceFile(Path("dummy.json"), "dummy.json", {}, {}, {}), ())
-    return ToolSet(
-        Server("dummy", "1.0.0"),
-        tuple(
-            Tool(name, None, None, Annotations(), schema, output, (), {}, origin)
-            for name, schema, output in tools
-        ),
-    )
 
 
 def corpus_toolset() -> ToolSet:

@@ -1,151 +1,89 @@
-"""The build pipeline: spec sets → rendered packages → writer (or a drift diff).
+"""The build pipeline: spec sets → rendered packages → the writer (or a drift report).
 
-`render_package` is pure (IR in, files out); `build` and `check` add the
-disk: a manifest of content hashes lets a rebuild with unchanged input skip
-parsing and rendering entirely, and `build` (never `check`) keeps a cache of
-parsed spec files and per-tool model code (`toolgen.build.cache`), so that an edit
-re-parses only the files and regenerates only the models it changed.
+`render_package` is pure (IR in, files out); `build` and `check` add the disk. A
+build skips a spec set whose output already holds what its input renders to: toolgen's
+cache (`toolgen.cache`, outside the project, keyed by the input, toolgen itself and the
+model generator's version) remembers the manifest each input rendered, and the disk is
+compared with it. Nothing committed decides what is fresh, so an edited or upgraded
+toolgen renders again. `check` always renders, and compares bytes.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
+import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Final
 
-from toolgen.build import journal
-from toolgen.build.cache import Cache
+from toolgen import cache
 from toolgen.build.common import header_text
 from toolgen.build.progress import Progress, clock, step
-from toolgen.build.python import modeljobs
-from toolgen.build.python.package import render_init
+from toolgen.build.python.client import render_client
+from toolgen.build.python.modelplan import ModelPlan, build_plan
+from toolgen.build.python.package import (
+    check_package_name,
+    existing_handlers,
+    render_init,
+    scaffold_path,
+)
+from toolgen.build.python.server import render_handlers_scaffold, render_server, tool_methods
 from toolgen.build.reasons import render_reasons
 from toolgen.build.schemas import render_schemas
 from toolgen.build.tooldefs import render_tooldefs
 from toolgen.build.views import render_views
-from toolgen.build.writer import PackageOutput, apply, drift, find_fresh, plan
-from toolgen.spec import collector
+from toolgen.build.writer import Drift, PackageOutput, drift, is_up_to_date, write
 from toolgen.spec.errors import Diagnostic, SpecError
 from toolgen.spec.ir import ToolSet
 from toolgen.spec.loader import SpecSetFiles, spec_sets
-from toolgen.spec.parsecache import SharedReader
 from toolgen.spec.pipeline import load_set
-from toolgen.spec.source import read_source
-from toolgen.version import __version__
 
-if TYPE_CHECKING:
-    from toolgen.build.python.modelplan import ModelPlan
-
-Emitter = Callable[..., list[tuple[str, str]]]
-
-
-class Plans:
-    """One model plan per toolset, shared by the models, server and client emitters (and the
-    children that make models beside the build)."""
-
-    def __init__(self) -> None:
-        self._plans: dict[int, tuple[ToolSet, ModelPlan]] = {}
-        self._keys: dict[int, tuple[ModelPlan, list[str]]] = {}
-
-    def of(self, toolset: ToolSet) -> ModelPlan:
-        from toolgen.build.python.modelplan import build_plan
-
-        known = self._plans.get(id(toolset))
-        if known is None or known[0] is not toolset:
-            known = self._plans[id(toolset)] = (toolset, build_plan(toolset))
-        return known[1]
-
-    def keys(self, toolset: ToolSet) -> list[str]:
-        """The cache key of each unit of the toolset's plan (`emit.models.unit_keys`)."""
-        from toolgen.build.python.models import unit_keys
-
-        plan = self.of(toolset)
-        known = self._keys.get(id(toolset))
-        if known is None or known[0] is not plan:
-            known = self._keys[id(toolset)] = (plan, unit_keys(plan))
-        return known[1]
-
-
-def emitters(model_cache: Cache | None = None, plans: Plans | None = None) -> list[Emitter]:
-    """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`
-    (the models emitter reads and fills `model_cache`, which never changes its output).
-    The models, server and client emitters share one model plan per toolset (`plans`)."""
-    plans = plans or Plans()
-    plan_of = plans.of
-
-    def models(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-        from toolgen.build.python import dcgfixes
-        from toolgen.build.python.models import render_models
-
-        dcgfixes.apply()  # DCG's formatter is quadratic in the length of a line (huge enums)
-
-        text = render_models(
-            toolset,
-            source_note=source_note,
-            cache=model_cache,
-            plan=plan_of(toolset),
-            keys=plans.keys(toolset),
-        )
-        return [("models.py", text)]
-
-    def server(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-        from toolgen.build.python.server import render_server  # jinja2: imported only to render
-
-        return render_server(toolset, source_note=source_note, plan=plan_of(toolset))
-
-    def client(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-        from toolgen.build.python.client import render_client  # jinja2: imported only to render
-
-        return render_client(toolset, source_note=source_note, plan=plan_of(toolset))
-
-    return [
-        render_init,
-        render_schemas,
-        render_tooldefs,
-        render_views,
-        render_reasons,
-        models,
-        server,
-        client,
-    ]
+CACHE_KIND: Final = "build"
+"""The kind of `toolgen.cache` entry that remembers what an input rendered."""
 
 
 def render_package(
     toolset: ToolSet,
     *,
     source_note: str,
-    model_cache: Cache | None = None,
     progress: Progress | None = None,
-    pool: modeljobs.Pool | None = None,
-    plans: Plans | None = None,
+    plan: ModelPlan | None = None,
 ) -> dict[str, str]:
     """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
-    of emitters that run for seconds). On a machine with two cores, the models of a big spec
-    set are made in forked children while this process renders the rest
-    (`compiler.modeljobs`; `pool`'s children, forked and warmed up while the spec set was
-    read, when given); the models emitter then finds them in the cache. `plans` shares the
-    model plan with the caller (the handler scaffold names the same classes)."""
+    of steps that run for seconds). The models of a big spec set are made by worker
+    processes while this one renders the rest (`modeljobs`). `plan` is the model plan
+    when the caller has it (the handler scaffold names the same classes)."""
+    # datamodel-code-generator loads only when models are made: a build that finds its
+    # output fresh never needs it
+    from toolgen.build.python import modeljobs, models
+
     package = toolset.server.package
-    plans = plans or Plans()
-    jobs = modeljobs.jobs_for(len(toolset.tools)) or (len(pool.idle) if pool else 0)
-    cache = Cache.scratch() if jobs and model_cache is None else model_cache
-    children = []
-    if jobs and cache is not None:
-        plan, keys = plans.of(toolset), plans.keys(toolset)
-        children = modeljobs.start(toolset, plan, keys, cache, jobs, pool)
-    run = emitters(cache, plans)
-    made: dict[str, list[tuple[str, str]]] = {}
-    for emit in sorted(run, key=lambda emit: emit.__name__ == "models"):  # models last
-        with step(progress, f"{package}: {emit.__name__.removeprefix('render_')}"):
-            if emit.__name__ == "models" and cache is not None:
-                modeljobs.finish(children, cache)  # what they made, the emitter finds
-            made[emit.__name__] = emit(toolset, source_note=source_note)
-    return {path: text for emit in run for path, text in made[emit.__name__]}
+    plan = plan or build_plan(toolset)
+    check_package_name(toolset)  # input errors, found before any worker starts
+    tool_methods(toolset.tools)
+    steps: dict[str, Callable[[], list[tuple[str, str]]]] = {
+        "init": lambda: render_init(toolset, source_note=source_note),
+        "schemas": lambda: render_schemas(toolset, source_note=source_note),
+        "tooldefs": lambda: render_tooldefs(toolset, source_note=source_note),
+        "views": lambda: render_views(toolset, source_note=source_note),
+        "reasons": lambda: render_reasons(toolset, source_note=source_note),
+        "server": lambda: render_server(toolset, source_note=source_note, plan=plan),
+        "client": lambda: render_client(toolset, source_note=source_note, plan=plan),
+    }
+    files: dict[str, str] = {}
+    origin = toolset.server.origin
+    with modeljobs.fragments_beside(plan, origin.locate() if origin else None) as made:
+        for name, emit in steps.items():
+            with step(progress, f"{package}: {name}"):
+                files.update(emit())
+        with step(progress, f"{package}: models"):
+            files["models.py"] = models.render_models(
+                toolset, source_note=source_note, plan=plan, fragments=made.result()
+            )
+    return dict(sorted(files.items()))
 
 
 @dataclass
@@ -158,6 +96,8 @@ class BuildReport:
     deleted: int = 0
     scaffolds: list[str] = field(default_factory=list)
     unchanged: int = 0
+    recovered: bool = False
+    """Whether the build first finished what an interrupted one had started."""
 
 
 def source_note(spec_set: SpecSetFiles, out: Path) -> str:
@@ -169,135 +109,90 @@ def source_note(spec_set: SpecSetFiles, out: Path) -> str:
         return spec_set.root.resolve().as_posix()
 
 
-@functools.cache
-def generator_fingerprint() -> str:
-    """A hash of the code and templates that render output: every stage up to the compiler
-    (core, jsonschema, frontend, compiler), not the runtime, lint or the cli.
-
-    Part of every input hash, so editing or upgrading toolgen (or its pinned
-    model generator) invalidates manifests instead of leaving stale output
-    "up to date".
-    """
-    from importlib.metadata import version
-
-    from toolgen.build.templating import template_dir
-
-    package = Path(__file__).resolve().parent.parent
-    stages = ("core", "jsonschema", "frontend", "compiler")
-    files = [path for stage in stages for path in sorted((package / stage).rglob("*.py"))]
-    files += sorted(p for p in template_dir().rglob("*") if p.is_file())
-    digest = hashlib.sha256(
-        f"datamodel-code-generator {version('datamodel-code-generator')}\n".encode()
-    )
-    for path in files:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def input_hash(spec_set: SpecSetFiles, note: str) -> str:
-    """Hash of everything the output depends on: the generator, paths and file bytes."""
-    digest = hashlib.sha256(f"toolgen {__version__} {generator_fingerprint()}\n{note}\n".encode())
+def input_hash(spec_set: SpecSetFiles, note: str, name: str | None) -> str:
+    """A hash of everything a spec set's output is rendered from, but toolgen itself: the
+    options (the source note, `--name`) and each spec file's path and bytes."""
+    digest = hashlib.sha256(json.dumps({"source": note, "name": name}).encode())
+    root = spec_set.root.resolve()
     for path in spec_set.files:
-        digest.update(f"{path.name}\n".encode())
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
+        data = path.read_bytes()
+        digest.update(f"\n{Path(os.path.relpath(path, root)).as_posix()}\n{len(data)}\n".encode())
+        digest.update(data)
     return digest.hexdigest()
 
 
 def render_all(
-    paths: Sequence[str | Path],
+    spec_paths: Sequence[str | Path],
     out: Path,
     *,
     skip_fresh: bool,
     progress: Progress | None = None,
-    caches: list[Cache] | None = None,
     scaffold: bool = False,
     name: str | None = None,
 ) -> tuple[list[PackageOutput], list[str]]:
-    """Render every spec set; with `skip_fresh`, skip those whose manifest matches the input;
-    with `caches`, reuse what the last build cached for each spec set (and append the caches
-    used, for the caller to save once the output is written). A spec set without a `server`
-    block is named `name`, else after its directory (and `progress` says so)."""
+    """Render every spec set; with `skip_fresh`, skip those whose output under `out` holds
+    what their input rendered last time (the fresh packages are returned apart). A spec set
+    without a `server` block is named `name`, else after its directory (`progress` says so)."""
     outputs: list[PackageOutput] = []
     fresh: list[str] = []
     problems: list[Diagnostic] = []
-    for spec_set in spec_sets(paths):
+    for spec_set in spec_sets(spec_paths):
         note = source_note(spec_set, out)
-        digest = input_hash(spec_set, note if name is None else f"{note}\nname {name}")
-        if skip_fresh and (package := find_fresh(out, digest)):
+        digest = input_hash(spec_set, note, name)
+        if skip_fresh and (package := _fresh(out, digest)):
             fresh.append(package)
             continue
-        cache = Cache.for_spec_set(out, note) if caches is not None else None
-        read = SharedReader() if cache else read_source  # the parse cache lint and diff share
-        rebuild = cache is not None and cache.path is not None and cache.path.exists()
-        with _model_pool(len(spec_set.files), rebuild) as pool:
-            try:
-                with step(progress, f"reading {note}"):
-                    toolset = load_set(spec_set, read, name=name)
-            except SpecError as exc:
-                problems.extend(exc.diagnostics)
-                continue
-            package = toolset.server.package
-            if progress and not toolset.server.declared:
-                how = "as --name says" if name else "after its directory (--name NAME chooses)"
-                progress(
-                    f"{note} has no server block: naming the server {toolset.server.name!r} {how}"
-                )
-            if progress:
-                count = len(toolset.tools)
-                progress(
-                    f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}"
-                )
-            if caches is not None and cache is not None:
-                caches.append(cache)
-            plans = Plans()
-            files = render_package(
-                toolset,
-                source_note=note,
-                model_cache=cache,
-                progress=progress,
-                pool=pool,
-                plans=plans,
-            )
-        outputs.append(
-            PackageOutput(
-                package,
-                files,
-                digest,
-                _scaffolds(toolset, out, plans.of(toolset)) if scaffold else {},
-                header=header_text(note),
-            )
-        )
+        try:
+            with step(progress, f"reading {note}"):
+                toolset = load_set(spec_set, name=name)
+        except SpecError as exc:
+            problems.extend(exc.diagnostics)
+            continue
+        package = toolset.server.package
+        if progress and not toolset.server.declared:
+            how = "as --name says" if name else "after its directory (--name NAME chooses)"
+            progress(f"{note} has no server block: naming the server {toolset.server.name!r} {how}")
+        if progress:
+            count = len(toolset.tools)
+            progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
+        plan = build_plan(toolset)
+        files = render_package(toolset, source_note=note, progress=progress, plan=plan)
+        scaffolds = {}
+        if scaffold and existing_handlers(spec_set.root, out, package) is None:
+            scaffolds[scaffold_path(package)] = render_handlers_scaffold(toolset, plan)
+        outputs.append(PackageOutput(package, files, digest, scaffolds, header=header_text(note)))
     if problems:
         raise SpecError(problems)
     return outputs, fresh
 
 
-@contextlib.contextmanager
-def _model_pool(files: int, rebuild: bool) -> Iterator[modeljobs.Pool | None]:
-    """For a spec set of many files, children that warm up the model generator while it is read
-    (`modeljobs.Pool`); those not given work are dismissed on the way out, whatever happens."""
-    pool = modeljobs.pool_for(files, rebuild=rebuild)
-    try:
-        yield pool
-    finally:
-        if pool:
-            pool.close()
+def _fresh(out: Path, digest: str) -> str | None:
+    """The package under `out` that holds exactly what this input rendered last time (as the
+    cache remembers it, for this toolgen), untouched since; None when there is none."""
+    entry = cache.load(CACHE_KIND, _key(digest))
+    if entry is None:
+        return None
+    package, _, manifest = entry.decode("utf-8", "replace").partition("\n")
+    if package.isidentifier() and is_up_to_date(out, package, manifest):
+        return package
+    return None
 
 
-def _scaffolds(toolset: ToolSet, out: Path, plan: ModelPlan) -> dict[str, str]:
-    """The handler scaffold for users, relative to OUT: written once, when missing (so not
-    rendered when it exists)."""
-    from toolgen.build.python.server import render_handlers_scaffold, scaffold_path
+def _remember(outputs: list[PackageOutput]) -> None:
+    """Tell the cache what each input rendered (once it is on disk)."""
+    for output in outputs:
+        entry = f"{output.package}\n{output.manifest_text()}".encode()
+        cache.store(CACHE_KIND, _key(output.input_hash), entry)
 
-    path = scaffold_path(toolset.server.package)
-    if (out / path).exists():
-        return {}
-    return {path: render_handlers_scaffold(toolset, plan)}
+
+def _key(digest: str) -> str:
+    """The cache key of what an input (`input_hash`) renders to with this toolgen and this
+    datamodel-code-generator (`make_key` adds toolgen's own identity)."""
+    return cache.make_key(CACHE_KIND, digest, metadata.version("datamodel-code-generator"))
 
 
 def build(
-    paths: Sequence[str | Path],
+    spec_paths: Sequence[str | Path],
     out: Path,
     *,
     progress: Progress | None = None,
@@ -305,31 +200,21 @@ def build(
     name: str | None = None,
     force: bool = False,
 ) -> BuildReport:
-    """Render and write every spec set in `paths` under `out`, all or nothing.
+    """Render and write every spec set in `spec_paths` under `out`, all or nothing.
 
-    With `scaffold`, a handler module for users is written beside each package
-    when missing (`OUT/<package>_handlers.py`); it is never overwritten. A
-    generated file someone edited is refused by name unless `force`. A build
-    that was killed is completed (or its staging files removed) first."""
-    if journal.recover(out) and progress:
-        progress(f"{out}: finished what an interrupted build had started")
-    caches: list[Cache] = []
+    With `scaffold`, a handler module for users is written beside each package when the
+    server has none (`OUT/<package>_handlers.py`); it is never overwritten. A generated
+    file someone edited is refused by name unless `force`. A build that was killed is
+    completed (or its staging removed) first."""
     with clock():  # progress counts from here: a long build of short steps reports too
-        with collector.paused():
-            outputs, fresh = render_all(
-                paths,
-                out,
-                skip_fresh=True,
-                progress=progress,
-                caches=caches,
-                scaffold=scaffold,
-                name=name,
-            )
+        outputs, fresh = render_all(
+            spec_paths, out, skip_fresh=True, progress=progress, scaffold=scaffold, name=name
+        )
+        if not outputs:
+            return BuildReport(up_to_date=fresh)
         with step(progress, f"writing {out}"):
-            changes = plan(out, outputs, force=force)
-            apply(changes)
-    for cache in caches:  # only once the output is written: a failed build leaves no trace
-        cache.save()
+            changes = write(out, outputs, force=force)
+    _remember(outputs)
     return BuildReport(
         packages=[o.package for o in outputs],
         up_to_date=fresh,
@@ -337,11 +222,11 @@ def build(
         deleted=len(changes.deletes),
         scaffolds=[str(path) for path in changes.creates],
         unchanged=changes.unchanged,
+        recovered=changes.recovered,
     )
 
 
-def check(paths: Sequence[str | Path], out: Path, *, name: str | None = None) -> str:
-    """The unified diff between `out` and a fresh render; empty when up to date."""
-    with collector.paused():
-        outputs, _ = render_all(paths, out, skip_fresh=False, name=name)
+def check(spec_paths: Sequence[str | Path], out: Path, *, name: str | None = None) -> Drift:
+    """How `out` differs from a fresh render of the spec sets (empty when up to date)."""
+    outputs, _ = render_all(spec_paths, out, skip_fresh=False, name=name)
     return drift(out, outputs)

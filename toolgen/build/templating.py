@@ -13,10 +13,9 @@ from __future__ import annotations
 import functools
 import keyword
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import jinja2
+import jinja2
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -125,8 +124,6 @@ def comment_text(value: Any) -> str:
 
 @functools.cache
 def environment() -> jinja2.Environment:
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
         undefined=jinja2.StrictUndefined,

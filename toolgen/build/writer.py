@@ -1,11 +1,11 @@
 """The only module that writes generated files: all-or-nothing, never touching others' files.
 
 A build renders everything in memory first; the writer then compares it with
-the disk through each package's manifest (`.toolgen-manifest.json`, content
-hashes of what toolgen wrote last time). It refuses to overwrite a file that
-toolgen did not write, deletes only files its manifest lists (and only when
-unchanged since), writes every new file to a temporary sibling first and
-renames them into place only when all writes succeeded.
+the disk through each package's manifest (`.toolgen-manifest.json`: what toolgen
+wrote last time, as content hashes, and from which input). It refuses to
+overwrite a file that toolgen did not write, deletes only files its manifest
+lists (and only when unchanged since), and commits through the journal
+(`toolgen.build.journal`): all of it or none of it, one build at a time.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from toolgen.build.journal import sha256
 from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.spec.layout import MANIFEST
 from toolgen.spec.positions import display_path
+from toolgen.version import __version__
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,10 @@ class PackageOutput:
     """Everything one spec set renders: files relative to `OUT/<package>/`."""
 
     package: str
+    """The directory under OUT the files go to ("": OUT itself)."""
     files: Mapping[str, str]
     input_hash: str
+    """A hash of the input the files were rendered from (spec files' bytes, options)."""
     scaffolds: Mapping[str, str] = field(default_factory=dict)
     """Files for the user, relative to OUT: written once when missing, never listed,
     overwritten, deleted or diffed (e.g. the handler scaffold)."""
@@ -43,11 +46,13 @@ class PackageOutput:
     and `toolgen init` write: each directory there is a spec set of its own."""
 
     def manifest_text(self) -> str:
-        """The manifest recording what was generated from which input (deterministic)."""
+        """The manifest: what was generated (content hashes) from which input, and by which
+        version of toolgen (information only: see `same_manifest`)."""
         hashes = {path: sha256(text.encode()) for path, text in sorted(self.files.items())}
         manifest = {
             "comment": self.header,
             "generator": "toolgen",
+            "version": __version__,
             "input": self.input_hash,
             "files": hashes,
         }
@@ -68,31 +73,35 @@ def read_manifest(package_dir: Path) -> dict[str, Any] | None:
     return data
 
 
-def is_up_to_date(package_dir: Path, input_hash: str) -> bool:
-    """Whether the package was built from this exact input and nobody changed its files."""
-    manifest = read_manifest(package_dir)
-    if manifest is None or manifest.get("input") != input_hash:
+def same_manifest(existing: bytes | None, rendered: str) -> bool:
+    """Whether a manifest on disk says what `rendered` says, whichever toolgen version wrote
+    it: a new version that renders the same files leaves a package as it is."""
+    try:
+        before, after = json.loads(existing or b""), json.loads(rendered)
+    except ValueError:
         return False
-    files: dict[str, str] = manifest["files"]
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return False
+    before.pop("version", None)
+    after.pop("version", None)
+    return bool(before == after)
+
+
+def is_up_to_date(out: Path, package: str, manifest: str) -> bool:
+    """Whether `out/package` holds exactly the files `manifest` (a manifest's text) lists."""
+    package_dir = out / package
+    if (out / journal.STAGING).exists():  # a build was killed here: the next one recovers
+        return False
+    if not same_manifest(_read(package_dir / MANIFEST), manifest):
+        return False
+    files = json.loads(manifest).get("files")
+    if not isinstance(files, dict):
+        return False
     for rel, digest in files.items():
-        try:
-            if sha256((package_dir / rel).read_bytes()) != digest:
-                return False
-        except OSError:
+        existing = _read(package_dir / rel)
+        if existing is None or sha256(existing) != digest:
             return False
     return True
-
-
-def find_fresh(out: Path, input_hash: str) -> str | None:
-    """The package under `out` built from exactly this input and untouched since, if any."""
-    try:
-        candidates = sorted(p for p in out.iterdir() if (p / MANIFEST).is_file())
-    except OSError:
-        return None
-    for package_dir in candidates:
-        if is_up_to_date(package_dir, input_hash):
-            return package_dir.name
-    return None
 
 
 @dataclass
@@ -100,6 +109,8 @@ class Plan:
     """What a build changes on disk."""
 
     out: Path = Path(".")
+    recovered: bool = False
+    """Whether an interrupted build was finished (or undone) first."""
     writes: dict[Path, bytes] = field(default_factory=dict)
     creates: dict[Path, bytes] = field(default_factory=dict)
     """Files written only if they do not exist yet (scaffolds)."""
@@ -126,7 +137,7 @@ def plan(out: Path, outputs: Sequence[PackageOutput], *, force: bool = False) ->
             target = package_dir / rel
             data = text.encode()
             existing = _read(target)
-            if existing == data:
+            if existing == data or (rel == MANIFEST and same_manifest(existing, text)):
                 result.unchanged += 1
                 continue
             if existing is not None and rel != MANIFEST:
@@ -183,6 +194,17 @@ def _package_dirs(out: Path) -> list[Path]:
         return []
 
 
+def write(out: Path, outputs: Sequence[PackageOutput], *, force: bool = False) -> Plan:
+    """Write `outputs` under `out`, all or nothing, while no other build writes there: first
+    finish what a killed build decided, then compare with the disk (`plan`), then commit."""
+    with journal.locked(out):
+        recovered = journal.recover(out)
+        changes = plan(out, outputs, force=force)
+        apply(changes)
+    changes.recovered = recovered
+    return changes
+
+
 _NOT_OURS = (
     ErrorCode.IO,
     "refusing to overwrite a file toolgen did not generate; move it away or choose another "
@@ -211,74 +233,88 @@ def _conflict(problem: tuple[ErrorCode, str], target: Path) -> Diagnostic:
 
 
 def apply(plan: Plan) -> None:
-    """Carry out a plan: stage every file, then commit through the journal (see
-    `toolgen.build.journal`): after a kill at any point the next build finishes it."""
+    """Carry out a plan through the journal (`toolgen.build.journal`): after a kill at any
+    point the next build finishes or undoes it. Call while `journal.locked(plan.out)`."""
     if plan.conflicts:
         raise SpecError(plan.conflicts)
     out = plan.out
-    commit = journal.Commit()
-    staged: list[Path] = []
-    created: list[Path] = []
+    writes = sorted(plan.writes.items(), key=lambda item: item[0].name == MANIFEST)  # last
+    change = journal.Commit(
+        writes={_relative(target, out): data for target, data in writes},
+        creates={_relative(target, out): data for target, data in plan.creates.items()},
+        deletes={_relative(target, out): digest for target, digest in plan.deletes.items()},
+    )
+    if not (change.writes or change.creates or change.deletes):
+        return
     try:
-        for writes, into in ((plan.writes, commit.renames), (plan.creates, commit.creates)):
-            for target, data in writes.items():
-                created.extend(_make_dirs(target.parent))
-                staged.append(journal.stage(target, data))
-                into.append((_relative(staged[-1], out), _relative(target, out)))
+        journal.commit(out, change)
     except OSError as exc:
-        for temporary in staged:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-        for directory in reversed(created):
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+        with contextlib.suppress(OSError):  # undecided: drop what was staged; decided: finish
+            journal.recover(out)
         raise SpecError([Diagnostic(ErrorCode.IO, f"cannot write output: {exc}")]) from None
-    commit.renames.sort(key=lambda pair: Path(pair[1]).name == MANIFEST)  # manifests last
-    commit.deletes = [(_relative(target, out), digest) for target, digest in plan.deletes.items()]
-    journal.commit(out, commit)
 
 
 def _relative(path: Path, out: Path) -> str:
     return path.relative_to(out).as_posix()
 
 
-def _make_dirs(directory: Path) -> list[Path]:
-    """Create `directory` and missing parents; return those created, outermost first."""
-    missing = []
-    while not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    for path in reversed(missing):
-        path.mkdir()
-    return list(reversed(missing))
+@dataclass
+class Drift:
+    """How an output directory differs from a fresh render; falsy when it is up to date."""
+
+    stale: list[Path] = field(default_factory=list)
+    """Files a build would write with other bytes."""
+    new: list[Path] = field(default_factory=list)
+    """Files a build would write that are missing."""
+    removed: list[Path] = field(default_factory=list)
+    """Files a build would delete."""
+    unfinished: bool = False
+    """Whether a build was killed after it decided its commit (the next build finishes it)."""
+    diff: str = ""
+    """The unified diff from the disk to the render, manifests last."""
+
+    def __bool__(self) -> bool:
+        return bool(self.stale or self.new or self.removed or self.unfinished)
 
 
-def drift(out: Path, outputs: Sequence[PackageOutput]) -> str:
-    """A unified diff from the disk to the rendered output; empty when fresh."""
+def drift(out: Path, outputs: Sequence[PackageOutput]) -> Drift:
+    """How `out` differs from `outputs`, file by file and as a diff."""
+    result = Drift(unfinished=journal.unfinished(out))
     chunks: list[str] = []
-    if journal.unfinished(out):
-        chunks.append(
-            f"{display_path(out / journal.JOURNAL)}: a build was killed before it finished; "
-            "run `toolgen build` to complete it\n"
-        )
+    manifests: list[str] = []
+
+    def compare(target: Path, expected: str | None) -> None:
+        existing = _read(target)
+        if existing is None and expected is None:
+            return
+        if expected is not None and existing is not None:
+            if existing == expected.encode() or (
+                target.name == MANIFEST and same_manifest(existing, expected)
+            ):
+                return
+            result.stale.append(target)
+        else:
+            (result.new if existing is None else result.removed).append(target)
+        (manifests if target.name == MANIFEST else chunks).append(_diff(target, existing, expected))
+
     for output in outputs:
         package_dir = out / output.package
         rendered = output.all_files()
-        manifest = read_manifest(package_dir)
-        stale = [rel for rel in (manifest or {}).get("files", {}) if rel not in rendered]
         for rel in sorted(rendered):
-            chunks.append(_diff(package_dir / rel, rendered[rel]))
-        for rel in sorted(stale):
-            chunks.append(_diff(package_dir / rel, None))
-    chunks += [_diff(path, None) for path in abandoned_files(out, outputs)]
-    return "".join(chunks)
+            compare(package_dir / rel, rendered[rel])
+        for rel in sorted((read_manifest(package_dir) or {}).get("files", {})):
+            if rel not in rendered:
+                compare(package_dir / rel, None)
+    for path in abandoned_files(out, outputs):
+        compare(path, None)
+    for paths in (result.stale, result.new, result.removed):
+        paths.sort(key=lambda path: path.name == MANIFEST)  # manifests last, as in the diff
+    result.diff = "".join(chunks + manifests)
+    return result
 
 
-def _diff(target: Path, expected: str | None) -> str:
-    existing = _read(target)
+def _diff(target: Path, existing: bytes | None, expected: str | None) -> str:
     current = existing.decode("utf-8", "replace") if existing is not None else None
-    if current == expected:
-        return ""
     name = display_path(target)
     return (
         "".join(

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
-import re
+import contextlib
+import gc
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import click
 
+from toolgen.build.common import json_text
+from toolgen.build.progress import clock, process_started
+from toolgen.build.run import build as run_build
+from toolgen.build.run import check as run_check
+from toolgen.build.writer import Drift
+from toolgen.cli.common import DEFAULT_OUT, DEFAULT_SPECS, check_name, fail_on_spec_errors
+from toolgen.providers import Provider, toolset_view
+from toolgen.providers.report import report_text
 from toolgen.spec.errors import SpecError
+from toolgen.spec.pipeline import load_spec_set
+from toolgen.spec.positions import display_path
+from toolgen.spec.protocol import LATEST_REVISION, SUPPORTED_REVISIONS, list_tools_result
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-DEFAULT_SPECS = "specs"
-DEFAULT_OUT = "generated"
 
 
 def spec_arguments(func: F) -> F:
@@ -36,14 +45,6 @@ def out_option(func: F) -> F:
     )(func)
 
 
-def check_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from toolgen.spec.model import SERVER_NAME_PATTERN
-
-    if value is not None and not re.fullmatch(SERVER_NAME_PATTERN, value):
-        raise click.BadParameter(f"{value!r}; expected a name matching {SERVER_NAME_PATTERN}")
-    return value
-
-
 def name_option(func: F) -> F:
     return click.option(
         "--name",
@@ -54,21 +55,59 @@ def name_option(func: F) -> F:
     )(func)
 
 
-def fail_on_spec_errors(exc: SpecError) -> None:
-    """Print every diagnostic (no traceback) and exit 1."""
-    for diagnostic in exc.diagnostics:
-        click.echo(str(diagnostic), err=True)
-    count = len(exc.diagnostics)
-    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
-    sys.exit(1)
-
-
-def build_command(specs: Sequence[Path], out: Path) -> str:
+def build_command(specs: Sequence[Path], out: Path, name: str | None = None) -> str:
     """The `toolgen build` command line that regenerates `out` from `specs`, shell-quoted."""
     words = ["toolgen", "build", *(str(s) for s in specs)]
     if out != Path(DEFAULT_OUT):
         words += ["-o", str(out)]
+    if name is not None:
+        words += ["--name", name]
     return shlex.join(words)
+
+
+SHOWN_FILES = 20
+"""Files a stale `check` names one by one (the rest are counted)."""
+SHOWN_DIFF_LINES = 100
+"""Lines of diff a stale `check` prints unless asked for all (`--diff`)."""
+
+
+def drift_summary(drift: Drift, out: Path, command: str) -> str:
+    """What a stale `check` leads with: the files that differ, by kind, and the fix."""
+    kinds = [("stale", drift.stale), ("new", drift.new), ("removed", drift.removed)]
+    count = sum(len(paths) for _, paths in kinds)
+    differ = "file differs" if count == 1 else "files differ"
+    lines = [f"{display_path(out)} is stale: {count} {differ} from a fresh build."]
+    if drift.unfinished:
+        lines[0] = f"{display_path(out)} is stale: a build was killed before it finished."
+    listed = [(kind, path) for kind, paths in kinds for path in paths]
+    lines += [f"  {kind:<8} {display_path(path)}" for kind, path in listed[:SHOWN_FILES]]
+    if len(listed) > SHOWN_FILES:
+        lines.append(f"  ... and {len(listed) - SHOWN_FILES} more")
+    lines.append(f"Fix: run `{command}` and commit the result.")
+    return "\n".join(lines)
+
+
+def capped(diff: str, limit: int | None) -> tuple[str, int]:
+    """`diff` cut to `limit` lines (None: all of it), and how many lines were left out."""
+    lines = diff.splitlines(keepends=True)
+    if limit is None or len(lines) <= limit:
+        return diff, 0
+    return "".join(lines[:limit]), len(lines) - limit
+
+
+@contextlib.contextmanager
+def batch_run() -> Iterator[None]:
+    """The cycle collector off inside (as it was after): what a build makes (parsed files,
+    schemas, the model generator's trees) lives until it ends and holds few cycles, so the
+    collector's passes over that growing heap would cost time and free next to nothing.
+    The model workers are forked from inside, and inherit it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
@@ -84,7 +123,8 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     default=True,
     show_default=True,
     help="Write a handler module for you beside each package (OUT/<package>_handlers.py) "
-    "when it is missing; an existing one is never touched.",
+    "when the server has none yet (nor handlers.py in its spec set's directory, from "
+    "`toolgen init --handlers`); an existing one is never touched.",
 )
 @name_option
 @click.option(
@@ -111,13 +151,11 @@ def build(
     Incremental: unchanged spec sets are skipped. All-or-nothing: on any error
     nothing in OUT changes, and files toolgen did not write are never touched.
     """
-    from toolgen.build.progress import clock, process_started
-    from toolgen.build.run import build as run_build
-
     started = time.perf_counter()
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        with clock(since=process_started()):  # silence counts from the command's start
+        # silence counts from the command's start
+        with batch_run(), clock(since=process_started()):
             report = run_build(
                 _specs_or_default(specs),
                 out,
@@ -129,6 +167,8 @@ def build(
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
+    if report.recovered and not quiet:
+        click.echo(f"{out}: finished what an interrupted build had started", err=True)
     if not quiet:
         elapsed = time.perf_counter() - started
         for path in report.scaffolds:
@@ -147,23 +187,27 @@ def build(
 @spec_arguments
 @out_option
 @name_option
-def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
-    """Exit 1 with a unified diff when OUT is stale (does not match a fresh build
-    of SPECS); exit 0 when it is up to date. For CI and pre-commit.
+@click.option("--diff", "full_diff", is_flag=True, help="Print the whole diff, however long.")
+def check(specs: tuple[Path, ...], out: Path, name: str | None, full_diff: bool) -> None:
+    """Exit 1 when OUT is stale (a fresh build of SPECS would write other bytes): name the
+    files that differ and the command that fixes it, then the diff (the first lines of it
+    unless --diff). Exit 0 when it is up to date. For CI and pre-commit.
     """
-    from toolgen.build.run import check as run_check
-
     try:
-        diff = run_check(_specs_or_default(specs), out, name=name)
+        with batch_run():
+            drift = run_check(_specs_or_default(specs), out, name=name)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
-    if diff:
-        click.echo(diff, nl=False)
-        command = build_command(specs, out)
-        click.echo(f"{out} is stale: run `{command}` and commit the result.", err=True)
-        sys.exit(1)
-    click.echo(f"{out} is up to date.", err=True)
+    if not drift:
+        click.echo(f"{out} is up to date.", err=True)
+        return
+    click.echo(drift_summary(drift, out, build_command(specs, out, name)), err=True)
+    shown, left = capped(drift.diff, None if full_diff else SHOWN_DIFF_LINES)
+    click.echo(shown, nl=False)
+    if left:
+        click.echo(f"... {left} more lines of diff: `toolgen check --diff` prints all.", err=True)
+    sys.exit(1)
 
 
 @click.command()
@@ -193,10 +237,6 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
 def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool) -> None:
     """Print the tools of one spec set as JSON: the `tools/list` result body
     ({"tools": [...]}), or a provider's view of them (--format)."""
-    from toolgen.build.common import json_text
-    from toolgen.spec.pipeline import load_spec_set
-    from toolgen.spec.protocol import LATEST_REVISION, SUPPORTED_REVISIONS, list_tools_result
-
     chosen = revision or LATEST_REVISION
     if chosen not in SUPPORTED_REVISIONS:
         raise click.BadParameter(
@@ -212,8 +252,5 @@ def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool
     if fmt == "mcp":
         click.echo(json_text(list_tools_result(toolset, chosen)), nl=False)
         return
-    from toolgen.providers import Provider, toolset_view
-    from toolgen.providers.report import report_text
-
     view = toolset_view(toolset, cast("Provider", fmt))  # click checked the choice
     click.echo(report_text(view) if explain else json_text(view.document()), nl=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from toolgen.cli.build import check_name, fail_on_spec_errors
+from toolgen.cli.common import DEFAULT_OUT, check_name, fail_on_spec_errors
 from toolgen.spec.errors import SpecError
 from toolgen.spec.positions import display_path
 
@@ -143,11 +143,13 @@ def init(directory: Path | None, handlers: bool, force: bool) -> None:
 
     root = directory or Path("specs") / "hello"
     try:
-        written = write_starter(root, handlers=handlers, force=force)
+        written, built = write_starter(root, handlers=handlers, force=force, out=Path(DEFAULT_OUT))
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
     for path in written:
         click.echo(f"wrote {path}", err=True)
-    serve = f"--handlers {root}/handlers.py:Handlers" if handlers else "--mock"
+    if built is not None:
+        click.echo(f"your handlers are in {built}, which `toolgen build` wrote", err=True)
+    serve = f"--handlers {root}/handlers.py:Handlers" if handlers and built is None else "--mock"
     click.echo(f"next: toolgen lint {root} && toolgen serve {root} {serve}", err=True)

@@ -12,25 +12,29 @@ Arguments are checked by the tool's Input model before anything is sent; an
 compared with the spec (`Drift`, reported as the `drift` policy says). Everything
 on the wire goes through the official MCP SDK's `ClientSession`. `blocking(...)`
 drives a client from synchronous code (`toolgen.client.sync`).
+
+`OMITTED` (of type `Omitted`) is the one "absent" value of generated code: an optional
+argument a caller did not give (it is not sent), and in the models a property the JSON
+leaves out; the models import it from here (`toolgen.client.absent`).
 """
 
 from __future__ import annotations
 
+from toolgen.client.absent import OMITTED, Omitted
 from toolgen.client.base import DriftPolicy, ToolClient
 from toolgen.client.drift import Drift, DriftError, DriftWarning
 from toolgen.client.errors import ToolCallError
 from toolgen.client.sync import Blocking, blocking
-from toolgen.client.unset import UNSET, Unset
 
 __all__ = [
-    "UNSET",
+    "OMITTED",
     "Blocking",
     "Drift",
     "DriftError",
     "DriftPolicy",
     "DriftWarning",
+    "Omitted",
     "ToolCallError",
     "ToolClient",
-    "Unset",
     "blocking",
 ]

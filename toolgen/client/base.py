@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
 
+from toolgen.client.absent import OMITTED
 from toolgen.client.connect import list_all_tools, open_session
 from toolgen.client.drift import Drift, DriftError, DriftWarning, compare, describe
 from toolgen.client.errors import ToolCallError
-from toolgen.client.unset import UNSET
 from toolgen.spec.protocol import has_structured_output, wraps_output
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class ToolClient:
     ) -> CallToolResult:
         """Validate the arguments, call, raise `ToolCallError` on `isError`: the SDK's
         `CallToolResult` (what a tool without output schema returns: content blocks)."""
-        given = {key: value for key, value in arguments.items() if value is not UNSET}
+        given = {key: value for key, value in arguments.items() if value is not OMITTED}
         payload = input_model.model_validate(given).model_dump(
             mode="json", by_alias=True, exclude_unset=True
         )

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolgen.build.python.package import scaffold_path
 from toolgen.importer.output import write_spec_set
+from toolgen.spec.ir import Server
 from toolgen.spec.naming import server_name
 
 SPEC = """\
@@ -111,11 +113,18 @@ def starter_files(root: Path, *, handlers: bool = False) -> dict[str, str]:
     return files
 
 
-def write_starter(root: Path, *, handlers: bool = False, force: bool = False) -> list[Path]:
-    """Write the starter spec set into `root` (all or nothing); the paths written.
-    `force`: replace an earlier starter there even when edited since."""
-    files = starter_files(root, handlers=handlers)
+def write_starter(
+    root: Path, *, handlers: bool = False, force: bool = False, out: Path = Path("generated")
+) -> tuple[list[Path], Path | None]:
+    """Write the starter spec set into `root` (all or nothing): the paths written, and the
+    server's handler file when `toolgen build` into `out` already wrote one (a server has
+    one handler file, so `handlers` then writes none). `force`: replace an earlier starter
+    there even when edited since."""
+    package = Server(server_name(root.resolve().name, "hello"), "0.1.0").package
+    built = out / scaffold_path(package)
+    theirs = built if handlers and built.is_file() else None
+    files = starter_files(root, handlers=handlers and theirs is None)
     write_spec_set(
         root, files, "Written by toolgen init; the files are yours to edit.", force=force
     )
-    return [root / name for name in files]
+    return [root / name for name in files], theirs

@@ -8,9 +8,7 @@ Every value read from a spec or definitions file is recorded under its path
 from __future__ import annotations
 
 import functools
-import marshal
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,20 +36,6 @@ class SourceFile:
         """The same parse, read from another place (data and positions are shared)."""
         return replace(self, path=path, display=display)
 
-    def packed_positions(self) -> bytes:
-        """The positions as one `marshal`led blob, for `from_packed`."""
-        return marshal.dumps((self.positions, self.key_positions))
-
-    @classmethod
-    def from_packed(
-        cls, path: Path, display: str, data: Any, packed: bytes, again: Callable[[], SourceFile]
-    ) -> SourceFile:
-        """A file whose positions are `packed` (`packed_positions`) and unpacked only when
-        first asked for: most runs (a diff, a clean lint) locate little, and unpacking the
-        positions of every value costs more than reading the data. `again` parses the file
-        anew, should the blob be damaged."""
-        return _PackedSourceFile(path, display, data, packed, again)
-
     def locate(self, path: JsonPath, *, key: bool = False) -> Location:
         """The position of the value at `path` (or of its key), else of its nearest ancestor."""
         table = self.key_positions if key else self.positions
@@ -65,57 +49,6 @@ class SourceFile:
             if not probe:
                 return Location(self.display, 1, 1)
             probe = probe[:-1]
-
-
-class _PackedSourceFile(SourceFile):
-    """A `SourceFile` whose positions are unpacked on first use (`SourceFile.from_packed`)."""
-
-    def __init__(
-        self, path: Path, display: str, data: Any, packed: bytes, again: Callable[[], SourceFile]
-    ) -> None:
-        self.path = path
-        self.display = display
-        self.data = data
-        self.problems = ()
-        self._packed = packed
-        self._again = again
-        self._tables: tuple[dict[JsonPath, Position], dict[JsonPath, Position]] | None = None
-
-    def _unpacked(self) -> tuple[dict[JsonPath, Position], dict[JsonPath, Position]]:
-        if self._tables is None:
-            try:
-                positions, key_positions = marshal.loads(self._packed)
-                if not (isinstance(positions, dict) and isinstance(key_positions, dict)):
-                    raise ValueError("not two tables")
-            except (ValueError, EOFError, TypeError):
-                fresh = self._again()
-                positions, key_positions = fresh.positions, fresh.key_positions
-            self._tables = (positions, key_positions)
-        return self._tables
-
-    @property
-    def positions(self) -> dict[JsonPath, Position]:
-        return self._unpacked()[0]
-
-    @positions.setter
-    def positions(self, table: dict[JsonPath, Position]) -> None:
-        self._tables = (table, self._unpacked()[1])
-
-    @property
-    def key_positions(self) -> dict[JsonPath, Position]:
-        return self._unpacked()[1]
-
-    @key_positions.setter
-    def key_positions(self, table: dict[JsonPath, Position]) -> None:
-        self._tables = (self._unpacked()[0], table)
-
-    def renamed(self, path: Path, display: str) -> SourceFile:
-        copy = _PackedSourceFile(path, display, self.data, self._packed, self._again)
-        copy._tables = self._tables
-        return copy
-
-    def packed_positions(self) -> bytes:
-        return self._packed if self._tables is None else super().packed_positions()
 
 
 def display_path(path: Path) -> str:

@@ -1,4 +1,5 @@
-"""A build killed at any point converges to the clean result; edited output is never lost.
+"""A build killed at any point converges to the clean result; edited output is never lost;
+one build at a time writes a directory.
 
 The kill is simulated exactly where it hurts: before the n-th rename or delete of
 the commit (`os.replace` / `os.unlink` raise a `BaseException`, as SIGKILL would
@@ -21,7 +22,7 @@ from conftest import snapshot
 
 from toolgen.build import journal
 from toolgen.build.run import build, check, render_all
-from toolgen.build.writer import apply, plan
+from toolgen.build.writer import write
 from toolgen.spec.errors import ErrorCode, SpecError
 
 
@@ -52,12 +53,8 @@ def killed_at(step: int) -> Iterator[list[int]]:
 
 
 def output_tree(out: Path) -> dict[str, bytes]:
-    """The generated files (not the cache, not the handler scaffold: that one is the user's)."""
-    return {
-        k: v
-        for k, v in snapshot(out).items()
-        if not k.startswith(".toolgen-cache/") and not k.endswith("_handlers.py")
-    }
+    """The generated files (not the handler scaffold: that one is the user's)."""
+    return {k: v for k, v in snapshot(out).items() if not k.endswith("_handlers.py")}
 
 
 @pytest.fixture
@@ -82,7 +79,7 @@ def commit_steps(specs: list[Path], v1: Path, work: Path) -> int:
     shutil.copytree(v1, work)
     outputs, _ = render_all(specs, work, skip_fresh=False)
     with killed_at(0) as calls:
-        apply(plan(work, outputs))
+        write(work, outputs)
     shutil.rmtree(work)
     return calls[0]
 
@@ -92,19 +89,19 @@ def test_a_build_killed_at_any_step_of_its_commit_is_finished_by_the_next_build(
 ) -> None:
     specs, v1, clean = versions
     steps = commit_steps(specs, v1, tmp_path / "count")
-    assert steps > 10  # every file of the package, the journal, the deletes
+    assert steps > 10  # the journal, every file of the package, the deletes, the clean-up
     outputs, _ = render_all(specs, v1, skip_fresh=False)
     for step in range(1, steps + 1):
         out = tmp_path / f"kill-{step}"
         shutil.copytree(v1, out)
         with killed_at(step), pytest.raises(Killed):
-            apply(plan(out, outputs))
+            write(out, outputs)
         if journal.unfinished(out):
-            assert "killed before it finished" in check(specs, out)
-        assert journal.recover(out) or output_tree(out) == output_tree(v1)
-        apply(plan(out, outputs))
+            assert check(specs, out).unfinished
+        assert output_tree(out) == output_tree(v1) or (out / journal.STAGING).exists()
+        write(out, outputs)
         assert output_tree(out) == clean, f"killed at step {step} of {steps}"
-        assert not journal.staging_files(out) and not journal.unfinished(out)
+        assert not (out / journal.STAGING).exists()
 
 
 def test_the_next_build_and_check_converge_after_a_kill_mid_commit(
@@ -116,23 +113,27 @@ def test_the_next_build_and_check_converge_after_a_kill_mid_commit(
     shutil.copytree(v1, out)
     with killed_at(steps - 2), pytest.raises(Killed):  # between the renames and the deletes
         build(specs, out)
-    assert check(specs, out) != ""  # never "up to date" half way
+    assert check(specs, out)  # never "up to date" half way
     build(specs, out)
     assert output_tree(out) == clean
-    assert check(specs, out) == ""
+    assert not check(specs, out)
 
 
-def test_staging_files_of_a_killed_build_are_removed_and_others_kept(project: Path) -> None:
+def test_staging_of_a_killed_build_is_removed_by_the_next_and_others_files_kept(
+    project: Path,
+) -> None:
     specs = [project / "specs" / "notes"]
     out = project / "generated"
     build(specs, out)
-    left = out / "notes" / f".models.py{journal.STAGING_MARK}x1y2{journal.STAGING_SUFFIX}"
+    left = out / journal.STAGING / "notes" / "models.py"
+    left.parent.mkdir(parents=True)
     left.write_text("half")
     mine = out / "notes" / ".models.py.tmp"
     mine.write_text("mine")
-    build(specs, out)
-    assert not left.exists()
+    build(specs, out)  # nothing changed, but a killed build's staging is not "up to date"
+    assert not (out / journal.STAGING).exists()
     assert mine.read_text() == "mine"
+    assert not check(specs, out)
 
 
 def test_an_edited_generated_file_is_refused_by_name_and_kept(project: Path) -> None:
@@ -159,7 +160,7 @@ def test_force_replaces_an_edited_generated_file(project: Path) -> None:
     models.write_text(clean + "\n# my fix\n")
     build(specs, out, force=True)
     assert models.read_text() == clean
-    assert check(specs, out) == ""
+    assert not check(specs, out)
 
 
 def test_an_edited_file_of_a_removed_tool_is_not_deleted_silently(project: Path) -> None:
@@ -184,5 +185,5 @@ def test_a_relative_output_directory_builds_and_checks(
 ) -> None:
     monkeypatch.chdir(project)
     build([Path("specs/notes")], Path("generated"))
-    assert check([Path("specs/notes")], Path("generated")) == ""
-    assert not journal.staging_files(Path("generated"))
+    assert not check([Path("specs/notes")], Path("generated"))
+    assert not Path("generated", journal.STAGING).exists()

@@ -1,9 +1,9 @@
-"""toolgen's stand-ins for helpers of DCG's builtin formatter return exactly what DCG's own do."""
+"""toolgen's stand-ins for helpers of DCG's builtin formatter return exactly what DCG's own do,
+and are in place only while toolgen calls DCG."""
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import tokenize
 import warnings
 from collections.abc import Iterator
@@ -11,29 +11,15 @@ from typing import Any
 
 import pytest
 from conftest import SPECS
+from datamodel_code_generator import _builtin_formatter as formatter
+from datamodel_code_generator import generate
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from toolgen import load_toolset
 from toolgen.build.python import dcgfixes
 from toolgen.build.python.modelplan import SCHEMA_DIALECT, build_plan
-from toolgen.build.python.models import dcg_options
-
-
-@contextlib.contextmanager
-def dcgs_own() -> Iterator[Any]:
-    """DCG's formatter module with its own helpers in place (they call one another)."""
-    from datamodel_code_generator import _builtin_formatter as formatter
-
-    assert dcgfixes.apply() is True
-    ours = {name: getattr(formatter, name) for name in dcgfixes.REPLACED}
-    for name, original in dcgfixes.REPLACED.items():
-        setattr(formatter, name, original)
-    try:
-        yield formatter
-    finally:
-        for name, function in ours.items():
-            setattr(formatter, name, function)
+from toolgen.build.python.models import dcg_options, generate_fragments
 
 
 def string_tokens(tokens: Iterator[tokenize.TokenInfo]) -> list[tuple[str, Any, Any]]:
@@ -43,29 +29,40 @@ def string_tokens(tokens: Iterator[tokenize.TokenInfo]) -> list[tuple[str, Any, 
 
 def assert_same_as_dcg(code: str) -> None:
     """Quote normalization, string tokens and the blank-line pass agree with DCG's own."""
-    with dcgs_own() as formatter:
-        quotes = formatter._normalize_string_quotes(code)
-        strings = string_tokens(formatter._string_tokens(code))
-        blank_lines = formatter._normalize_top_level_blank_lines(code)
+    quotes = formatter._normalize_string_quotes(code)  # DCG's own, outside `faster`
+    strings = string_tokens(formatter._string_tokens(code))
+    blank_lines = formatter._normalize_top_level_blank_lines(code)
     assert dcgfixes.normalize_string_quotes(code) == quotes
     assert string_tokens(dcgfixes.string_tokens(code)) == strings
-    assert formatter._normalize_top_level_blank_lines(code) == blank_lines  # ours installed
+    with dcgfixes.faster():  # the blank-line pass calls our `_string_tokens` in there
+        assert formatter._normalize_top_level_blank_lines(code) == blank_lines
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab \r\n\x0c\x0b\x1c\u2028\t"), max_size=40))
 def test_the_linear_line_splitter_returns_what_dcgs_own_returns(source: str) -> None:
-    dcgfixes.apply()
-    assert dcgfixes.split_lines(source) == dcgfixes.REPLACED["_splitlines_no_ff"](source)
+    assert dcgfixes.split_lines(source) == formatter._splitlines_no_ff(source)
 
 
-def test_the_fixes_are_installed_in_dcgs_builtin_formatter() -> None:
-    from datamodel_code_generator import _builtin_formatter as formatter
-
-    assert dcgfixes.apply() is True
-    assert formatter._splitlines_no_ff is dcgfixes.split_lines
-    assert formatter._normalize_string_quotes is dcgfixes.normalize_string_quotes
-    assert formatter._string_tokens is dcgfixes.string_tokens
+def test_the_stand_ins_are_in_dcgs_formatter_only_while_toolgen_calls_it() -> None:
+    own = (
+        formatter._splitlines_no_ff,
+        formatter._normalize_string_quotes,
+        formatter._string_tokens,
+    )
+    assert dcgfixes.split_lines not in own
+    with dcgfixes.faster():
+        assert formatter._splitlines_no_ff is dcgfixes.split_lines
+        assert formatter._normalize_string_quotes is dcgfixes.normalize_string_quotes
+        assert formatter._string_tokens is dcgfixes.string_tokens
+    assert (
+        formatter._splitlines_no_ff,
+        formatter._normalize_string_quotes,
+        formatter._string_tokens,
+    ) == own
+    plan = build_plan(load_toolset(SPECS / "notes"))
+    generate_fragments(plan, [0, 1], None)  # a build's own call puts DCG's back after it too
+    assert formatter._string_tokens is own[2]
 
 
 BODY = st.text(alphabet=st.sampled_from("ab'\"\\#\n é"), max_size=12)
@@ -127,8 +124,6 @@ def test_code_only_tokenize_can_read_is_left_to_dcgs_own_helpers() -> None:
 def test_dcgs_unformatted_models_of_the_repository_specs_give_what_dcg_gives(
     spec_set: str,
 ) -> None:
-    from datamodel_code_generator import generate
-
     plan = build_plan(load_toolset(SPECS / spec_set))
     schema = {"$schema": SCHEMA_DIALECT, "$defs": plan.schema["$defs"]}
     code = generate(schema, **{**dcg_options(), "formatters": []})

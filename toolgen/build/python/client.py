@@ -90,7 +90,7 @@ def _tool_context(
                 "name": name,
                 "json": py_literal(prop),
                 "annotation": annotation,
-                "optional_annotation": _or_unset(annotation),
+                "optional_annotation": _or_omitted(annotation),
                 "required": prop in required,
             }
         )
@@ -173,14 +173,14 @@ class TypeNames:
         return _SCALARS.get(kind, _ANY)
 
 
-def _or_unset(annotation: str) -> str:
-    """`annotation | Unset`, `None` kept last (ruff's RUF036)."""
-    unset = f"{CLIENT}.Unset"
+def _or_omitted(annotation: str) -> str:
+    """`annotation | Omitted`, `None` kept last (ruff's RUF036)."""
+    omitted = f"{CLIENT}.Omitted"
     if annotation == "None":
-        return f"{unset} | None"
+        return f"{omitted} | None"
     if annotation.endswith(" | None"):
-        return f"{annotation.removesuffix(' | None')} | {unset} | None"
-    return f"{annotation} | {unset}"
+        return f"{annotation.removesuffix(' | None')} | {omitted} | None"
+    return f"{annotation} | {omitted}"
 
 
 def _union(parts: Any) -> str:

@@ -1,9 +1,11 @@
 """Faster stand-ins for three helpers of datamodel-code-generator's builtin formatter.
 
-`apply()` installs them; each returns what DCG's own returns, so DCG's output is
-byte for byte the same (tests compare them on DCG's real output and on generated
-code). Kept apart from the models emitter, which owns how DCG is called: when
-DCG changes (or another formatter is used) `apply` does nothing.
+A workaround, until DCG itself is faster (the issue for DCG: docs/upstream/
+datamodel-code-generator.md): `faster()` puts them in place for the length of
+toolgen's own DCG call and puts DCG's back after it, so no other use of DCG in the
+process sees them outside that call. Each returns what DCG's own returns, so DCG's
+output is byte for byte the same (tests compare them on DCG's real output and on
+generated code). When DCG changes (it lacks one of the helpers) `faster` does nothing.
 
 - `split_lines` replaces `_splitlines_no_ff`, a character-by-character loop that
   appends one character at a time to the current line: quadratic on a line of
@@ -21,10 +23,18 @@ DCG changes (or another formatter is used) `apply` does nothing.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tokenize
 from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any
+
+formatter: ModuleType | None
+try:
+    from datamodel_code_generator import _builtin_formatter as formatter
+except ImportError:  # pragma: no cover - DCG moved its formatter: `faster` does nothing
+    formatter = None
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|[\r\n])|[^\r\n]+\Z")
 
@@ -84,15 +94,11 @@ def double_quoted(literal: str) -> str:
     return f'{quoted[1]}"{body}"'
 
 
-REPLACED: dict[str, Callable[..., Any]] = {}
-"""DCG's own functions that `apply` replaced, by name (fallbacks, and the tests' reference)."""
-
-
 def normalize_string_quotes(code: str) -> str:
     """DCG's `_normalize_string_quotes`: single-quoted literals in double quotes."""
     literals = string_literals(code)
     if literals is None:  # DCG's own tokenizes: our `string_tokens` gives it every token here
-        return str(REPLACED["_normalize_string_quotes"](code))
+        return str(_DCG["_normalize_string_quotes"](code))
     parts: list[str] = []
     done = 0
     for match in literals:
@@ -109,7 +115,7 @@ def string_tokens(code: str) -> Iterator[tokenize.TokenInfo]:
     """DCG's `_string_tokens` as its one other caller reads it: the string tokens, positioned."""
     literals = string_literals(code)
     if literals is None:
-        yield from REPLACED["_string_tokens"](code)
+        yield from _DCG["_string_tokens"](code)
         return
     row, row_start, done = 1, 0, 0
     for match in literals:
@@ -134,19 +140,23 @@ _OURS: dict[str, Callable[..., Any]] = {
     "_normalize_string_quotes": normalize_string_quotes,
     "_string_tokens": string_tokens,
 }
+_DCG: dict[str, Callable[..., Any]] = {
+    name: getattr(formatter, name) for name in _OURS if callable(getattr(formatter, name, None))
+}
+"""DCG's own helpers (the fallbacks, and the tests' reference)."""
 
 
-def apply() -> bool:
-    """Install the stand-ins in DCG's builtin formatter; False when it lacks any helper."""
-    try:
-        from datamodel_code_generator import _builtin_formatter as formatter
-    except ImportError:  # pragma: no cover - DCG is a dependency; a layout change disables this
-        return False
-    originals = {name: getattr(formatter, name, None) for name in _OURS}
-    if not all(callable(original) for original in originals.values()):
-        return False
+@contextlib.contextmanager
+def faster() -> Iterator[None]:
+    """DCG's builtin formatter with the stand-ins inside the block, its own helpers after.
+    (Another thread running DCG meanwhile gets the stand-ins too: the same output.)"""
+    if formatter is None or len(_DCG) < len(_OURS):  # DCG changed: leave it alone
+        yield
+        return
     for name, ours in _OURS.items():
-        if originals[name] is not ours:
-            REPLACED[name] = originals[name]  # type: ignore[assignment]
-            setattr(formatter, name, ours)
-    return True
+        setattr(formatter, name, ours)
+    try:
+        yield
+    finally:
+        for name, helper in _DCG.items():
+            setattr(formatter, name, helper)

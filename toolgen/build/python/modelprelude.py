@@ -1,17 +1,11 @@
-"""The fixed top of every generated `models.py`: the `OMITTED` sentinel and the `ToolModel` base.
+"""The fixed top of every generated `models.py`: the `ToolModel` base, and the import of `OMITTED`.
 
-Written into each module rather than imported from toolgen, so the models need
-nothing but pydantic. datamodel-code-generator (DCG) is told to derive every
-class from `ToolModel` (`base_class`), and its `MISSING` for a property left
-out becomes `Omitted`/`OMITTED` (see `toolgen.build.python.modelshape`).
-
-Why a sentinel of our own: a property the JSON leaves out is not `null`, and
-pydantic's `MISSING` is truthy, so `if args.title:` would take the branch for
-an absent title. `OMITTED` is falsy and typed (`__bool__` returns
-`Literal[False]`), so both `if args.title:` and `if args.title is not OMITTED:`
-narrow `str | Omitted` to `str` for pyright and mypy; no JSON value validates as
-it; and `ToolModel` leaves absent fields out of every dump, so a model dumps
-back to the JSON it was validated from.
+datamodel-code-generator (DCG) is told to derive every class from `ToolModel`
+(`base_class`), and its `MISSING` for a property left out becomes toolgen's one
+"absent" value, `Omitted`/`OMITTED` from `toolgen.client` (see
+`toolgen.build.python.modelshape`; why not pydantic's `MISSING`: see
+`toolgen.client.absent`). `ToolModel` leaves absent fields out of every dump, so a
+model dumps back to the JSON it was validated from.
 
 `defer_build=True`: a class's pydantic-core validator and serializer are built when
 the class is first used (validated, instantiated, dumped, asked for its JSON
@@ -30,47 +24,22 @@ BASE_MODULE = "toolgen_models_prelude"
 BASE_CLASS = "ToolModel"
 SENTINEL_TYPE = "Omitted"
 SENTINEL = "OMITTED"
-NAMES = (SENTINEL_TYPE, SENTINEL, BASE_CLASS)
-"""What the prelude defines: never a class name of the plan."""
+"""The names of `toolgen.client`'s absent value (never class names: `modelnames.RESERVED`)."""
 
 IMPORTS: tuple[Import, ...] = (
-    Import(None, "enum"),
     Import("typing", "Any"),
-    Import("typing", "Final"),
-    Import("typing", "Literal"),
     Import("pydantic", "BaseModel"),
     Import("pydantic", "ConfigDict"),
-    Import("pydantic", "GetCoreSchemaHandler"),
     Import("pydantic", "SerializationInfo"),
     Import("pydantic", "SerializerFunctionWrapHandler"),
     Import("pydantic", "model_serializer"),
-    Import("pydantic_core", "core_schema"),
+    Import("toolgen.client", SENTINEL, SENTINEL),
+    Import("toolgen.client", SENTINEL_TYPE, SENTINEL_TYPE),
 )
-"""What `PRELUDE` uses (merged with the imports of the models)."""
+"""What `PRELUDE` uses (merged with the imports of the models); the sentinel is re-exported
+(`X as X`), so handlers may import it from their models."""
 
 PRELUDE = '''
-class Omitted(enum.Enum):
-    """The type of `OMITTED`: a property the JSON object leaves out."""
-
-    OMITTED = "OMITTED"
-
-    def __bool__(self) -> Literal[False]:
-        return False
-
-    def __repr__(self) -> str:
-        return "OMITTED"
-
-    @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.is_instance_schema(cls)  # no JSON value is absent
-
-
-OMITTED: Final = Omitted.OMITTED
-"""A property left out of the JSON object. Falsy; `None` is JSON's `null`."""
-
-
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
     Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent

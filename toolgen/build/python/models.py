@@ -21,28 +21,31 @@ came as. DCG writes every spec string (descriptions, titles, patterns,
 defaults, property names) as an escaped Python literal; the header note is
 made printable and single-line.
 
-Incremental: each unit of the plan (all defs; each tool) is keyed by a hash of
-its schemas, the schemas of the defs it refers to and the generator's
-versions. With a cache (`toolgen.build.cache`), only units not found in it go
-through DCG, in one run (with the defs they refer to); `modelsplice` cuts that
-run's module into per-unit fragments and splices all fragments into the
-module. Without a cache every unit is generated, the same way, so a rebuild
-from a cache gives byte-identical text. A unit's fragment is what DCG makes of
-the unit alone (a run over several units gives the same text, except where DCG
-aliases an import module-wide: those units are made again alone).
+Each unit of the plan (all defs; each tool) can be generated apart from the others:
+`modelsplice` cuts a DCG run's module into per-unit fragments and splices fragments
+into the module, so a big spec set's units are shared out between worker processes
+(`modeljobs`) and the text is the same whichever run made each fragment (a unit whose
+import DCG aliases module-wide is made again alone).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
-import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from datamodel_code_generator import (
+    Error,
+    InputFileType,
+    LiteralType,
+    PythonVersion,
+    TargetPydanticVersion,
+    generate,
+)
+from datamodel_code_generator.enums import DataModelType, StrictTypes
+from datamodel_code_generator.format import Formatter
 
 from toolgen.build.common import python_header
-from toolgen.build.python import modelprelude, modelvalues
+from toolgen.build.python import dcgfixes, modelprelude, modelvalues
 from toolgen.build.python.modelplan import (
     DEFS,
     SCHEMA_DIALECT,
@@ -56,9 +59,6 @@ from toolgen.schema.walk import walk_schemas
 from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.spec.ir import ToolSet
 
-if TYPE_CHECKING:
-    from toolgen.build.cache import Cache
-
 __all__ = ["ModelGenerationError", "dcg_options", "model_class_names", "render_models"]
 
 MODULE_DOC = "Pydantic models of the tool inputs and outputs (datamodel-code-generator)."
@@ -69,15 +69,6 @@ PRELUDE = Fragment((modelprelude.PRELUDE,), (), modelprelude.IMPORTS)
 
 def dcg_options() -> dict[str, Any]:
     """The DCG options of every build (the CLI equivalent is in the tests' measurement)."""
-    from datamodel_code_generator import (
-        InputFileType,
-        LiteralType,
-        PythonVersion,
-        TargetPydanticVersion,
-    )
-    from datamodel_code_generator.enums import DataModelType, StrictTypes
-    from datamodel_code_generator.format import Formatter
-
     return {
         "input_file_type": InputFileType.JsonSchema,
         "output_model_type": DataModelType.PydanticV2BaseModel,
@@ -109,54 +100,23 @@ def render_models(
     toolset: ToolSet,
     *,
     source_note: str,
-    cache: Cache | None = None,
     plan: ModelPlan | None = None,
-    keys: Sequence[str] | None = None,
+    fragments: Mapping[int, Fragment] | None = None,
 ) -> str:
-    """The text of `models.py` for `toolset` (deterministic, with or without `cache`); `keys`
-    are the plan's `unit_keys` when the caller has them."""
+    """The text of `models.py` for `toolset` (deterministic); `fragments` are those of every
+    unit of `plan` when the caller made them (`modeljobs`), else they are made here."""
     plan = plan or build_plan(toolset)
     header = python_header(source_note) + f'"""{MODULE_DOC}"""'
     if not plan.class_names:  # no tools: DCG refuses an empty schema
         return header + "\n"
-    keys = unit_keys(plan) if keys is None else keys
-    fragments = _cached(cache, keys) if cache is not None else {}
-    missing = [index for index in range(len(keys)) if index not in fragments]
-    if missing:
+    if fragments is None:
         origin = toolset.server.origin
-        made = generate_fragments(plan, missing, origin.locate() if origin else None)
-        fragments.update(made)
-        for index in missing:
-            if cache is not None:
-                cache.put(keys[index], made[index].to_json())
+        fragments = generate_fragments(
+            plan, range(len(plan.units)), origin.locate() if origin else None
+        )
     values = modelvalues.fragment(plan.value_sets)  # made every time: no DCG run
-    units = [fragments[index] for index in range(len(keys))]
+    units = [fragments[index] for index in range(len(plan.units))]
     return splice(header, [values, *units] if values else units, PRELUDE)
-
-
-def _cached(cache: Cache, keys: Sequence[str]) -> dict[int, Fragment]:
-    """The fragments found in `cache`, by unit index (a damaged entry is made again)."""
-    found: dict[int, Fragment] = {}
-    for index, key in enumerate(keys):
-        value = cache.get(key)
-        if value is not None:
-            with contextlib.suppress(ValueError):
-                found[index] = Fragment.from_json(value)
-    return found
-
-
-def unit_keys(plan: ModelPlan) -> list[str]:
-    """A content hash per unit: its class schemas, those of the classes they refer to outside
-    the unit, and everything else the generated text depends on."""
-    classes = plan.schema["$defs"]
-    context = _Context(plan)
-    salt = _salt()
-    keys = []
-    for unit in plan.units:
-        parts = [[name, classes[name]] for name in (*unit.classes, *context.of(unit.classes))]
-        text = json.dumps([salt, parts], ensure_ascii=False, separators=(",", ":"))
-        keys.append(hashlib.sha256(text.encode()).hexdigest())
-    return keys
 
 
 class _Context:
@@ -194,29 +154,11 @@ class _Context:
         return self.refs[name]
 
 
-def _salt() -> list[str]:
-    """What a fragment depends on besides its schemas: DCG, Python, this code (and its
-    DCG options)."""
-    from importlib.metadata import version
-
-    from toolgen.build.python import modelshape, modelsplice
-    from toolgen.spec.parsecache import code_salt
-
-    return [
-        "models",
-        version("datamodel-code-generator"),
-        sys.version.split()[0],
-        code_salt(__file__, modelsplice.__file__, modelshape.__file__, modelprelude.__file__),
-    ]
-
-
 def generate_fragments(
     plan: ModelPlan, units: Sequence[int], where: Location | None
 ) -> dict[int, Fragment]:
     """Fragments of `units` from one DCG run over their classes and the defs they use (an
     error DCG raises is reported at `where`, the spec set's server block)."""
-    from datamodel_code_generator import Error, generate
-
     own = [name for index in units for name in plan.units[index].classes]
     wanted = set(own) | set(_Context(plan).of(own))
     classes = plan.schema["$defs"]
@@ -225,7 +167,8 @@ def generate_fragments(
         "$defs": {name: classes[name] for name in plan.class_names if name in wanted},
     }
     try:
-        code = generate(schema, **dcg_options(), custom_file_header="# units")
+        with dcgfixes.faster():
+            code = generate(schema, **dcg_options(), custom_file_header="# units")
     except Error as exc:
         raise SpecError(
             [
@@ -251,33 +194,6 @@ def generate_fragments(
         for index in [i for i in units if any(imp.alias for imp in made[i].imports)]:
             made.update(generate_fragments(plan, [index], where))
     return made
-
-
-WARM_UP_SCHEMA: dict[str, Any] = {
-    "$schema": SCHEMA_DIALECT,
-    "$defs": {
-        "Item": {
-            "type": "object",
-            "description": "An object with constrained, enumerated and referenced fields.",
-            "properties": {
-                "name": {"type": "string", "maxLength": 3, "description": "A name."},
-                "kind": {"enum": ["a", "b"]},
-                "counts": {"$ref": "#/$defs/Counts"},
-            },
-            "required": ["name"],
-            "additionalProperties": False,
-        },
-        "Counts": {"type": "array", "items": {"type": "integer", "minimum": 0}},
-    },
-}
-
-
-def warm_up() -> None:
-    """One small DCG run: a process's first run pays DCG's imports and template compilation
-    (about half a second), which a forked child can pay before it has work."""
-    from datamodel_code_generator import generate
-
-    generate(WARM_UP_SCHEMA, **dcg_options())
 
 
 def _own_imports(fragment: Fragment) -> Fragment:

@@ -6,10 +6,10 @@ from one base (`modelprelude.BASE_CLASS`), formatted by its own builtin
 formatter as `ruff format` would. Two things it cannot be told, done here as
 edits of its text at the places its syntax tree names:
 
-- its `MISSING` (a property left out) becomes the falsy typed sentinel of the
-  prelude: `Omitted` in annotations, `OMITTED` as a value, with `None` kept
-  last in a union (`str | Omitted | None`, as ruff's RUF036 asks). The names
-  have the length of `MISSING`, so every line keeps its length and DCG's
+- its `MISSING` (a property left out) becomes toolgen's falsy typed sentinel
+  (`toolgen.client.OMITTED`): `Omitted` in annotations, `OMITTED` as a value,
+  with `None` kept last in a union (`str | Omitted | None`, as ruff's RUF036
+  asks). The names have the length of `MISSING`, so every line keeps its length and DCG's
   formatting stays right (formatting the module again would cost as much as
   DCG's own run);
 - a class's `model_config = ConfigDict(extra="forbid")` goes: the shared base

@@ -226,23 +226,36 @@ def _import_key(item: Import) -> tuple[str, int, str, str]:
 
 
 def _import_groups(imports: Iterable[Import]) -> list[str]:
-    """Standard-library imports, then third-party ones, each group sorted (isort style)."""
-    groups: dict[bool, dict[str | None, list[Import]]] = {True: {}, False: {}}
+    """Standard-library imports, then third-party ones, then toolgen's, each group sorted
+    (isort style, toolgen's own code being first-party where it is generated)."""
+    groups: list[dict[str | None, list[Import]]] = [{}, {}, {}]
     for item in sorted(imports, key=_import_key):
         top = (item.module or item.name).split(".")[0]
-        groups[top in sys.stdlib_module_names].setdefault(item.module, []).append(item)
-    out = []
-    for stdlib in (True, False):
-        lines = [_import_lines(module, items) for module, items in groups[stdlib].items()]
-        if lines:
-            out.append("\n".join(lines))
-    return out
+        group = 0 if top in sys.stdlib_module_names else 2 if top == "toolgen" else 1
+        groups[group].setdefault(item.module, []).append(item)
+    return [
+        "\n".join(_import_lines(module, items) for module, items in group.items())
+        for group in groups
+        if group
+    ]
 
 
 def _import_lines(module: str | None, items: list[Import]) -> str:
-    names = [f"{i.name} as {i.alias}" if i.alias else i.name for i in items]
+    """The import statements of `items` (sorted), as isort writes them: one statement per
+    aliased name, one for the rest, statements in the order of their first names."""
     if module is None:
-        return "\n".join(f"import {name}" for name in names)
+        return "\n".join(
+            f"import {i.name} as {i.alias}" if i.alias else f"import {i.name}" for i in items
+        )
+    plain = [i for i in items if not i.alias]
+    statements = [[i] for i in items if i.alias] + ([plain] if plain else [])
+    return "\n".join(
+        _from_import(module, group) for group in sorted(statements, key=lambda g: _import_key(g[0]))
+    )
+
+
+def _from_import(module: str, items: list[Import]) -> str:
+    names = [f"{i.name} as {i.alias}" if i.alias else i.name for i in items]
     line = f"from {module} import {', '.join(names)}"
     if len(line) <= LINE_LENGTH:
         return line

@@ -1,14 +1,16 @@
-"""Emit the generated package's `__init__.py`, after checking that its name is usable.
+"""Emit the generated package's `__init__.py`, after checking that its name is usable; and
+say where the server's one handler file is.
 
-It holds what the package's modules share: the server's identity (`SERVER`, the spec's
-`server` block) and the tool definitions file (`TOOLS_FILE`) that `server.py` serves and
-`client.py` compares a server's tools with.
+`__init__.py` holds what the package's modules share: the server's identity (`SERVER`,
+the spec's `server` block) and the tool definitions file (`TOOLS_FILE`) that `server.py`
+serves and `client.py` compares a server's tools with.
 """
 
 from __future__ import annotations
 
 import keyword
 import sys
+from pathlib import Path
 
 from toolgen.build.common import python_header
 from toolgen.build.templating import py_literal
@@ -108,3 +110,26 @@ def _tuple(names: tuple[str, ...]) -> str:
     if len("TOOL_NAMES = ") + len(line) <= 100:
         return line
     return "(\n" + "".join(f"    {item},\n" for item in items) + ")"
+
+
+INIT_HANDLERS = "handlers.py"
+"""The handler file `toolgen init --handlers` writes into the spec set's directory."""
+
+
+def scaffold_path(package: str) -> str:
+    """Where `toolgen build` writes a handler scaffold, relative to its output directory.
+
+    Beside the generated package, never inside it: the package is regenerated,
+    the scaffold is the user's code (written once when missing, never overwritten).
+    """
+    return f"{package}_handlers.py"
+
+
+def existing_handlers(spec_root: Path, out: Path, package: str) -> Path | None:
+    """The server's handler file, when a command already wrote one: `init --handlers` into the
+    spec set's directory, or `build` beside the package in `out`. A server has one handler
+    file, whichever command wrote it first; the other command then writes none."""
+    for path in (spec_root / INIT_HANDLERS, out / scaffold_path(package)):
+        if path.is_file():
+            return path
+    return None

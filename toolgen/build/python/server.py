@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from toolgen.build.common import header_text
-from toolgen.build.python.modelplan import ModelPlan
-from toolgen.build.python.models import model_class_names
+from toolgen.build.python.modelplan import ModelPlan, model_class_names
+from toolgen.build.python.package import scaffold_path
 from toolgen.build.templating import render
 from toolgen.spec.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.spec.ir import Tool, ToolSet
@@ -23,15 +23,6 @@ from toolgen.spec.naming import handler_name
 
 SERVER_FILE = "server.py"
 _SERVER_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
-
-
-def scaffold_path(package: str) -> str:
-    """Where the handler scaffold goes, relative to the build's output directory.
-
-    Beside the generated package, never inside it: the package is regenerated,
-    the scaffold is the user's code (written once when missing, never overwritten).
-    """
-    return f"{package}_handlers.py"
 
 
 def render_server(

@@ -7,11 +7,11 @@
         result = await client.ns_do_thing(...)
 
 Keyword arguments are checked by the tool's Input model before anything is sent
-(a pydantic `ValidationError`); a result with `isError` raises
-`toolgen.client.ToolCallError`; at connect the server's tool list is compared
-with the spec (`drift="warn"`, `"error"` or `"ignore"`). `Client(session)` wraps
-an initialized `mcp.ClientSession`; `Client.http(url, headers)` connects over
-Streamable HTTP.
+(a pydantic `ValidationError`; one left at `OMITTED` is not sent); a result with
+`isError` raises `toolgen.client.ToolCallError`; at connect the server's tool list
+is compared with the spec (`drift="warn"`, `"error"` or `"ignore"`).
+`Client(session)` wraps an initialized `mcp.ClientSession`; `Client.http(url,
+headers)` connects over Streamable HTTP.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ class Client(_client.ToolClient):
         self,
         *,
         method: _typing.Literal["a", "b"],
-        config: _models.NsDoThingInputConfig | _client.Unset = _client.UNSET,
-        maybe: str | _client.Unset | None = _client.UNSET,
-        class_: str | _client.Unset = _client.UNSET,
+        config: _models.NsDoThingInputConfig | _client.Omitted = _client.OMITTED,
+        maybe: str | _client.Omitted | None = _client.OMITTED,
+        class_: str | _client.Omitted = _client.OMITTED,
     ) -> _models.NsDoThingOutput:
         'Description with """, \'\'\', {{ jinja }}, {% block %}, a backslash \\ and a newline\nand an injection attempt: """; __import__(\'pathlib\').Path(\'PWNED\').touch(); """'
         arguments: dict[str, object] = {
@@ -55,7 +55,7 @@ class Client(_client.ToolClient):
     async def NS_do_thing(
         self,
         *,
-        method: _typing.Literal["c", "d"] | _client.Unset = _client.UNSET,
+        method: _typing.Literal["c", "d"] | _client.Omitted = _client.OMITTED,
     ) -> list[_models.NSDoThingOutputItem]:
         """A name that CamelCases close to the one above."""
         arguments: dict[str, object] = {

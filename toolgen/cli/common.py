@@ -1,0 +1,29 @@
+"""What several commands share: default paths, the `--name` check, how spec errors end a run."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import click
+
+from toolgen.spec.errors import SpecError
+from toolgen.spec.model import SERVER_NAME_PATTERN
+
+DEFAULT_SPECS = "specs"
+DEFAULT_OUT = "generated"
+
+
+def check_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(SERVER_NAME_PATTERN, value):
+        raise click.BadParameter(f"{value!r}; expected a name matching {SERVER_NAME_PATTERN}")
+    return value
+
+
+def fail_on_spec_errors(exc: SpecError) -> None:
+    """Print every diagnostic (no traceback) and exit 1."""
+    for diagnostic in exc.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    count = len(exc.diagnostics)
+    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    sys.exit(1)
