@@ -21,6 +21,8 @@ from toolgen.spec.protocol import (
     SUPPORTED_REVISIONS,
     is_modern,
 )
+from toolgen.verify.checks import MUST
+from toolgen.verify.fixtures import Fixtures
 from toolgen.verify.probes import (
     Probes,
     describe,
@@ -36,6 +38,8 @@ from toolgen.verify.transport import Exchange, Target, Transport, Unreachable
 ALL: Final = "all"
 DEFAULT_CASES: Final = 20
 DEFAULT_TIMEOUT: Final = 10.0
+SEQUENCE_MODES: Final = ("auto", "pinned", "off")
+"""`auto`: the fixtures file's sequences and the inferred ones; `pinned`: only the former."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,9 @@ class Options:
     only: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
+    fixtures: Fixtures = field(default_factory=Fixtures)
+    sequences: str = "auto"
+    fail_on: str = MUST
 
     def selects(self, name: str) -> bool:
         if self.only and not any(fnmatch.fnmatchcase(name, p) for p in self.only):
@@ -100,10 +107,14 @@ def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
     from toolgen.verify.revision import RevisionRun  # the call machinery: loaded late
 
     started = time.monotonic()
-    report = Report(seed=options.seed)
+    selected = [t.name for t in toolset.tools if options.selects(t.name)]
+    report = Report(seed=options.seed, tools=tuple(selected), fail_on=options.fail_on)
+    report.locations = {t.name: t.origin.locate() for t in toolset.tools}
+    whole = toolset.server.origin or (toolset.tools[0].origin if toolset.tools else None)
+    if whole is not None:
+        report.locations[None] = whole.locate()
     connections = _connections(target, options, report)
     report.revisions = tuple(c.revision for c in connections)
-    selected = [t.name for t in toolset.tools if options.selects(t.name)]
     for connection in connections:
         report.extend(RevisionRun(toolset, connection, options, report).run(selected))
     report.seconds = time.monotonic() - started
