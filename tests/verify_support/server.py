@@ -9,7 +9,8 @@ Two modes are not defects: `newest-listing` (the server also speaks 2024-11-05 a
 lists its newest tool definitions whatever version it negotiated, as SDK servers
 do) and `slow-apples` (searching just "apples" takes $VERIFY_SLOW seconds, with a
 progress notification every 0.2 s when the request asks for them; with `silent`
-too, without).
+too, without). With `picky`, search knows only the query "kiwi" and answers every
+other with an `isError` result, as a tool that needs a real path or id does.
 """
 
 from __future__ import annotations
@@ -165,6 +166,8 @@ class Server:
                 sys.exit(3)
             if "hangs-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
                 time.sleep(3600)
+            if "picky" in DEFECTS and arguments.get("query") != "kiwi":
+                return {"result": error_result(f"no catalogue entry {arguments.get('query')!r}")}
             limit = arguments.get("limit", 10)
             limit = limit if isinstance(limit, int) else 10
             value = {"items": [str(arguments.get("query"))] * min(limit, 3), "total": min(limit, 3)}

@@ -118,7 +118,7 @@ class _Reader:
         for prop, given in self._mapping(data, ("values",)).items():
             users = [n for n in self.names if self._schema_of(n, prop) is not None]
             if not users:
-                self._problem(("values", prop), f"no tool has a property {prop!r}")
+                self._problem(("values", prop), f"no tool has a property {prop!r}", key=True)
             for name in users:
                 if self._values(name, prop, given, ("values", prop)):
                     values[name][prop] = given
@@ -155,7 +155,9 @@ class _Reader:
     ) -> None:
         for prop, given in self._mapping(entry, (*where, "values")).items():
             if self._schema_of(name, prop) is None:
-                self._problem((*where, "values", prop), f"{name} has no property {prop!r}")
+                self._problem(
+                    (*where, "values", prop), f"{name} has no property {prop!r}", key=True
+                )
             elif self._values(name, prop, given, (*where, "values", prop)):
                 values[prop] = given
         sets = entry.get("arguments", [])

@@ -195,8 +195,9 @@ class Sequences:
                 message = f"{name}: {first.stopped}"
                 out.append(not_exercised(check, message, creator, self.revision))
             else:
-                why = f"{name}: no delete step" if check == "sequence.deleted" else name
-                out.append(skipped(check, why, creator, self.revision))
+                out.append(
+                    skipped(check, f"{name}: {_unjudged(check, missing)}", creator, self.revision)
+                )
         return out
 
     def _run(self, key: str, steps: Sequence[Planned]) -> _Run:
@@ -321,6 +322,15 @@ class Sequences:
                 return failed(PINNED_CHECK, f"{where}: {problem}", tool, self.revision, inputs)
         count = len(sequence.steps)
         return passed(PINNED_CHECK, f"{label}: {count} steps as expected", tool, self.revision)
+
+
+def _unjudged(check: str, missing: list[str]) -> str:
+    """Why a check of a sequence that ran was never judged."""
+    if check == "sequence.values":
+        return "every read failed (see sequence.read-back)"
+    if missing:
+        return f"no delete step: {', '.join(missing)} not called (not listed, or destructive)"
+    return "no tool deletes the item"
 
 
 def _fields(value: Any) -> dict[str, Any]:
