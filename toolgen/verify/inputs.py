@@ -10,8 +10,9 @@ exactly the keyword it aims at (so an `isError` answer is about that keyword).
 
 Seeds reach every phase through the schema: `seeded` replaces the schema of a
 property (a dotted path through objects and array items: `entities.name`) with
-the fixture values (`enum`: only those are used) or adds the spec examples'
-values beside it (`anyOf`: they are drawn among the others). Boundary cases are
+the fixture values (`enum`: only those are used, and the property is always
+given) or adds the spec examples' values beside it (`anyOf`: they are drawn
+among the others). Boundary cases are
 built from the fixture-seeded schema, generated inputs from the fully seeded one.
 """
 
@@ -84,11 +85,11 @@ def property_schema(schema: Mapping[str, Any], path: str) -> dict[str, Any] | No
     document of its own (the root's `$defs` beside it); None when the schema has no such
     property."""
     root = copy.deepcopy(dict(schema))
-    node = _editable(root, root, path)
-    if node is None:
+    found = _editable(root, root, path)
+    if found is None:
         return None
     defs: dict[str, Any] = {k: root[k] for k in ("$defs", "definitions") if k in root}
-    return {**node, **defs} if isinstance(node, dict) else node
+    return {**found[1], **defs}
 
 
 def seeded(
@@ -96,37 +97,46 @@ def seeded(
     pins: Mapping[str, list[Any]],
     hints: Mapping[str, list[Any]] | None = None,
 ) -> dict[str, Any]:
-    """A copy of `schema` whose property at each path of `pins` takes only those values, and
-    at each path of `hints` those values besides its own (paths it lacks are left alone)."""
+    """A copy of `schema` whose property at each path of `pins` is required and takes only
+    those values, and at each path of `hints` takes those values besides its own (paths it
+    lacks are left alone)."""
     root = copy.deepcopy(dict(schema))
     for path, values in pins.items():
-        node = _editable(root, root, path)
-        if node is not None:
+        found = _editable(root, root, path)
+        if found is not None:
+            holder, node = found
             node.clear()
             node["enum"] = list(values)
+            required = holder.get("required")
+            name = path.rsplit(".", 1)[-1]
+            if not isinstance(required, list) or name not in required:
+                holder["required"] = [*(required if isinstance(required, list) else []), name]
     for path, values in (hints or {}).items():
-        node = _editable(root, root, path)
-        if node is not None and path not in pins:
-            own = dict(node)
-            node.clear()
-            node["anyOf"] = [own, {"enum": list(values)}]
+        found = _editable(root, root, path)
+        if found is not None and path not in pins:
+            own = dict(found[1])
+            found[1].clear()
+            found[1]["anyOf"] = [own, {"enum": list(values)}]
     return root
 
 
-def _editable(node: dict[str, Any], root: Mapping[str, Any], path: str) -> dict[str, Any] | None:
-    """The schema of the property at `path` inside `node`, made editable in place: `$ref`s
-    on the way are inlined, array `items` stepped through."""
+def _editable(
+    node: dict[str, Any], root: Mapping[str, Any], path: str
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(the object schema holding it, the schema) of the property at `path` inside `node`,
+    made editable in place: `$ref`s on the way are inlined, array `items` stepped through."""
+    holder = node
     for name in path.split("."):
-        node = _inline(node, root)
-        while isinstance(node.get("items"), dict) and "properties" not in node:
-            node["items"] = dict(node["items"])
-            node = _inline(node["items"], root)
-        properties = node.get("properties")
+        holder = _inline(node, root)
+        while isinstance(holder.get("items"), dict) and "properties" not in holder:
+            holder["items"] = dict(holder["items"])
+            holder = _inline(holder["items"], root)
+        properties = holder.get("properties")
         if not isinstance(properties, dict) or not isinstance(properties.get(name), dict):
             return None
-        node["properties"] = properties = dict(properties)
+        holder["properties"] = properties = dict(properties)
         node = properties[name] = dict(properties[name])
-    return _inline(node, root)
+    return holder, _inline(node, root)
 
 
 def _inline(node: dict[str, Any], root: Mapping[str, Any]) -> dict[str, Any]:

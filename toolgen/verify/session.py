@@ -20,6 +20,9 @@ from toolgen.verify.transport import Exchange, Transport, dumps
 VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_META: Final = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO: Final = {"name": "toolgen-verify", "version": "1"}
+STARTUP: Final = 20.0
+"""Seconds the opening request waits at least: a server just started (Node, Python imports)
+may take longer to answer its first request than any later one."""
 
 
 def request_message(request_id: int, method: str, params: Any) -> dict[str, Any]:
@@ -65,8 +68,9 @@ class Session:
     def open(self, requested: str | None = None) -> Exchange:
         """The handshake (legacy): `initialize` asking for `requested` (default: the
         session's revision), then `notifications/initialized`. Modern: `server/discover`."""
+        patience = max(self.timeout, STARTUP)
         if self.modern:
-            return self.request("server/discover", {})
+            return self.request("server/discover", {}, patience)
         reply = self.request(
             "initialize",
             {
@@ -74,6 +78,7 @@ class Session:
                 "capabilities": {},
                 "clientInfo": CLIENT_INFO,
             },
+            patience,
         )
         result = reply.reply.get("result") if isinstance(reply.reply, dict) else None
         if isinstance(result, dict):

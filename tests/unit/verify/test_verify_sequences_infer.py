@@ -35,6 +35,7 @@ def test_a_pinned_property_takes_only_the_fixture_values_in_every_phase() -> Non
     pinned = seeded(SCHEMA, {"repo": ["/srv/repo"], "entities.name": ["e1", "e2"]})
     assert pinned["properties"]["repo"] == {"enum": ["/srv/repo"]}
     assert pinned["properties"]["entities"]["items"]["properties"]["name"] == {"enum": ["e1", "e2"]}
+    assert pinned["properties"]["entities"]["items"]["required"] == ["name"]  # always given
     assert SCHEMA["properties"]["repo"] == {"$ref": "#/$defs/Path"}  # the original is untouched
     cases = boundary_cases(pinned, {"repo": "/srv/repo"}, SchemaValidator(SCHEMA))
     assert {c.arguments["repo"] for c in cases} == {"/srv/repo"}
