@@ -28,9 +28,9 @@ MCP: Final = "MCP"
 JSON_RPC: Final = "JSON-RPC 2.0"
 SPEC_SET: Final = "spec set"
 """The spec set under test: the contract the server is held to."""
-INFERRED: Final = "inferred"
+INFERRED: Final = "inferred from the schemas"
 """Expectations verify draws from the spec set's schemas (stateful sequences)."""
-FIXTURES: Final = "fixtures"
+FIXTURES: Final = "fixtures file"
 BASELINE: Final = "baseline"
 
 _MCP_URL: Final = "https://modelcontextprotocol.io/specification/{revision}/{section}"
@@ -45,7 +45,8 @@ class Rule:
 
     level: str
     source: str
-    """`MCP`, `JSON-RPC 2.0`, `spec set`, `inferred`, `fixtures` or `baseline`."""
+    """`MCP`, `JSON-RPC 2.0`, `spec set`, `inferred from the schemas`, `fixtures file` or
+    `baseline`."""
     section: str
     """MCP: the page and anchor below a revision (`server/tools#output-schema`); JSON-RPC:
     the anchor of its specification; else what part of the file."""
@@ -71,12 +72,17 @@ class Rule:
             return _JSON_RPC_URL.format(section=self.section)
         return None
 
+    def where(self, revision: str | None = None) -> str:
+        """`MCP 2025-11-25 server/tools#output-schema`, `spec set: tools[].title`, ..."""
+        if self.source == MCP:
+            return f"MCP {self.revision_for(revision)} {self.section}"
+        if self.source == JSON_RPC:
+            return f"{JSON_RPC} #{self.section}"
+        return f"{self.source}: {self.section}"
+
     def cite(self, revision: str | None = None) -> str:
         """`MUST, MCP 2025-11-25 server/tools#output-schema` and the like."""
-        where = {MCP: f"MCP {self.revision_for(revision)}", JSON_RPC: JSON_RPC}.get(
-            self.source, f"the {self.source}"
-        )
-        return f"{self.level.upper()}, {where} {self.section}"
+        return f"{self.level.upper()}, {self.where(revision)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,21 +459,6 @@ CHECKS: Final = (
     ),
     # -- sequences ------------------------------------------------------------------------
     Check(
-        "sequence.steps",
-        "Every step of a stateful sequence is answered as a call must be.",
-        "A reply (no crash, hang or silence), a valid `CallToolResult`, `structuredContent` "
-        "valid against the output schema.",
-        (
-            Rule(
-                MUST,
-                JSON_RPC,
-                "response_object",
-                "The MUST rules of a call (`call.answers`, `call.result-shape`, "
-                "`call.structured-content`) at each step.",
-            ),
-        ),
-    ),
-    Check(
         "sequence.read-back",
         "An item a create (or update) step made can be read back.",
         "Inferred: the create tool's output names a value (same def, or same property name "
@@ -559,10 +550,10 @@ def checks_markdown() -> str:
 
 def _rule_line(rule: Rule) -> str:
     scope = ""
-    if rule.source == MCP and rule.revisions != SUPPORTED_REVISIONS:
+    if rule.revisions != SUPPORTED_REVISIONS:
         first, last = rule.revisions[0], rule.revisions[-1]
         scope = f" ({first}" + (f" to {last})" if last != first else ")")
-    where = f"[{rule.cite()}]({rule.url()})" if rule.url() else rule.cite()
+    where = f"[{rule.where()}]({rule.url()})" if rule.url() else rule.where()
     return f"**{rule.level}**{scope}: {where}. {rule.text}"
 
 

@@ -91,8 +91,10 @@ def _detail(result: Result, mark: str) -> list[str]:
     if result.input is not NO_INPUT:
         lines.append(f"     input: {_input_text(result.input)}")
     if result.status != ERROR:
-        rule = result.rule
-        lines.append(f"     rule: {rule.level.upper()}, {rule.url(result.revision) or rule.cite()}")
+        rule, url = result.rule, result.rule.url(result.revision)
+        lines.append(
+            f"     rule: {rule.level.upper()}, {url}" if url else f"     rule: {rule.cite()}"
+        )
     if result.expected is not None:
         lines.append(f"     expected by the baseline: {result.expected}")
     return lines

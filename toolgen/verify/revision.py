@@ -70,14 +70,14 @@ class RevisionRun:
             if why is not None:
                 out += self._skip(name, why)
                 continue
-            calls[name] = ToolCalls(
-                tool,
-                by_name[name],
-                self.connection,
-                self.options,
-                self.report,
-                self.options.fixtures.of(name),
-            )
+            seeds = self.options.fixtures.of(name)
+            try:
+                calls[name] = ToolCalls(
+                    tool, by_name[name], self.connection, self.options, self.report, seeds
+                )
+            except Exception as exc:  # a bug of verify: an error, never a pass
+                out += [broken(check, exc, name, self.revision) for check in CALL_CHECKS]
+                continue
             calls[name].run()
         sequences = self._sequences(calls)
         for name in calls:

@@ -116,8 +116,8 @@ class ToolCalls:
         support = task_support(tool, listed)
         self.task_required = support == "required"
         longest = options.timeout * LONG_RUNNING
-        self.timeout = longest if support in ("optional", "required") else options.timeout
-        self.timeout = seeds.timeout or self.timeout
+        long_running = support in ("optional", "required")
+        self.timeout = seeds.timeout or (longest if long_running else options.timeout)
         self.longest = max(self.timeout, longest)
         self.judge = Judge(tool, connection.revision, self.timeout)
         self.validator = SchemaValidator(tool.input_schema)
