@@ -36,7 +36,9 @@ BASELINE: Final = "baseline"
 _MCP_URL: Final = "https://modelcontextprotocol.io/specification/{revision}/{section}"
 _JSON_RPC_URL: Final = "https://www.jsonrpc.org/specification#{section}"
 STRUCTURED: Final = tuple(r for r in SUPPORTED_REVISIONS if r >= "2025-06-18")
-"""The revisions with `outputSchema` and `structuredContent`."""
+"""The revisions with `outputSchema` and `structuredContent` (and a schema reference page)."""
+_SCHEMA_IN_TS: Final = tuple(r for r in SUPPORTED_REVISIONS if r not in STRUCTURED)
+"""The revisions whose types are only in `schema.ts`: their rules cite the tools page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +117,7 @@ _REPLY: Final = Rule(
     MUST,
     JSON_RPC,
     "response_object",
-    "When a rpc call is made, the Server MUST reply with a Response (MCP: all messages MUST "
-    "follow JSON-RPC 2.0).",
+    "Every call gets a response (MUST; MCP messages follow JSON-RPC 2.0).",
 )
 _CONTRACT: Final = "tools (the tool as the spec set describes it)"
 
@@ -134,14 +135,14 @@ CHECKS: Final = (
             _mcp(
                 MUST,
                 "basic/lifecycle#initialization",
-                "The server MUST respond to `initialize` with its own capabilities and "
-                "information; one that supports the requested version MUST answer with it.",
+                "`initialize` is answered with the server's capabilities and information, at "
+                "the requested version when the server supports it (MUST).",
                 LEGACY_REVISIONS,
             ),
             _mcp(
                 MUST,
                 "basic/versioning#protocol-version-negotiation",
-                "Servers MUST implement `server/discover`.",
+                "A server implements `server/discover` (MUST).",
                 MODERN_REVISIONS,
             ),
         ),
@@ -156,15 +157,15 @@ CHECKS: Final = (
             _mcp(
                 MUST,
                 "basic/lifecycle#version-negotiation",
-                "A server that does not support the requested version MUST respond with another "
-                "protocol version it supports.",
+                "Asked for a version it does not support, the server answers with one it does "
+                "(MUST).",
                 LEGACY_REVISIONS,
             ),
             _mcp(
                 MUST,
                 "basic/versioning#protocol-version-negotiation",
-                "A server that does not implement the requested version MUST respond with an "
-                "`UnsupportedProtocolVersionError` (-32022).",
+                "A request naming a version the server does not implement gets an "
+                "`UnsupportedProtocolVersionError`, -32022 (MUST).",
                 MODERN_REVISIONS,
             ),
         ),
@@ -177,7 +178,7 @@ CHECKS: Final = (
             _mcp(
                 MUST,
                 "basic/utilities/ping#behavior-requirements",
-                "The receiver MUST respond promptly with an empty response.",
+                "A `ping` gets an empty result, promptly (MUST).",
                 LEGACY_REVISIONS,
             ),
         ),
@@ -193,8 +194,7 @@ CHECKS: Final = (
                 MUST,
                 JSON_RPC,
                 "notification",
-                "The Server MUST NOT reply to a Notification (MCP: the receiver MUST NOT send a "
-                "response).",
+                "A notification is never answered (MUST NOT, in JSON-RPC and in MCP).",
             ),
         ),
     ),
@@ -208,8 +208,8 @@ CHECKS: Final = (
                 MUST,
                 JSON_RPC,
                 "response_object",
-                "The Server MUST reply with a Response; when the id could not be detected (Parse "
-                "error, -32700) it MUST be Null.",
+                "Every call gets a response; when its id cannot be read (a parse error, -32700) "
+                "the response's id is null (MUST).",
             ),
         ),
     ),
@@ -226,21 +226,21 @@ CHECKS: Final = (
                 SHOULD,
                 JSON_RPC,
                 "batch",
-                "The Server should respond with an Array containing the corresponding Response "
-                "objects (lowercase in JSON-RPC 2.0).",
+                "A batch is answered with an array of the responses (a lowercase should in "
+                "JSON-RPC 2.0).",
                 ("2024-11-05",),
             ),
             _mcp(
                 MUST,
                 "basic#batching",
-                "MCP implementations MUST support receiving JSON-RPC batches.",
+                "Servers take JSON-RPC batches (MUST).",
                 ("2025-03-26",),
             ),
             _mcp(
                 SHOULD,
                 "changelog",
-                "Support for JSON-RPC batching was removed (stated without a keyword): a batch "
-                "is not an MCP message, and an error tells the client so.",
+                "Batches left MCP (no keyword): a batch is not an MCP message, and an error "
+                "says so.",
                 tuple(r for r in SUPPORTED_REVISIONS if r >= "2025-06-18"),
                 cited="2025-06-18",
             ),
@@ -255,8 +255,8 @@ CHECKS: Final = (
                 MUST,
                 JSON_RPC,
                 "error_object",
-                "The Server MUST reply with a Response; -32601 is the code reserved for "
-                "`Method not found`.",
+                "Every call gets a response; an unknown method is error -32601, the code "
+                "JSON-RPC reserves for it (MUST).",
             ),
         ),
     ),
@@ -268,8 +268,7 @@ CHECKS: Final = (
             _mcp(
                 SHOULD,
                 "server/tools#error-handling",
-                "Unknown tools are protocol errors (JSON-RPC error -32602), stated without a "
-                "keyword.",
+                "An unknown tool is a protocol error, -32602 (stated without a keyword).",
             ),
         ),
     ),
@@ -281,7 +280,14 @@ CHECKS: Final = (
             _mcp(
                 MUST,
                 "basic/transports#stdio",
-                "The server MUST NOT write anything to its stdout that is not a valid MCP message.",
+                "Nothing but MCP messages goes to stdout (MUST NOT).",
+                LEGACY_REVISIONS,
+            ),
+            _mcp(
+                MUST,
+                "basic/transports/stdio",
+                "Nothing but MCP messages goes to stdout (MUST NOT).",
+                MODERN_REVISIONS,
             ),
         ),
     ),
@@ -302,8 +308,15 @@ CHECKS: Final = (
         (
             _mcp(
                 MUST,
+                "server/tools#listing-tools",
+                "The result is a `ListToolsResult` of the revision's schema.",
+                _SCHEMA_IN_TS,
+            ),
+            _mcp(
+                MUST,
                 "schema#listtoolsresult",
                 "The result is a `ListToolsResult` of the revision's schema.",
+                STRUCTURED,
             ),
         ),
     ),
@@ -375,8 +388,8 @@ CHECKS: Final = (
             _mcp(
                 SHOULD,
                 "server/tools#error-handling",
-                "API failures, input validation and business logic errors are tool execution "
-                "errors, reported in results with `isError: true` (stated without a keyword).",
+                "What fails inside a tool (an API, a lookup, a business rule, a validation) is "
+                "a result with `isError: true` (stated without a keyword).",
             ),
         ),
     ),
@@ -385,7 +398,15 @@ CHECKS: Final = (
         "Every call result is a valid `CallToolResult` of the revision.",
         "Validated against the revision's official schema where one is vendored, else: "
         "`content` is a list of content blocks and `isError` a boolean.",
-        (_mcp(MUST, "schema#calltoolresult", "The result is a `CallToolResult`."),),
+        (
+            _mcp(
+                MUST,
+                "server/tools#calling-tools",
+                "The result is a `CallToolResult`.",
+                _SCHEMA_IN_TS,
+            ),
+            _mcp(MUST, "schema#calltoolresult", "The result is a `CallToolResult`.", STRUCTURED),
+        ),
     ),
     Check(
         "call.structured-content",
@@ -395,8 +416,7 @@ CHECKS: Final = (
             _mcp(
                 MUST,
                 "server/tools#output-schema",
-                "If an output schema is provided, servers MUST provide structured results that "
-                "conform to it.",
+                "With an output schema, every structured result conforms to it (MUST).",
                 STRUCTURED,
             ),
         ),
@@ -409,8 +429,7 @@ CHECKS: Final = (
             _mcp(
                 SHOULD,
                 "server/tools#structured-content",
-                "A tool that returns structured content SHOULD also return the serialized JSON "
-                "in a TextContent block.",
+                "A structured result comes with its serialized JSON in a text block too (SHOULD).",
                 STRUCTURED,
             ),
         ),
@@ -423,7 +442,7 @@ CHECKS: Final = (
             _mcp(
                 MUST,
                 "server/tools#security-considerations",
-                "Servers MUST validate all tool inputs.",
+                "Tool inputs are validated (MUST).",
             ),
         ),
     ),
@@ -436,8 +455,8 @@ CHECKS: Final = (
             _mcp(
                 SHOULD,
                 "server/tools#error-handling",
-                "Input validation errors are tool execution errors (stated without a keyword); "
-                "before 2025-11-25 invalid arguments may be error -32602.",
+                "Invalid arguments are tool execution errors (stated without a keyword); "
+                "before 2025-11-25 error -32602 too.",
             ),
         ),
     ),
@@ -451,8 +470,8 @@ CHECKS: Final = (
             _mcp(
                 MUST,
                 "basic/utilities/tasks#tool-level-negotiation",
-                "If `taskSupport` is `required`, servers MUST return a -32601 error when a "
-                "client does not invoke the tool as a task.",
+                "A tool whose `taskSupport` is `required`, called without a task, gets error "
+                "-32601 (MUST).",
                 ("2025-11-25",),
             ),
         ),
