@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolgen.spec.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
-from toolgen.spec.protocol import has_structured_output
 from toolgen.verify.listing import LISTING_CHECKS, listing_results
 from toolgen.verify.results import Report, Result, broken, failed, skipped
 from toolgen.verify.runner import (
@@ -103,10 +102,6 @@ class RevisionRun:
         chosen = [self.toolset.tool(name) for name in self.report.tools]
         for sequence in infer(chosen):
             creator = sequence.steps[0].tool
-            if not has_structured_output(self.revision):
-                why = f"{self.revision} has no structured output to read the created value from"
-                out += [skipped(c, why, creator, self.revision) for c in INFERRED_CHECKS]
-                continue
             try:
                 out += runner.inferred(sequence)
             except Exception as exc:  # a bug of verify: an error, never a pass

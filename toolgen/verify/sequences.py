@@ -9,7 +9,9 @@ value are *reads* (read-only), *deletes* (destructive) and *updates* (the
 rest). Each create tool with a read gets one sequence, in the spec's order:
 create, read, then each update followed by a read, then the first delete
 followed by a read that must fail. Every step's input is the tool's usual base
-input (fixtures, examples, a sample) with the created value put in.
+input (fixtures, examples, a sample) with the created value put in, read from
+the create step's `structuredContent` (before 2025-06-18: from the JSON its
+text block holds).
 
 **Judging.** Every step is a call like any other: a broken call rule is
 reported under that tool's `call.*` checks. Then `sequence.read-back` (a read

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
+
 from toolgen.schema.validation import SchemaValidator
 from toolgen.spec.ir import Tool
 from toolgen.verify.fixtures import ToolFixtures
@@ -267,6 +269,8 @@ class ToolCalls:
         structured = result.get("structuredContent") if result is not None else None
         if self.judge.wrapped and isinstance(structured, dict):
             structured = structured.get("result")
+        elif structured is None and result is not None and not self.judge.structured:
+            structured = _json_text(result)  # a revision without structured output
         answered = failure is None or failure.check not in ("call.answers", "call.result-shape")
         if exchange.timed_out and exchange.progressed:
             answered = False
@@ -353,6 +357,14 @@ class ToolCalls:
         if self.abandoned and not self.valid_tried:
             return f"every call was still running after {self.longest:g} s"
         return f"no call succeeded ({self._tried()})"
+
+
+def _json_text(result: dict[str, Any]) -> Any:
+    """The JSON value a result's first text block holds (None when it holds none)."""
+    try:
+        return orjson.loads(_text_of(result))
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _text_of(result: dict[str, Any]) -> str:
