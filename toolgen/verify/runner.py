@@ -38,8 +38,6 @@ from toolgen.verify.transport import Exchange, Target, Transport, Unreachable
 ALL: Final = "all"
 DEFAULT_CASES: Final = 20
 DEFAULT_TIMEOUT: Final = 10.0
-SEQUENCE_MODES: Final = ("auto", "pinned", "off")
-"""`auto`: the fixtures file's sequences and the inferred ones; `pinned`: only the former."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +54,8 @@ class Options:
     timeout: float = DEFAULT_TIMEOUT
     fixtures: Fixtures = field(default_factory=Fixtures)
     sequences: str = "auto"
+    """`auto`: the fixtures file's sequences and the inferred ones; `pinned`: only the
+    former; `off`: none."""
     fail_on: str = MUST
 
     def selects(self, name: str) -> bool:
