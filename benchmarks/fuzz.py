@@ -216,7 +216,15 @@ def fuzz_kills(kills: int, rng: random.Random) -> None:
 def run_properties(examples: int) -> None:
     env = {**os.environ, "TOOLGEN_FUZZ_EXAMPLES": str(examples)}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/acceptance/test_fuzz.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/acceptance/test_fuzz.py",
+        ],
         cwd=ROOT,
         env=env,
         timeout=3600,

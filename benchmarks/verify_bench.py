@@ -1,9 +1,15 @@
-"""`toolgen verify`'s speed (issue 12): calls per second, and a default run on a 20-tool server.
+"""`toolgen verify`'s speed: calls per second, a sequence step against a plain call, and a
+default run on a 20-tool server.
 
 - **call path**: one `toolgen serve specs/notes --mock` process over stdio; each
   round sends 1,000 `tools/call`s (the spec examples' inputs, round robin) the way
-  verify does (raw frame, wait for the reply, judge it: result shape, output
-  schema, text fallback). Target: >= 500 calls/s.
+  verify does (raw frame asking for progress, wait for the reply, judge it: result
+  shape, output schema, text fallback). Target: >= 5,000 calls/s.
+- **sequence step**: one `toolgen serve specs/notes --handlers ...NotesHandlers`
+  process (SQLite in memory); each round runs the inferred sequence (create_note ->
+  get_note -> delete_note -> get_note) 100 times, and makes as many judged plain calls
+  (the examples' inputs) on the same server. Reported: time per step over time per
+  plain call. Target: <= 2.
 - **whole run, notes**: `toolgen verify specs/notes --server "toolgen serve specs/notes
   --mock" --allow-destructive` in process: every probe, both eras, explicit and
   generated inputs; tools/call requests over the run's wall time.
@@ -30,13 +36,20 @@ from make_specs import WORK, load_corpus, spec_tools, write_spec_set
 
 from toolgen.spec.pipeline import load_spec_set
 from toolgen.verify.judge import Judge
-from toolgen.verify.runner import Options, verify
+from toolgen.verify.results import Report
+from toolgen.verify.revision import verify
+from toolgen.verify.runner import Connection, Options
+from toolgen.verify.sequences import Sequences, infer
 from toolgen.verify.session import Session
 from toolgen.verify.stdio import StdioTarget
+from toolgen.verify.toolcalls import LONG_RUNNING, ToolCalls
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTES = ROOT / "specs" / "notes"
+HANDLERS = ROOT / "examples" / "notes_handlers.py"
 CALLS = 1000
+SEQUENCES = 100
+TIMEOUT = 30.0
 
 
 def call_path_rate(rounds: int, calls: int = CALLS) -> list[float]:
@@ -45,21 +58,60 @@ def call_path_rate(rounds: int, calls: int = CALLS) -> list[float]:
     cases = [(t, e.input) for t in toolset.tools for e in t.examples if e.has_input]
     target = StdioTarget([*toolgen_argv("serve", str(NOTES), "--mock")])
     transport = target.connect()
-    session = Session(transport, "2025-11-25", 30.0)
+    session = Session(transport, "2025-11-25", TIMEOUT)
     session.open()
-    judges = {t.name: Judge(t, "2025-11-25", 30.0) for t, _ in cases}
+    judges = {t.name: Judge(t, "2025-11-25", TIMEOUT) for t, _ in cases}
+    longest = TIMEOUT * LONG_RUNNING
     rates = []
     try:
         for _ in range(rounds):
             started = time.perf_counter()
             for index in range(calls):
                 tool, arguments = cases[index % len(cases)]
-                failure = judges[tool.name].valid_input(session.call_tool(tool.name, arguments))
+                exchange = session.call_tool(tool.name, arguments, None, TIMEOUT, longest)
+                failure = judges[tool.name].valid_input(exchange)
                 assert failure is None, failure
             rates.append(calls / (time.perf_counter() - started))
     finally:
         transport.close()
     return rates
+
+
+def sequence_step_ratio(rounds: int, runs: int = SEQUENCES) -> list[float]:
+    """(time per sequence step) / (time per judged plain call), per round, on one server."""
+    toolset = load_spec_set(NOTES)
+    server = [*toolgen_argv("serve", str(NOTES), "--handlers", f"{HANDLERS}:NotesHandlers")]
+    connection = Connection(StdioTarget(server), "2025-11-25", TIMEOUT)
+    connection.open()
+    options = Options(protocol="2025-11-25", timeout=TIMEOUT, allow_destructive=True)
+    report = Report()
+    listed = {t["name"]: t for t in connection.current().list_tools()[0]}
+    calls = {
+        t.name: ToolCalls(
+            t, listed[t.name], connection, options, report, options.fixtures.of(t.name)
+        )
+        for t in toolset.tools
+    }
+    (sequence,) = infer(toolset.tools)
+    sequences = Sequences(calls, "2025-11-25")
+    plain = [(calls[t.name], e.input) for t in toolset.tools for e in t.examples if e.has_input]
+    ratios = []
+    try:
+        for _ in range(rounds):
+            started = time.perf_counter()
+            for _ in range(runs):
+                run = sequences._run(sequence.key, list(sequence.steps))
+                assert not run.failures and run.stopped is None, run
+            step = (time.perf_counter() - started) / (runs * len(sequence.steps))
+            started = time.perf_counter()
+            for index in range(runs * len(sequence.steps)):
+                tool_calls, arguments = plain[index % len(plain)]
+                tool_calls._check_valid(arguments)
+            call = (time.perf_counter() - started) / (runs * len(sequence.steps))
+            ratios.append(step / call)
+    finally:
+        connection.close()
+    return ratios
 
 
 def whole_run(rounds: int) -> list[tuple[float, int, float]]:
@@ -68,8 +120,8 @@ def whole_run(rounds: int) -> list[tuple[float, int, float]]:
     target = StdioTarget([*toolgen_argv("serve", str(NOTES), "--mock")])
     out = []
     for _ in range(rounds):
-        report = verify(toolset, target, Options(allow_destructive=True))
-        assert report.ok, [r for r in report.results if r.counts_as_failure]
+        report = verify(toolset, target, Options(allow_destructive=True, sequences="off"))
+        assert report.ok, [r for r in report.results if r.fails()]
         out.append((report.calls / report.seconds, report.calls, report.seconds))
     return out
 
@@ -101,6 +153,8 @@ def main() -> None:
     print("| --- | --- |", flush=True)
     rates = call_path_rate(rounds)
     print(_line(f"call path, {CALLS} calls vs serve --mock", rates, "calls/s"), flush=True)
+    ratios = sequence_step_ratio(rounds)
+    print(_line("sequence step / plain call (notes handlers)", ratios, "x"), flush=True)
     runs = whole_run(rounds)
     print(_line("whole notes run (both eras, all inputs)", [r for r, _, _ in runs], "calls/s"))
     print(

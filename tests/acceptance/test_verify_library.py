@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+import jsonschema
 import pytest
-from conftest import ROOT
+from conftest import ROOT, TESTS
 from verify_support.run import DEMO_SPEC, demo_server, verify, verify_raw
 
 from toolgen.schema.validation import SchemaValidator
@@ -19,6 +20,7 @@ from toolgen.verify.checks import CHECKS, checks_markdown
 from toolgen.verify.generate import Failure, explore, strategy_for
 from toolgen.verify.inputs import boundary_cases, invalid_cases
 
+SARIF_SCHEMA = json.loads((TESTS / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -186,54 +188,98 @@ def test_the_same_seed_generates_the_same_inputs() -> None:
     assert inputs(7) != inputs(8)
 
 
-def test_json_and_junit_reports_carry_every_result(tmp_path: Path) -> None:
+def test_json_and_junit_reports_carry_every_result_with_its_level_and_rule(
+    tmp_path: Path,
+) -> None:
     run = verify(DEMO_SPEC, "--server", demo_server("no-text-fallback"), "--protocol", "2025-11-25")
     summary = run.report["summary"]
-    assert summary["failed"] == 2 and summary["passed"] > 0 and summary["skipped"] == 5
+    assert summary["failed"] == 2 and summary["levels"] == {"must": 0, "should": 2, "may": 0}
+    assert summary["passed"] > 0 and summary["skipped"] == 7 and summary["not-exercised"] == 0
+    assert summary["tools"] == {
+        "total": 3, "exercised": 2, "failed": 2, "not-exercised": 0, "passed": 0, "skipped": 1,
+    }  # fmt: skip
+    assert run.exit_code == 0 and run.report["ok"]  # only should failures
     (failure,) = [r for r in run.results("call.text-fallback") if r["tool"] == "search"]
-    assert set(failure) >= {"check", "status", "tool", "message", "input"}
+    assert set(failure) >= {"check", "status", "level", "rule", "tool", "message", "input"}
+    assert failure["rule"]["url"] == (
+        "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#structured-content"
+    )
+    assert {t["tool"]: t["status"] for t in run.report["tools"]} == {
+        "search": "failed", "add": "failed", "wipe": "skipped",
+    }  # fmt: skip
     out = tmp_path / "report.xml"
     code, _, _ = verify_raw(
         [
-            str(DEMO_SPEC),
-            "--server",
-            demo_server("no-text-fallback"),
-            "--protocol",
-            "2025-11-25",
-            "--cases",
-            "3",
-            "--format",
-            "junit",
-            "-o",
-            str(out),
+            str(DEMO_SPEC), "--server", demo_server("no-text-fallback"), "--protocol",
+            "2025-11-25", "--cases", "3", "--format", "junit", "-o", str(out), "--fail-on",
+            "should",
         ]
-    )
+    )  # fmt: skip
     assert code == 1
     assert [p.name for p in tmp_path.iterdir()] == ["report.xml"]  # written whole, no temp left
     suites = ET.parse(out).getroot()
     cases = suites.findall(".//testcase")
     assert len(cases) == len(run.report["results"])
-    assert len(suites.findall(".//failure")) == 2
+    failures = suites.findall(".//failure")
+    assert len(failures) == 2
+    assert all(
+        "SHOULD, MCP 2025-11-25 server/tools#structured-content" in f.get("message", "")
+        for f in failures
+    )
 
 
-def test_text_report_shows_failures_with_their_input() -> None:
+def test_sarif_report_is_valid_and_locates_each_failure_at_its_tool(tmp_path: Path) -> None:
     code, out, _ = verify_raw(
         [
-            str(DEMO_SPEC),
-            "--server",
-            demo_server("output-breaks-schema"),
-            "--protocol",
-            "2025-11-25",
-            "--cases",
-            "3",
+            str(DEMO_SPEC), "--server", demo_server("no-text-fallback", "accepts-invalid-input"),
+            "--protocol", "2025-11-25", "--cases", "3", "--format", "sarif",
         ]
-    )
+    )  # fmt: skip
+    assert code == 1
+    document = json.loads(out)
+    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    run = document["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [c.id for c in CHECKS]
+    found = {(r["ruleId"], r["level"], r["properties"]["tool"]) for r in run["results"]}
+    assert found == {
+        ("call.text-fallback", "warning", "search"),
+        ("call.text-fallback", "warning", "add"),
+        ("call.invalid-input", "error", "search"),
+    }
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"].endswith("demo.yaml")
+    lines = {
+        r["properties"]["tool"]: r["locations"][0]["physicalLocation"]["region"]["startLine"]
+        for r in run["results"]
+    }
+    text = (DEMO_SPEC / "demo.yaml").read_text(encoding="utf-8").splitlines()
+    assert "name: search" in text[lines["search"] - 1] and "name: add" in text[lines["add"] - 1]
+
+
+def test_text_report_starts_with_a_summary_and_groups_failures_by_level() -> None:
+    code, out, _ = verify_raw(
+        [
+            str(DEMO_SPEC), "--server", demo_server("output-breaks-schema", "no-text-fallback"),
+            "--protocol", "2025-11-25", "--cases", "3",
+        ]
+    )  # fmt: skip
     assert code == 1
     lines = out.splitlines()
-    (fail,) = [i for i, line in enumerate(lines) if line.startswith("FAIL")]
-    assert "call.structured-content search [2025-11-25]" in lines[fail]
+    assert lines[0].startswith("toolgen verify: FAILED (fails on must): 1 must, 1 should, 0 may")
+    assert "2 of 3 tools exercised" in lines[0]
+    must, should = lines.index("MUST: 1 failed"), lines.index("SHOULD: 1 failed, reported only")
+    assert must < should
+    fail = must + 1
+    assert lines[fail].startswith("FAIL call.structured-content search [2025-11-25]")
     assert json.loads(lines[fail + 1].split("input: ", 1)[1]) == {"query": "apples"}
-    assert "1 failed" in lines[-1]
+    assert lines[fail + 2] == (
+        "     rule: MUST, https://modelcontextprotocol.io/specification/2025-11-25/server/tools#output-schema"
+    )
+    assert lines[should + 1].startswith("FAIL call.text-fallback add [2025-11-25]")
+    assert "  wipe: [2025-11-25] call.answers: destructive" in out  # why it was skipped
 
 
 def test_the_checks_document_matches_the_registry(update_goldens: bool) -> None:
@@ -247,7 +293,7 @@ def test_the_checks_document_matches_the_registry(update_goldens: bool) -> None:
 def test_check_ids_are_unique_and_grouped() -> None:
     ids = [c.id for c in CHECKS]
     assert len(ids) == len(set(ids))
-    assert {i.split(".")[0] for i in ids} == {"protocol", "listing", "call", "baseline"}
+    assert {i.split(".")[0] for i in ids} == {"protocol", "listing", "call", "sequence", "baseline"}
 
 
 def test_a_run_leaves_the_working_directory_clean(

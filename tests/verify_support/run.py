@@ -33,12 +33,20 @@ class Run:
     report: dict[str, Any]
     stderr: str
 
-    def failed(self) -> set[str]:
-        """Check ids of failures that fail the run."""
+    def failed(self, level: str | None = "must") -> set[str]:
+        """Check ids of failures (not expected by a baseline) at `level` (None: any level)."""
         return {
             r["check"]
             for r in self.report["results"]
-            if r["status"] == "failed" and r["severity"] == "error" and "expected" not in r
+            if r["status"] == "failed" and level in (None, r["level"]) and "expected" not in r
+        }
+
+    def levels(self) -> dict[str, str]:
+        """Check id -> level of every failure not expected by a baseline."""
+        return {
+            r["check"]: r["level"]
+            for r in self.report["results"]
+            if r["status"] == "failed" and "expected" not in r
         }
 
     def results(self, check: str, tool: str | None = None) -> list[dict[str, Any]]:

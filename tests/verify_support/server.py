@@ -4,6 +4,13 @@ It publishes the spec's schemas written differently (inlined, keys reordered,
 `$defs` renamed, draft-07 declared) and is correct unless defects are named on
 the command line (`python server.py DEFECT ...`); each defect breaks one rule that
 `toolgen verify` must catch. Calling `wipe` appends a line to $VERIFY_WIPE_LOG.
+
+Two modes are not defects: `newest-listing` (the server also speaks 2024-11-05 and
+lists its newest tool definitions whatever version it negotiated, as SDK servers
+do) and `slow-apples` (searching just "apples" takes $VERIFY_SLOW seconds, with a
+progress notification every 0.2 s when the request asks for them; with `silent`
+too, without). With `picky`, search knows only the query "kiwi" and answers every
+other with an `isError` result, as a tool that needs a real path or id does.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import jsonschema
 
 DEFECTS = set(sys.argv[1:])
 VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+if "newest-listing" in DEFECTS:
+    VERSIONS = ("2024-11-05", *VERSIONS)
 
 SEARCH_INPUT: dict[str, Any] = {
     "additionalProperties": False,
@@ -50,6 +59,8 @@ WIPE_INPUT: dict[str, Any] = {"type": "object", "additionalProperties": False}
 
 
 def tools(version: str) -> list[dict[str, Any]]:
+    if "newest-listing" in DEFECTS:
+        version = VERSIONS[-1]
     search_input = json.loads(json.dumps(SEARCH_INPUT))
     if "schemas-differ" in DEFECTS:
         del search_input["properties"]["limit"]["maximum"]
@@ -128,7 +139,7 @@ class Server:
         self.version = "2025-11-25"
         self.inputs = {}
 
-    def call(self, name: Any, arguments: Any) -> dict[str, Any]:
+    def call(self, name: Any, arguments: Any, meta: Any) -> dict[str, Any]:
         known = {t["name"]: t for t in tools(self.version)}
         if name not in known or (name == "add" and "tool-missing" in DEFECTS):
             if "unknown-tool-is-error" in DEFECTS:
@@ -146,12 +157,17 @@ class Server:
                     "error": {"code": -32602, "message": f"Invalid arguments: {errors[0].message}"}
                 }
             return {"result": error_result(f"Invalid arguments: {errors[0].message}")}
-        structured = self.version >= "2025-06-18"
+        structured = self.version >= "2025-06-18" or "newest-listing" in DEFECTS
         if name == "search":
+            if "slow-apples" in DEFECTS and arguments == {"query": "apples"}:
+                token = meta.get("progressToken") if isinstance(meta, dict) else None
+                slow(float(os.environ.get("VERIFY_SLOW", "2")), token)
             if "crashes-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
                 sys.exit(3)
             if "hangs-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
                 time.sleep(3600)
+            if "picky" in DEFECTS and arguments.get("query") != "kiwi":
+                return {"result": error_result(f"no catalogue entry {arguments.get('query')!r}")}
             limit = arguments.get("limit", 10)
             limit = limit if isinstance(limit, int) else 10
             value = {"items": [str(arguments.get("query"))] * min(limit, 3), "total": min(limit, 3)}
@@ -188,7 +204,7 @@ class Server:
         if method == "tools/list":
             return {"result": {"tools": tools(self.version)}}
         if method == "tools/call":
-            return self.call(params.get("name"), params.get("arguments", {}))
+            return self.call(params.get("name"), params.get("arguments", {}), params.get("_meta"))
         if "unknown-method-wrong-code" in DEFECTS:
             return {"error": {"code": -32603, "message": f"Internal error: {method}"}}
         return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
@@ -231,6 +247,22 @@ class Server:
         return self.message(message)
 
 
+def slow(seconds: float, token: Any) -> None:
+    """Take `seconds`, telling the client how far along every 0.2 s when it gave a token."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        time.sleep(min(0.2, left))
+        if token is not None and "silent" not in DEFECTS:
+            done = seconds - max(0.0, end - time.monotonic())
+            note = {"progressToken": token, "progress": done, "total": seconds}
+            write({"jsonrpc": "2.0", "method": "notifications/progress", "params": note})
+
+
+def write(message: Any) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
 def main() -> None:
     if "prints-to-stdout" in DEFECTS:
         print("demo server starting", flush=True)
@@ -240,8 +272,7 @@ def main() -> None:
             continue
         reply = server.line(line)
         if reply is not None:
-            sys.stdout.write(json.dumps(reply) + "\n")
-            sys.stdout.flush()
+            write(reply)
 
 
 if __name__ == "__main__":

@@ -50,9 +50,17 @@ def _fail_usage(lines: list[str]) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "junit"]),
+    type=click.Choice(["text", "json", "junit", "sarif"]),
     default="text",
     show_default=True,
+    help="text for people, json, junit for test dashboards, sarif for code scanning.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["must", "should", "may"]),
+    default="must",
+    show_default=True,
+    help="Fail the run on failures at this level of the rules, or a stricter one.",
 )
 @OUTPUT
 @click.option(
@@ -80,6 +88,18 @@ def _fail_usage(lines: list[str]) -> None:
     help="YAML file of expected failures, each with a reason.",
 )
 @click.option(
+    "--fixtures",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="YAML or JSON file of real values per property and tool, and pinned sequences.",
+)
+@click.option(
+    "--sequences",
+    type=click.Choice(["auto", "pinned", "off"]),
+    default="auto",
+    show_default=True,
+    help="Stateful sequences: the fixtures file's and the inferred ones, only the former, none.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
     default=10.0,
@@ -93,6 +113,7 @@ def verify(
     headers: tuple[str, ...],
     protocol: str | None,
     fmt: str,
+    fail_on: str,
     output: Path | None,
     cases: int,
     seed: int,
@@ -100,16 +121,21 @@ def verify(
     only: tuple[str, ...],
     exclude: tuple[str, ...],
     baseline: Path | None,
+    fixtures: Path | None,
+    sequences: str,
     timeout: float,
 ) -> None:
     """Check a live MCP server against SPECS (a spec set; default specs/): the protocol
     (handshake, ping, notifications, malformed JSON, batches, unknown methods and tools),
-    the listing (tools, hints, schemas by meaning) and calls (examples, boundary values,
-    generated inputs with shrinking, invalid inputs). Destructive tools are skipped
-    unless --allow-destructive.
+    the listing (tools, hints, schemas by meaning), calls (fixtures, examples, boundary
+    values, generated inputs with shrinking, invalid inputs) and stateful sequences
+    (create, read, update, delete). Destructive tools are skipped unless
+    --allow-destructive.
 
-    Exit 0 when every check passes, 1 when one fails, 2 for usage errors or a server
-    that cannot be started or reached. Check ids: docs/verify-checks.md.
+    Every check enforces a rule of the MCP specification, JSON-RPC 2.0 or the spec set,
+    at a level (must, should, may). Exit 0 when no failure reaches --fail-on's level
+    (default: must), 1 when one does or verify itself broke, 2 for usage errors or a
+    server that cannot be started or reached. Checks and rules: docs/verify-checks.md.
     """
     if (server is None) == (url is None):
         raise click.UsageError('give exactly one of --server "CMD ARGS..." and --url URL')
@@ -119,22 +145,27 @@ def verify(
         check_report_path(output)
     from toolgen.spec.pipeline import load_spec_set
     from toolgen.verify import baseline as baselines
+    from toolgen.verify.fixtures import Fixtures, load_fixtures
     from toolgen.verify.generate import GeneratorMissing, load_generator
-    from toolgen.verify.reports import render
+    from toolgen.verify.reports import headline, render
+    from toolgen.verify.revision import verify as run_verify
     from toolgen.verify.runner import Options
-    from toolgen.verify.runner import verify as run_verify
     from toolgen.verify.transport import Unreachable
 
     try:
         toolset = load_spec_set(list(specs) or [Path("specs")])
         entries = baselines.load_baseline(baseline) if baseline is not None else []
+        given = load_fixtures(fixtures, toolset) if fixtures is not None else Fixtures()
     except SpecError as exc:
         _fail_usage([str(d) for d in exc.diagnostics])
     _check_patterns([t.name for t in toolset.tools], only, exclude)
     try:
         load_generator()
         target = _target(server, url, headers)
-        options = Options(protocol, cases, seed, allow_destructive, only, exclude, timeout)
+        options = Options(
+            protocol, cases, seed, allow_destructive, only, exclude, timeout, given, sequences,
+            fail_on,
+        )  # fmt: skip
         report = run_verify(toolset, target, options)
     except (Unreachable, GeneratorMissing) as exc:
         _fail_usage([f"toolgen verify: {exc}"])
@@ -145,12 +176,7 @@ def verify(
     else:
         click.echo(text, nl=False)
     if fmt != "text" or output is not None:
-        counts = report.summary()
-        click.echo(
-            f"toolgen verify: {counts['passed']} passed, {counts['failed']} failed, "
-            f"{counts['skipped']} skipped",
-            err=True,
-        )
+        click.echo(headline(report), err=True)
     sys.exit(0 if report.ok else 1)
 
 

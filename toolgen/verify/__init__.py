@@ -1,5 +1,5 @@
 """`toolgen verify`: contract testing of any live MCP server against a spec set.
 
-`runner.verify(toolset, target, options)` is the entry point; `stdio.StdioTarget`
+`revision.verify(toolset, target, options)` is the entry point; `stdio.StdioTarget`
 and `http.HttpTarget` reach the server; `checks` lists every check id.
 """

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import orjson
-
 from toolgen.schema.walk import walk_schemas
+from toolgen.verify.transport import dumps
 
 _OPENING: Final = (
     "additionalProperties", "patternProperties", "unevaluatedProperties",
@@ -68,6 +67,8 @@ class Exploration:
     input: Any = None
     unavailable: str | None = None
     """Why no input could be generated (a schema the generator cannot handle)."""
+    crash: Exception | None = None
+    """An exception `check` raised: an error of verify itself, for the caller to report."""
 
 
 def load_generator() -> Any:
@@ -141,6 +142,8 @@ def explore(
     budget = {"calls": 0, "deadline": 0.0}
 
     def body(arguments: Any) -> None:
+        if found.crash is not None:
+            return  # verify itself broke: stop calling, the caller reports it
         key = _key(arguments)
         if key in failing:
             _fail(found, arguments, failing[key])
@@ -149,7 +152,11 @@ def explore(
         if failing:
             budget["calls"] += 1
         found.tried += 1
-        failure = check(arguments)
+        try:
+            failure = check(arguments)
+        except Exception as exc:
+            found.crash = exc
+            raise
         if failure is not None:
             if not failing:
                 budget["deadline"] = time.monotonic() + shrink_seconds
@@ -171,7 +178,7 @@ def explore(
     except _CaseFailed:
         pass  # `found` holds the last (smallest) failure: hypothesis replays it last
     except Exception as exc:  # Unsatisfiable, a generator error at draw time, a flaky server
-        if found.failure is None:
+        if found.failure is None and found.crash is None:
             found.unavailable = (
                 f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
             )
@@ -185,7 +192,4 @@ def _fail(found: Exploration, arguments: Any, failure: Failure) -> None:
 
 
 def _key(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return repr(value).encode()
+    return dumps(value, sort_keys=True)

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from toolgen.verify.transport import Exchange, Unreachable, Wanted
+from toolgen.verify.transport import Deadline, Exchange, Unreachable, Wanted
 
 CONNECT_TIMEOUT: Final = 10.0
 
@@ -82,6 +82,7 @@ class HttpTransport:
         wanted: Wanted | None,
         timeout: float,
         headers: Mapping[str, str] | None = None,
+        longest: float | None = None,
     ) -> Exchange:
         found = Exchange()
         sent = {
@@ -111,7 +112,7 @@ class HttpTransport:
         found.status = self._last_status = response.status
         found.headers = {k.lower(): v for k, v in response.getheaders()}
         try:
-            self._read_body(response, found, wanted, time.monotonic() + timeout)
+            self._read_body(response, found, wanted, Deadline(timeout, longest))
         except TimeoutError:
             found.timed_out = True
             self._drop()
@@ -125,16 +126,21 @@ class HttpTransport:
         return found
 
     def _read_body(
-        self, response: http.client.HTTPResponse, found: Exchange, wanted: Wanted | None, end: float
+        self,
+        response: http.client.HTTPResponse,
+        found: Exchange,
+        wanted: Wanted | None,
+        deadline: Deadline,
     ) -> None:
         kind = response.getheader("Content-Type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            for message in _events(response, end):
+            for message in _events(response, deadline):
                 found.messages.append(message)
                 if wanted is not None and wanted(message):
                     found.reply = message
                     self._drop()  # stop reading the stream: the rest is not ours to wait for
                     return
+                deadline.saw(message, found)
             return
         body = response.read()
         if not body.strip():
@@ -171,10 +177,11 @@ class HttpTransport:
             self._drop()
 
 
-def _events(response: http.client.HTTPResponse, end: float) -> Any:
-    """The JSON `data` of each SSE event, until the stream ends or the deadline passes."""
+def _events(response: http.client.HTTPResponse, deadline: Deadline) -> Any:
+    """The JSON `data` of each SSE event, until the stream ends or the deadline passes
+    (`deadline.at` is read afresh for each line: progress moves it)."""
     data: list[bytes] = []
-    while time.monotonic() < end:
+    while time.monotonic() < deadline.at:
         line = response.readline()
         if not line:
             break
@@ -187,5 +194,5 @@ def _events(response: http.client.HTTPResponse, end: float) -> Any:
             continue
         if line.startswith(b"data:"):
             data.append(line[5:].removeprefix(b" "))
-    if time.monotonic() >= end:
+    if time.monotonic() >= deadline.at:
         raise TimeoutError

@@ -1,4 +1,4 @@
-"""Explicit test inputs: boundary values, and invalid inputs with one constraint broken.
+"""Test inputs: seeds (fixtures, examples), boundary values, invalid inputs.
 
 Generated data rarely reaches a bound (50 generated inputs of `integer 1..100`
 held neither 1 nor 100), so boundary values are asked for explicitly, as
@@ -7,6 +7,13 @@ input (the first valid spec example, else a sample from the schema) and change
 one property at a time; every candidate is checked with the real validator:
 a boundary case is kept only when valid, an invalid case only when it breaks
 exactly the keyword it aims at (so an `isError` answer is about that keyword).
+
+Seeds reach every phase through the schema: `seeded` replaces the schema of a
+property (a dotted path through objects and array items: `entities.name`) with
+the fixture values (`enum`: only those are used, and the property is always
+given) or adds the spec examples' values beside it (`anyOf`: they are drawn
+among the others). Boundary cases are
+built from the fixture-seeded schema, generated inputs from the fully seeded one.
 """
 
 from __future__ import annotations
@@ -16,11 +23,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-import orjson
-
 from toolgen.schema.pointer import resolve_pointer
 from toolgen.schema.sample import from_pattern, sample
 from toolgen.schema.validation import SchemaValidator, format_path
+from toolgen.verify.transport import dumps
 
 MISSING: Final[Any] = object()
 MAX_DEPTH: Final = 3
@@ -62,15 +68,99 @@ def base_input(schema: Mapping[str, Any], examples: list[Any], validator: Schema
     return candidate if validator.is_valid(candidate) else None
 
 
+def leaf_values(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted path, value) of every property of an input that is not itself an object."""
+    if not isinstance(value, dict):
+        return
+    for key, item in value.items():
+        path = f"{prefix}{key}"
+        if isinstance(item, dict):
+            yield from leaf_values(item, path + ".")
+        else:
+            yield path, item
+
+
+def property_schema(schema: Mapping[str, Any], path: str) -> dict[str, Any] | None:
+    """The schema of the property at a dotted `path` (through objects and array items), as a
+    document of its own (the root's `$defs` beside it); None when the schema has no such
+    property."""
+    root = copy.deepcopy(dict(schema))
+    found = _editable(root, root, path)
+    if found is None:
+        return None
+    defs: dict[str, Any] = {k: root[k] for k in ("$defs", "definitions") if k in root}
+    return {**found[1], **defs}
+
+
+def seeded(
+    schema: Mapping[str, Any],
+    pins: Mapping[str, list[Any]],
+    hints: Mapping[str, list[Any]] | None = None,
+) -> dict[str, Any]:
+    """A copy of `schema` whose property at each path of `pins` is required and takes only
+    those values, and at each path of `hints` takes those values besides its own (paths it
+    lacks are left alone)."""
+    root = copy.deepcopy(dict(schema))
+    for path, values in pins.items():
+        found = _editable(root, root, path)
+        if found is not None:
+            holder, node = found
+            node.clear()
+            node["enum"] = list(values)
+            required = holder.get("required")
+            name = path.rsplit(".", 1)[-1]
+            if not isinstance(required, list) or name not in required:
+                holder["required"] = [*(required if isinstance(required, list) else []), name]
+    for path, values in (hints or {}).items():
+        found = _editable(root, root, path)
+        if found is not None and path not in pins:
+            own = dict(found[1])
+            found[1].clear()
+            found[1]["anyOf"] = [own, {"enum": list(values)}]
+    return root
+
+
+def _editable(
+    node: dict[str, Any], root: Mapping[str, Any], path: str
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(the object schema holding it, the schema) of the property at `path` inside `node`,
+    made editable in place: `$ref`s on the way are inlined, array `items` stepped through."""
+    holder = node
+    for name in path.split("."):
+        holder = _inline(node, root)
+        while isinstance(holder.get("items"), dict) and "properties" not in holder:
+            holder["items"] = dict(holder["items"])
+            holder = _inline(holder["items"], root)
+        properties = holder.get("properties")
+        if not isinstance(properties, dict) or not isinstance(properties.get(name), dict):
+            return None
+        holder["properties"] = properties = dict(properties)
+        node = properties[name] = dict(properties[name])
+    return holder, _inline(node, root)
+
+
+def _inline(node: dict[str, Any], root: Mapping[str, Any]) -> dict[str, Any]:
+    """`node` with its `$ref` replaced by (a copy of) the target's keywords, in place."""
+    for _ in range(16):
+        ref = node.get("$ref")
+        target = resolve_pointer(root, ref) if isinstance(ref, str) else None
+        if not isinstance(target, Mapping):
+            return node
+        del node["$ref"]
+        for key, value in copy.deepcopy(dict(target)).items():
+            node.setdefault(key, value)
+    return node
+
+
 def boundary_cases(schema: Mapping[str, Any], base: Any, validator: SchemaValidator) -> list[Case]:
     """Valid inputs at the edges: bounds, lengths, enum values, optional properties left out."""
     found = _Collector(validator)
     for path, sub, required in _slots(schema, schema, base, (), 0):
         where = format_path(path)
-        if not required and _get(base, path) is not MISSING:
-            found.valid(_put(base, path, MISSING), f"boundary: {where} left out")
+        if not required and value_at(base, path) is not MISSING:
+            found.valid(replaced(base, path, MISSING), f"boundary: {where} left out")
         for value, what in _edge_values(sub, schema):
-            found.valid(_put(base, path, value), f"boundary: {where} = {what}")
+            found.valid(replaced(base, path, value), f"boundary: {where} = {what}")
     full = _with_all_properties(schema, base)
     if full is not None:
         found.valid(full, "boundary: every property given")
@@ -83,17 +173,17 @@ def invalid_cases(schema: Mapping[str, Any], base: Any, validator: SchemaValidat
     for path, sub, required in _slots(schema, schema, base, (), 0):
         where = format_path(path)
         if required:
-            found.invalid(_put(base, path, MISSING), "required", f"required {where} left out")
+            found.invalid(replaced(base, path, MISSING), "required", f"required {where} left out")
         for value, keyword in _breaking_values(sub, schema):
-            found.invalid(_put(base, path, value), keyword, f"{keyword} broken at {where}")
+            found.invalid(replaced(base, path, value), keyword, f"{keyword} broken at {where}")
     for path, sub in _objects(schema, schema, base, (), 0):
-        if _flat(sub, schema).get("additionalProperties") is False:
-            target = _get(base, path)
+        if flat(sub, schema).get("additionalProperties") is False:
+            target = value_at(base, path)
             if isinstance(target, dict):
                 value = {**target, EXTRA_PROPERTY: 1}
                 where = format_path(path)
                 found.invalid(
-                    _put(base, path, value) if path else value,
+                    replaced(base, path, value) if path else value,
                     "additionalProperties",
                     f"undeclared property {EXTRA_PROPERTY!r} added at {where}",
                 )
@@ -109,10 +199,7 @@ class _Collector:
         self._seen: set[bytes] = set()
 
     def _new(self, value: Any) -> bool:
-        try:
-            key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-        except TypeError:
-            return False
+        key = dumps(value, sort_keys=True)
         if key in self._seen:
             return False
         self._seen.add(key)
@@ -128,15 +215,15 @@ class _Collector:
             self.cases.append(Case(value, f"invalid: {source}"))
 
 
-def _flat(schema: Any, root: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
+def flat(schema: Any, root: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
     """`schema` with its `$ref` target and `allOf` branches folded in (properties merged)."""
     if not isinstance(schema, Mapping) or depth > 16:
         return {}
     parts = []
     if isinstance(schema.get("$ref"), str):
-        parts.append(_flat(resolve_pointer(root, schema["$ref"]), root, depth + 1))
+        parts.append(flat(resolve_pointer(root, schema["$ref"]), root, depth + 1))
     for branch in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
-        parts.append(_flat(branch, root, depth + 1))
+        parts.append(flat(branch, root, depth + 1))
     out = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
     for part in parts:
         for key, value in part.items():
@@ -153,14 +240,15 @@ def _slots(
     schema: Any, root: Mapping[str, Any], base: Any, path: Path, depth: int
 ) -> Iterator[tuple[Path, dict[str, Any], bool]]:
     """(path, flattened schema, required) of every property of every object in `base`."""
-    flat = _flat(schema, root)
-    value = _get(base, path)
-    properties = flat.get("properties")
+    flattened = flat(schema, root)
+    value = value_at(base, path)
+    properties = flattened.get("properties")
     if not isinstance(value, dict) or not isinstance(properties, Mapping) or depth > MAX_DEPTH:
         return
-    required = set(flat.get("required", []) if isinstance(flat.get("required"), list) else [])
+    listed = flattened.get("required")
+    required = set(listed if isinstance(listed, list) else [])
     for name, sub in properties.items():
-        sub_flat = _flat(sub, root)
+        sub_flat = flat(sub, root)
         yield (*path, name), sub_flat, name in required
         if name in value:
             yield from _slots(sub, root, base, (*path, name), depth + 1)
@@ -170,11 +258,11 @@ def _objects(
     schema: Any, root: Mapping[str, Any], base: Any, path: Path, depth: int
 ) -> Iterator[tuple[Path, dict[str, Any]]]:
     """(path, schema) of every object of `base` (the root included)."""
-    flat = _flat(schema, root)
-    if not isinstance(_get(base, path), dict) or depth > MAX_DEPTH:
+    flattened = flat(schema, root)
+    if not isinstance(value_at(base, path), dict) or depth > MAX_DEPTH:
         return
-    yield path, flat
-    properties = flat.get("properties")
+    yield path, flattened
+    properties = flattened.get("properties")
     for name, sub in properties.items() if isinstance(properties, Mapping) else []:
         yield from _objects(sub, root, base, (*path, name), depth + 1)
 
@@ -260,8 +348,7 @@ def _string_of(sub: Mapping[str, Any], size: int) -> str | None:
 
 
 def _with_all_properties(schema: Mapping[str, Any], base: Any) -> Any:
-    flat = _flat(schema, schema)
-    properties = flat.get("properties")
+    properties = flat(schema, schema).get("properties")
     if not isinstance(base, dict) or not isinstance(properties, Mapping):
         return None
     full = dict(base)
@@ -276,11 +363,12 @@ def _number(value: Any) -> bool:
 
 
 def _short(value: Any) -> str:
-    text = orjson.dumps(value).decode()
+    text = dumps(value).decode()
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _get(value: Any, path: Path) -> Any:
+def value_at(value: Any, path: Path) -> Any:
+    """The node of `value` at `path` (`MISSING` when there is none)."""
     for key in path:
         if isinstance(value, dict) and key in value:
             value = value[key]
@@ -289,14 +377,14 @@ def _get(value: Any, path: Path) -> Any:
     return value
 
 
-def _put(value: Any, path: Path, new: Any) -> Any:
+def replaced(value: Any, path: Path, new: Any) -> Any:
     """A copy of `value` with the node at `path` replaced (`MISSING`: removed)."""
     if not path:
         return new
     head, rest = path[0], path[1:]
     out = dict(value) if isinstance(value, dict) else {}
     if rest:
-        out[head] = _put(out.get(head), rest, new)
+        out[head] = replaced(out.get(head), rest, new)
     elif new is MISSING:
         out.pop(head, None)
     else:

@@ -31,26 +31,26 @@ class Judge:
         self.wrapped = wraps_output(tool, revision)
         self.official = official_validator(revision, "CallToolResult") is not None
 
-    def gone(self, exchange: Exchange, check: str, detail: str) -> Failure | None:
+    def gone(self, exchange: Exchange, detail: str) -> Failure | None:
         """The server did not answer at all: went away or hung."""
         if exchange.closed:
-            return Failure(check, f"the server went away: {detail}")
+            return Failure("call.answers", f"the server went away: {detail}")
         if exchange.timed_out:
-            return Failure(check, f"no reply within {self.timeout:g} s")
+            return Failure("call.answers", f"no reply within {self.timeout:g} s")
         if exchange.reply is None:
             status = f" (HTTP {exchange.status})" if exchange.status is not None else ""
-            return Failure(check, f"no JSON-RPC reply{status}")
+            return Failure("call.answers", f"no JSON-RPC reply{status}")
         return None
 
     def valid_input(self, exchange: Exchange, detail: str = "") -> Failure | None:
         """None when a valid input was answered as the rules require."""
-        failure = self.gone(exchange, "call.answers", detail)
+        failure = self.gone(exchange, detail)
         if failure is not None:
             return failure
         reply = exchange.reply
         if error_code(reply) is not None:
             return Failure(
-                "call.answers", f"valid input got a protocol error: {show(reply['error'])}"
+                "call.valid-input", f"valid input got a JSON-RPC error: {show(reply['error'])}"
             )
         result = reply.get("result") if isinstance(reply, dict) else None
         if not isinstance(result, dict):
@@ -64,7 +64,7 @@ class Judge:
 
     def invalid_input(self, exchange: Exchange, detail: str = "") -> Failure | None:
         """None when an invalid input was refused as the rules require."""
-        failure = self.gone(exchange, "call.invalid-input", detail)
+        failure = self.gone(exchange, detail)
         if failure is not None:
             return failure
         reply = exchange.reply
@@ -72,10 +72,15 @@ class Judge:
         if code is not None:
             if code == INVALID_PARAMS and self.revision < VALIDATION_AS_RESULT:
                 return None
+            allowed = (
+                "an isError result the model can act on"
+                if self.revision >= VALIDATION_AS_RESULT
+                else f"an isError result or error {INVALID_PARAMS}"
+            )
             return Failure(
-                "call.invalid-input",
-                f"invalid input got protocol error {show(reply['error'])}; from "
-                f"{VALIDATION_AS_RESULT} invalid arguments are an isError result the model can act on",
+                "call.invalid-input-error",
+                f"invalid input got JSON-RPC error {show(reply['error'])}; at {self.revision} "
+                f"invalid arguments are {allowed}",
             )
         result = reply.get("result") if isinstance(reply, dict) else None
         if isinstance(result, dict) and result.get("isError") is True:

@@ -3,23 +3,51 @@
 What the spec says a tool looks like at a revision is `tool_definition(tool,
 revision)`, the same function toolgen's own servers and builds use. Schemas
 are compared by meaning (`toolgen diff`'s schema comparison), hints as clients
-read them (MCP defaults filled in), titles and descriptions as text (warnings).
+read them (MCP defaults filled in), titles and descriptions as text.
+
+A field the revision does not have (`title` and `outputSchema` before 2025-06-18,
+`annotations` in 2024-11-05) is compared only when the server lists it anyway,
+and then with what the spec says at the newest legacy revision: servers send
+one listing whatever version they negotiated, and clients ignore what their
+revision lacks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, Final
 
 from toolgen.diff.documents import Document
 from toolgen.diff.schemas import Comparison
 from toolgen.schema.dialects import DRAFT_2020_12, dialect_of, to_2020_12
 from toolgen.spec.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
 from toolgen.spec.positions import JsonPath
-from toolgen.spec.protocol import WRAP_KEY, has_annotations, tool_definition, wraps_output
+from toolgen.spec.protocol import (
+    LATEST_LEGACY_REVISION,
+    WRAP_KEY,
+    has_annotations,
+    has_structured_output,
+    tool_definition,
+    wraps_output,
+)
 from toolgen.verify.official import official_problem
 from toolgen.verify.probes import show
-from toolgen.verify.results import Result, failed, passed
+from toolgen.verify.results import Result, broken, failed, passed
+
+TOOL_CHECKS: Final = (
+    "listing.annotations",
+    "listing.input-schema",
+    "listing.output-schema",
+    "listing.title",
+    "listing.description",
+)
+LISTING_CHECKS: Final = (
+    "listing.result-shape",
+    "listing.tool-missing",
+    "listing.tool-extra",
+    *TOOL_CHECKS,
+)
+_NEWER_FIELDS: Final = ("title", "outputSchema")
 
 
 def listing_results(
@@ -56,18 +84,24 @@ def listing_results(
             out.append(failed("listing.tool-missing", "not listed", tool.name, revision))
             continue
         out.append(passed("listing.tool-missing", "listed", tool.name, revision))
-        out += tool_results(tool, definition, revision)
+        try:
+            out += tool_results(tool, definition, revision)
+        except Exception as exc:  # a bug of verify: an error, never a pass
+            out += [broken(check, exc, tool.name, revision) for check in TOOL_CHECKS]
     return out
 
 
 def tool_results(tool: Tool, listed: Mapping[str, Any], revision: str) -> list[Result]:
     """The per-tool listing checks."""
     expected = tool_definition(tool, revision)
+    if not has_structured_output(revision):
+        newer = tool_definition(tool, LATEST_LEGACY_REVISION)
+        for key in _NEWER_FIELDS:
+            if key in listed and key in newer:
+                expected[key] = newer[key]
+    hints = has_annotations(revision) or "annotations" in listed
     checks: list[tuple[str, str | None]] = [
-        (
-            "listing.annotations",
-            _annotations_problem(tool, listed) if has_annotations(revision) else None,
-        ),
+        ("listing.annotations", _annotations_problem(tool, listed) if hints else None),
         (
             "listing.input-schema",
             _schema_problem(expected.get("inputSchema"), listed.get("inputSchema"), "inputSchema"),
@@ -156,9 +190,7 @@ def _output_problem(
         or not isinstance(required, list)
         or WRAP_KEY not in required
     ):
-        return (
-            f"outputSchema should wrap the non-object output as {{{WRAP_KEY!r}: ...}} at {revision}"
-        )
+        return f"outputSchema should wrap the non-object output as {{{WRAP_KEY!r}: ...}}"
     inner = dict(properties[WRAP_KEY])
     if "$defs" in actual and isinstance(inner, dict):
         inner.setdefault("$defs", actual["$defs"])

@@ -12,7 +12,7 @@ import base64
 from collections.abc import Mapping
 from typing import Any, Final
 
-import orjson
+from toolgen.verify.transport import dumps
 
 X_MCP_HEADER: Final = "x-mcp-header"
 
@@ -50,7 +50,7 @@ def _text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        return orjson.dumps(value).decode()
+        return dumps(value).decode()
     if not isinstance(value, str):
         return None
     plain = all(" " <= ch <= "~" for ch in value) and value == value.strip(" \t")

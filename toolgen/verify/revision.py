@@ -1,24 +1,29 @@
-"""Everything verify checks at one protocol revision: opening, probes, listing, calls."""
+"""Everything verify checks at one protocol revision (opening, probes, listing, calls,
+sequences), and `verify`, which runs that for each revision the server is checked at."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolgen.spec.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
-from toolgen.verify.listing import listing_results
-from toolgen.verify.results import Report, Result, failed, skipped
+from toolgen.verify.listing import LISTING_CHECKS, listing_results
+from toolgen.verify.results import Report, Result, broken, failed, skipped
 from toolgen.verify.runner import (
     ALL,
     Connection,
     Options,
+    connections,
     opening_results,
     probe_results,
     stdout_result,
     survives,
 )
+from toolgen.verify.sequences import INFERRED_CHECKS, Sequences, infer
 from toolgen.verify.session import result_of
 from toolgen.verify.toolcalls import CALL_CHECKS, ToolCalls
+from toolgen.verify.transport import Target
 
 
 class RevisionRun:
@@ -55,10 +60,31 @@ class RevisionRun:
             out.append(
                 failed("listing.result-shape", "tools/list got no result", revision=self.revision)
             )
-        out += listing_results(self.toolset, listed, self.revision, selected)
+        try:
+            out += listing_results(self.toolset, listed, self.revision, selected)
+        except Exception as exc:  # a bug of verify: an error, never a pass
+            out += [broken(check, exc, revision=self.revision) for check in LISTING_CHECKS]
         by_name = {d["name"]: d for d in listed if isinstance(d, Mapping) and "name" in d}
+        calls: dict[str, ToolCalls] = {}
         for name in selected:
-            out += self._calls(self.toolset.tool(name), by_name.get(name))
+            tool = self.toolset.tool(name)
+            why = self._why_not_called(tool, by_name.get(name))
+            if why is not None:
+                out += self._skip(name, why)
+                continue
+            seeds = self.options.fixtures.of(name)
+            try:
+                calls[name] = ToolCalls(
+                    tool, by_name[name], self.connection, self.options, self.report, seeds
+                )
+            except Exception as exc:  # a bug of verify: an error, never a pass
+                out += [broken(check, exc, name, self.revision) for check in CALL_CHECKS]
+                continue
+            calls[name].run()
+        sequences = self._sequences(calls)
+        for name in calls:
+            out += calls[name].results()
+        out += sequences
         if self.connection.session is not None:
             out.append(survives(self.connection, "after the calls"))
         self.connection.close()
@@ -67,16 +93,33 @@ class RevisionRun:
             out.append(stdout)
         return out
 
-    def _calls(self, tool: Tool, listed: Mapping[str, Any] | None) -> list[Result]:
+    def _sequences(self, calls: Mapping[str, ToolCalls]) -> list[Result]:
+        """The fixtures file's sequences, then the inferred ones (per `--sequences`)."""
+        mode = self.options.sequences
+        if mode == "off":
+            return []
+        runner = Sequences(calls, self.revision)
+        out = [runner.pinned(sequence) for sequence in self.options.fixtures.sequences]
+        if mode != "auto":
+            return out
+        chosen = [self.toolset.tool(name) for name in self.report.tools]
+        for sequence in infer(chosen):
+            creator = sequence.steps[0].tool
+            try:
+                out += runner.inferred(sequence)
+            except Exception as exc:  # a bug of verify: an error, never a pass
+                out += [broken(c, exc, creator, self.revision) for c in INFERRED_CHECKS]
+        return out
+
+    def _why_not_called(self, tool: Tool, listed: Mapping[str, Any] | None) -> str | None:
         if listed is None:
-            return self._skip(tool.name, "the server does not list this tool")
+            return "the server does not list this tool"
         if not self.options.allow_destructive and is_destructive(tool, listed):
-            return self._skip(
-                tool.name,
+            return (
                 "destructive (by its hints, or by the MCP default where undeclared): "
-                "pass --allow-destructive to call it",
+                "pass --allow-destructive to call it"
             )
-        return ToolCalls(tool, self.connection, self.options, self.report).run()
+        return None
 
     def _skip(self, tool: str, why: str) -> list[Result]:
         return [skipped(check, why, tool, self.revision) for check in CALL_CHECKS]
@@ -98,3 +141,21 @@ def is_destructive(tool: Tool, listed: Mapping[str, Any]) -> bool:
         side["readOnlyHint"] is not True and side["destructiveHint"] is not False
         for side in (spec, server)
     )
+
+
+def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
+    """Run every check against the server `target` reaches; `Unreachable` when it cannot
+    be started or answers neither era's opening."""
+    started = time.monotonic()
+    selected = [t.name for t in toolset.tools if options.selects(t.name)]
+    report = Report(seed=options.seed, tools=tuple(selected), fail_on=options.fail_on)
+    report.locations = {t.name: t.origin.locate() for t in toolset.tools}
+    whole = toolset.server.origin or (toolset.tools[0].origin if toolset.tools else None)
+    if whole is not None:
+        report.locations[None] = whole.locate()
+    opened = connections(target, options, report)
+    report.revisions = tuple(c.revision for c in opened)
+    for connection in opened:
+        report.extend(RevisionRun(toolset, connection, options, report).run(selected))
+    report.seconds = time.monotonic() - started
+    return report

@@ -8,12 +8,10 @@ restarted (a new session) and the run goes on with the next input.
 from __future__ import annotations
 
 import fnmatch
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolgen.spec.ir import ToolSet
 from toolgen.spec.protocol import (
     LATEST_LEGACY_REVISION,
     LEGACY_REVISIONS,
@@ -21,6 +19,8 @@ from toolgen.spec.protocol import (
     SUPPORTED_REVISIONS,
     is_modern,
 )
+from toolgen.verify.checks import MUST
+from toolgen.verify.fixtures import Fixtures
 from toolgen.verify.probes import (
     Probes,
     describe,
@@ -50,6 +50,11 @@ class Options:
     only: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
+    fixtures: Fixtures = field(default_factory=Fixtures)
+    sequences: str = "auto"
+    """`auto`: the fixtures file's sequences and the inferred ones; `pinned`: only the
+    former; `off`: none."""
+    fail_on: str = MUST
 
     def selects(self, name: str) -> bool:
         if self.only and not any(fnmatch.fnmatchcase(name, p) for p in self.only):
@@ -94,23 +99,7 @@ class Connection:
             self.session = None
 
 
-def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
-    """Run every check against the server `target` reaches; `Unreachable` when it cannot
-    be started or answers neither era's opening."""
-    from toolgen.verify.revision import RevisionRun  # the call machinery: loaded late
-
-    started = time.monotonic()
-    report = Report(seed=options.seed)
-    connections = _connections(target, options, report)
-    report.revisions = tuple(c.revision for c in connections)
-    selected = [t.name for t in toolset.tools if options.selects(t.name)]
-    for connection in connections:
-        report.extend(RevisionRun(toolset, connection, options, report).run(selected))
-    report.seconds = time.monotonic() - started
-    return report
-
-
-def _connections(target: Target, options: Options, report: Report) -> list[Connection]:
+def connections(target: Target, options: Options, report: Report) -> list[Connection]:
     """One connection per revision to check: as asked, or the newest of each era the
     server offers. The version-negotiation probe (a legacy `initialize` asking for an
     unknown version) also tells which legacy version the server prefers, and the

@@ -14,14 +14,15 @@ import itertools
 from collections.abc import Mapping
 from typing import Any, Final
 
-import orjson
-
 from toolgen.spec.protocol import is_modern
-from toolgen.verify.transport import Exchange, Transport
+from toolgen.verify.transport import Exchange, Transport, dumps
 
 VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_META: Final = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO: Final = {"name": "toolgen-verify", "version": "1"}
+STARTUP: Final = 20.0
+"""Seconds the opening request waits at least: a server just started (Node, Python imports)
+may take longer to answer its first request than any later one."""
 
 
 def request_message(request_id: int, method: str, params: Any) -> dict[str, Any]:
@@ -67,8 +68,9 @@ class Session:
     def open(self, requested: str | None = None) -> Exchange:
         """The handshake (legacy): `initialize` asking for `requested` (default: the
         session's revision), then `notifications/initialized`. Modern: `server/discover`."""
+        patience = max(self.timeout, STARTUP)
         if self.modern:
-            return self.request("server/discover", {})
+            return self.request("server/discover", {}, patience)
         reply = self.request(
             "initialize",
             {
@@ -76,6 +78,7 @@ class Session:
                 "capabilities": {},
                 "clientInfo": CLIENT_INFO,
             },
+            patience,
         )
         result = reply.reply.get("result") if isinstance(reply.reply, dict) else None
         if isinstance(result, dict):
@@ -119,37 +122,54 @@ class Session:
         params: Mapping[str, Any] | None = None,
         timeout: float | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        longest: float | None = None,
     ) -> Exchange:
+        """Send a request and wait for its answer. With `longest`, the request asks for
+        progress notifications (`_meta.progressToken`), each of which renews the timeout up
+        to `longest` seconds; one still progressing then is cancelled (`timed_out` and
+        `progressed`: not a hang)."""
         request_id = self.next_id()
-        message = request_message(request_id, method, self.params(params))
+        sent = self.params(params)
+        if longest is not None:
+            sent["_meta"] = {**sent.get("_meta", {}), "progressToken": request_id}
+        message = request_message(request_id, method, sent)
         name = params.get("name") if method == "tools/call" and params else None
         headers = self.headers(method, name if isinstance(name, str) else None)
         if self.modern and extra_headers:
             headers.update(extra_headers)
-        return self.transport.exchange(
-            orjson.dumps(message),
+        exchange = self.transport.exchange(
+            dumps(message),
             answers(request_id),
             self.timeout if timeout is None else timeout,
             headers,
+            longest,
         )
+        if exchange.timed_out and exchange.progressed:
+            reason = "toolgen verify: still running at its time limit"
+            self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+        return exchange
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> Exchange:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None or self.modern:
             message["params"] = self.params(params)
-        return self.transport.exchange(
-            orjson.dumps(message), None, self.timeout, self.headers(method)
-        )
+        return self.transport.exchange(dumps(message), None, self.timeout, self.headers(method))
 
     def send_raw(self, payload: bytes, method: str | None, timeout: float) -> Exchange:
         """A probe: raw bytes, answered by any response (or nothing)."""
         return self.transport.exchange(payload, any_response, timeout, self.headers(method))
 
     def call_tool(
-        self, name: str, arguments: Any, headers: Mapping[str, str] | None = None
+        self,
+        name: str,
+        arguments: Any,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        longest: float | None = None,
     ) -> Exchange:
         """`tools/call`; `headers` (the modern era's `Mcp-Param-*`) are sent over HTTP."""
-        return self.request("tools/call", {"name": name, "arguments": arguments}, None, headers)
+        params = {"name": name, "arguments": arguments}
+        return self.request("tools/call", params, timeout, headers, longest)
 
     def list_tools(self, max_pages: int = 100) -> tuple[list[Any], Exchange]:
         """Every tool of every page (at most `max_pages`), and the last exchange."""

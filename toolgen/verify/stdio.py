@@ -22,7 +22,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.verify.transport import Exchange, Unreachable, Wanted
+from toolgen.verify.transport import Deadline, Exchange, Unreachable, Wanted
 
 _EOF: Final = object()
 STDERR_TAIL: Final = 40
@@ -104,6 +104,7 @@ class StdioTransport:
         wanted: Wanted | None,
         timeout: float,
         headers: Mapping[str, str] | None = None,
+        longest: float | None = None,
     ) -> Exchange:
         found = Exchange()
         if not self._write(payload):
@@ -111,17 +112,19 @@ class StdioTransport:
             return found
         if wanted is None:
             return found
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout, longest)
         while True:
-            message = self._next(deadline)
+            message = self._next(deadline.at)
             if message is None:
-                found.timed_out = self._hung = not self._eof
+                found.timed_out = not self._eof
+                self._hung = found.timed_out and not found.progressed
                 found.closed = self._eof
                 return found
             found.messages.append(message)
             if wanted(message):
                 found.reply = message
                 return found
+            deadline.saw(message, found)
 
     def drain(self, grace: float) -> list[Any]:
         deadline = time.monotonic() + grace

@@ -9,12 +9,27 @@ by a timeout: a server that hangs costs at most that long.
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
+
+import orjson
 
 Wanted = Callable[[Any], bool]
 """Whether a received message is the one an exchange waits for."""
+PROGRESS: Final = "notifications/progress"
+
+
+def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
+    """`value` as JSON bytes. Integers beyond 64 bits (JSON has no limit; orjson has, and
+    generated inputs reach it) go through the standard library; anything else that is
+    not JSON is written as its `repr`."""
+    try:
+        return orjson.dumps(value, default=repr, option=orjson.OPT_SORT_KEYS if sort_keys else 0)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys, default=repr).encode()
 
 
 class Unreachable(Exception):
@@ -35,10 +50,35 @@ class Exchange:
     timed_out: bool = False
     closed: bool = False
     """The server went away (process exited, connection refused or dropped)."""
+    progressed: bool = False
+    """A progress notification came while waiting (a timeout then is not a hang)."""
 
     @property
     def answered(self) -> bool:
         return self.reply is not None
+
+
+class Deadline:
+    """The end of one wait: `timeout` seconds from now, moved on by each progress
+    notification (MCP lets a client reset its timeout on progress) but never past
+    `longest` seconds from the start (nor ever, when `longest` is None)."""
+
+    __slots__ = ("at", "limit", "timeout")
+
+    def __init__(self, timeout: float, longest: float | None = None) -> None:
+        now = time.monotonic()
+        self.timeout = timeout
+        self.at = now + timeout
+        self.limit = now + longest if longest is not None and longest > timeout else self.at
+
+    def saw(self, message: Any, found: Exchange) -> None:
+        """Note a message that arrived while waiting."""
+        if self.limit > self.at and isinstance(message, dict) and message.get("method") == PROGRESS:
+            found.progressed = True
+            self.at = min(time.monotonic() + self.timeout, self.limit)
+
+    def left(self) -> float:
+        return max(0.0, self.at - time.monotonic())
 
 
 class Transport(Protocol):
@@ -55,10 +95,12 @@ class Transport(Protocol):
         wanted: Wanted | None,
         timeout: float,
         headers: Mapping[str, str] | None = None,
+        longest: float | None = None,
     ) -> Exchange:
         """Send `payload`; wait (at most `timeout` s) for a message `wanted` accepts.
 
-        `wanted=None` sends without waiting for any answer (a notification)."""
+        `wanted=None` sends without waiting for any answer (a notification). With
+        `longest`, each progress notification renews the `timeout` (see `Deadline`)."""
         ...
 
     def drain(self, grace: float) -> list[Any]:
