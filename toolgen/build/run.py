@@ -31,7 +31,7 @@ from toolgen.build.views import render_views
 from toolgen.build.writer import PackageOutput, apply, drift, find_fresh, plan
 from toolgen.spec import collector
 from toolgen.spec.errors import Diagnostic, SpecError
-from toolgen.spec.ir import ToolSet
+from toolgen.spec.ir import Refs, ToolSet
 from toolgen.spec.loader import SpecSetFiles, spec_sets
 from toolgen.spec.parsecache import SharedReader
 from toolgen.spec.pipeline import load_set
@@ -213,17 +213,20 @@ def render_all(
     caches: list[Cache] | None = None,
     scaffold: bool = False,
     name: str | None = None,
+    refs: Refs | None = None,
 ) -> tuple[list[PackageOutput], list[str]]:
     """Render every spec set; with `skip_fresh`, skip those whose manifest matches the input;
     with `caches`, reuse what the last build cached for each spec set (and append the caches
     used, for the caller to save once the output is written). A spec set without a `server`
-    block is named `name`, else after its directory (and `progress` says so)."""
+    block is named `name`, else after its directory (and `progress` says so). `refs`
+    overrides how each spec set's tool definitions write `$ref`s (`server.refs`)."""
     outputs: list[PackageOutput] = []
     fresh: list[str] = []
     problems: list[Diagnostic] = []
     for spec_set in spec_sets(paths):
         note = source_note(spec_set, out)
-        digest = input_hash(spec_set, note if name is None else f"{note}\nname {name}")
+        options = "".join(f"\n{k} {v}" for k, v in (("name", name), ("refs", refs)) if v)
+        digest = input_hash(spec_set, note + options)
         if skip_fresh and (package := find_fresh(out, digest)):
             fresh.append(package)
             continue
@@ -233,7 +236,7 @@ def render_all(
         with _model_pool(len(spec_set.files), rebuild) as pool:
             try:
                 with step(progress, f"reading {note}"):
-                    toolset = load_set(spec_set, read, name=name)
+                    toolset = load_set(spec_set, read, name=name).with_refs(refs)
             except SpecError as exc:
                 problems.extend(exc.diagnostics)
                 continue
@@ -304,6 +307,7 @@ def build(
     scaffold: bool = True,
     name: str | None = None,
     force: bool = False,
+    refs: Refs | None = None,
 ) -> BuildReport:
     """Render and write every spec set in `paths` under `out`, all or nothing.
 
@@ -324,6 +328,7 @@ def build(
                 caches=caches,
                 scaffold=scaffold,
                 name=name,
+                refs=refs,
             )
         with step(progress, f"writing {out}"):
             changes = plan(out, outputs, force=force)
@@ -340,8 +345,10 @@ def build(
     )
 
 
-def check(paths: Sequence[str | Path], out: Path, *, name: str | None = None) -> str:
+def check(
+    paths: Sequence[str | Path], out: Path, *, name: str | None = None, refs: Refs | None = None
+) -> str:
     """The unified diff between `out` and a fresh render; empty when up to date."""
     with collector.paused():
-        outputs, _ = render_all(paths, out, skip_fresh=False, name=name)
+        outputs, _ = render_all(paths, out, skip_fresh=False, name=name, refs=refs)
     return drift(out, outputs)

@@ -8,11 +8,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
 from toolgen.spec.errors import SpecError
+
+if TYPE_CHECKING:
+    from toolgen.spec.ir import Refs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,6 +57,17 @@ def name_option(func: F) -> F:
     )(func)
 
 
+def refs_option(func: F) -> F:
+    return click.option(
+        "--refs",
+        type=click.Choice(["inline", "keep"]),
+        default=None,
+        help="How tool definitions write `$ref`s to defs: inline every one that is not "
+        "recursive, or keep them as bundled. Default: the spec set's `server.refs` "
+        "(inline when not given).",
+    )(func)
+
+
 def fail_on_spec_errors(exc: SpecError) -> None:
     """Print every diagnostic (no traceback) and exit 1."""
     for diagnostic in exc.diagnostics:
@@ -63,11 +77,13 @@ def fail_on_spec_errors(exc: SpecError) -> None:
     sys.exit(1)
 
 
-def build_command(specs: Sequence[Path], out: Path) -> str:
+def build_command(specs: Sequence[Path], out: Path, refs: str | None = None) -> str:
     """The `toolgen build` command line that regenerates `out` from `specs`, shell-quoted."""
     words = ["toolgen", "build", *(str(s) for s in specs)]
     if out != Path(DEFAULT_OUT):
         words += ["-o", str(out)]
+    if refs is not None:
+        words += ["--refs", refs]
     return shlex.join(words)
 
 
@@ -87,6 +103,7 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     "when it is missing; an existing one is never touched.",
 )
 @name_option
+@refs_option
 @click.option(
     "--force",
     "--overwrite",
@@ -101,6 +118,7 @@ def build(
     quiet: bool,
     scaffold: bool,
     name: str | None,
+    refs: Refs | None,
     force: bool,
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
@@ -125,6 +143,7 @@ def build(
                 scaffold=scaffold,
                 name=name,
                 force=force,
+                refs=refs,
             )
     except SpecError as exc:
         fail_on_spec_errors(exc)
@@ -147,20 +166,21 @@ def build(
 @spec_arguments
 @out_option
 @name_option
-def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
+@refs_option
+def check(specs: tuple[Path, ...], out: Path, name: str | None, refs: Refs | None) -> None:
     """Exit 1 with a unified diff when OUT is stale (does not match a fresh build
     of SPECS); exit 0 when it is up to date. For CI and pre-commit.
     """
     from toolgen.build.run import check as run_check
 
     try:
-        diff = run_check(_specs_or_default(specs), out, name=name)
+        diff = run_check(_specs_or_default(specs), out, name=name, refs=refs)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
     if diff:
         click.echo(diff, nl=False)
-        command = build_command(specs, out)
+        command = build_command(specs, out, refs)
         click.echo(f"{out} is stale: run `{command}` and commit the result.", err=True)
         sys.exit(1)
     click.echo(f"{out} is up to date.", err=True)
@@ -190,7 +210,10 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
     help="Print the loss report instead: per tool, each constraint the provider view "
     "could not pass on as written, and its size in tokens (about).",
 )
-def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool) -> None:
+@refs_option
+def tools(
+    specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool, refs: Refs | None
+) -> None:
     """Print the tools of one spec set as JSON: the `tools/list` result body
     ({"tools": [...]}), or a provider's view of them (--format)."""
     from toolgen.build.common import json_text
@@ -205,7 +228,7 @@ def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool
     if explain and fmt == "mcp":
         raise click.UsageError("--explain needs a provider --format (openai, anthropic, gemini)")
     try:
-        toolset = load_spec_set(_specs_or_default(specs))
+        toolset = load_spec_set(_specs_or_default(specs)).with_refs(refs)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
