@@ -198,11 +198,12 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None, refs: Refs | Non
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["mcp", "openai", "anthropic", "gemini"]),
+    type=click.Choice(["mcp", "openai", "openai-responses", "anthropic", "gemini"]),
     default="mcp",
     show_default=True,
-    help="mcp: the tools/list result; openai, anthropic, gemini: the tool list that "
-    "provider's API accepts, with the names mapped back to MCP (`mcpNames`).",
+    help="mcp: the tools/list result; openai (Chat Completions), openai-responses "
+    "(Responses API), anthropic, gemini: the tool list that API accepts, with the names "
+    "mapped back to MCP (`mcpNames`).",
 )
 @click.option(
     "--explain",
@@ -226,7 +227,9 @@ def tools(
             f"{chosen!r}; expected one of {', '.join(SUPPORTED_REVISIONS)}", param_hint="--protocol"
         )
     if explain and fmt == "mcp":
-        raise click.UsageError("--explain needs a provider --format (openai, anthropic, gemini)")
+        raise click.UsageError(
+            "--explain needs a provider --format (openai, openai-responses, anthropic, gemini)"
+        )
     try:
         toolset = load_spec_set(_specs_or_default(specs)).with_refs(refs)
     except SpecError as exc:
