@@ -71,7 +71,7 @@ def _user(provider: Provider, text: str) -> dict[str, Any]:
 
 # -- a scripted model: what a model would send, in each provider's wire format ----------
 
-PLAN = [
+PLAN: list[list[tuple[str, dict[str, Any]]]] = [
     [("create_note", {"title": "Groceries", "body": "milk, eggs"})],
     [("list_notes", {})],
 ]

@@ -12,7 +12,7 @@ expects next in the conversation. See `examples/agent_loop.py`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,7 +207,7 @@ def _anthropic_block(block: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def result_messages(
-    view: View, results: list[tuple[McpCall, Mapping[str, Any]]]
+    view: View, results: Sequence[tuple[McpCall, Mapping[str, Any]]]
 ) -> list[dict[str, Any]]:
     """The messages answering one model turn's tool calls: OpenAI one message (Responses:
     one `function_call_output` item) per call; Anthropic and Gemini one user message
