@@ -49,7 +49,7 @@ def sets() -> list[tuple[str, ToolSet]]:
     found = [(f"`specs/{p.name}`", load_spec_set(p)) for p in sorted((ROOT / "specs").iterdir())]
     found.append(("1,000-tool benchmark set", load_spec_set(specs1000)))
     corpus = ROOT / "tests" / "data" / "corpus"
-    servers = sorted([*corpus.glob("*.json"), *(p for p in corpus.iterdir() if p.is_dir())])
+    servers = sorted([*corpus.glob("*.json"), corpus / "github-mcp-server"])
     published = [(p, load_published(p)) for p in servers]
     found += [(f"corpus: `{p.name}`", t) for p, t in published if measure(t, "keep")[1]]
     everything = [tool for _, t in published for tool in t.tools]

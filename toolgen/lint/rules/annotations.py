@@ -22,6 +22,8 @@ _KEYED = re.compile(
     r"\bensures?\b|\balready exists?\b|\bif (?:it )?(?:does not|doesn't) exist", re.I
 )
 """A description saying the create is keyed: calling it again changes nothing."""
+_MAKES_NEW = re.compile(r"\b(?:new|another|each time|every call|each call)\b", re.I)
+"""A description saying each call makes something new."""
 
 
 @rule("TG101", "read-only-destructive", A, Severity.ERROR)
@@ -152,7 +154,7 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `readOnly: false` and declare `destructive`.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     if word in LOOKUP_WRITE_VERBS:
         return  # `resolve-library-id`, `run_query`: these verbs also name lookups
     if tool.annotations.read_only is True and verb_class(word, ctx.options) not in (None, "read"):
@@ -181,7 +183,7 @@ def destructive_name_not_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `destructive: true`.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     a = tool.annotations
     if (
         verb_class(word, ctx.options) == "destructive"
@@ -215,7 +217,7 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Add `readOnly: true`, or rename the tool after what it changes.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     if verb_class(word, ctx.options) != "read" or tool.annotations.read_only is True:
         return
     if verb_class(description_verb(tool.description, ctx.options), ctx.options) not in (
@@ -238,7 +240,11 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
     `create-verbs` / `extend-create-verbs`).
 
     A tool whose description says the create is keyed ("or ensure it exists",
-    "if it does not exist", "already exists") is not flagged.
+    "if it does not exist", "already exists") is not flagged, nor one whose verb
+    may add to a set, where a repeat changes nothing (`add`, `attach`, `link`,
+    `tag`, `assign`, ...; `repeatable-verbs` / `extend-repeatable-verbs`:
+    `git_add` stages a path, `add_label` labels an issue) unless its description
+    says each call makes something new ("Add a new comment").
 
     Why: Creating usually makes a new thing per call: calling it twice gives two
     notes, two orders, two emails. Clients retry idempotent calls freely, which
@@ -252,13 +258,14 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `idempotent: false`.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     a = tool.annotations
     if (
         verb_class(word, ctx.options) == "create"
         and a.read_only is not True
         and a.idempotent is True
         and not _KEYED.search(tool.description or "")
+        and (word not in ctx.options.repeatable_verbs or _MAKES_NEW.search(tool.description or ""))
     ):
         yield Hit(
             f"name verb {word!r} says each call creates something, but the tool is declared idempotent",
@@ -312,7 +319,7 @@ def read_name_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `readOnly: true` (and drop `destructive`), or rename the tool.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     a = tool.annotations
     if verb_class(word, ctx.options) != "read" or a.read_only is True or a.destructive is not True:
         return
