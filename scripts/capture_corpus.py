@@ -38,7 +38,10 @@ PLACEHOLDER_ENV = {
         "EVERART_API_KEY", "MAPBOX_ACCESS_TOKEN", "PRIVATE_APP_ACCESS_TOKEN", "APIFY_TOKEN",
         "CIRCLECI_TOKEN", "HEROKU_API_KEY", "NETLIFY_PERSONAL_ACCESS_TOKEN", "RAILWAY_TOKEN",
         "TODOIST_API_TOKEN", "ZOTERO_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-        "NCBI_API_KEY", "MOTHERDUCK_TOKEN",
+        "NCBI_API_KEY", "MOTHERDUCK_TOKEN", "SUPABASE_ACCESS_TOKEN", "SENTRY_ACCESS_TOKEN",
+        "FIGMA_API_KEY", "GITLAB_API_URL", "CHANNEL_ACCESS_TOKEN", "DESTINATION_USER_ID",
+        "ES_URL", "ES_API_KEY", "BROWSERBASE_API_KEY", "BROWSERBASE_PROJECT_ID", "API_KEY",
+        "JIRA_HOST", "JIRA_API_TOKEN",
     )
 }  # fmt: skip
 
@@ -47,8 +50,8 @@ def install(spec: str) -> tuple[list[str], str]:
     """Install `npm:PKG[@v] [ARGS]` or `pypi:PKG[==v] [ARGS]`; return (command, version)."""
     kind, _, rest = spec.partition(":")
     package, *args = rest.split()
-    if kind == "npm":
-        prefix = TOOLS / "corpus"
+    if kind == "npm":  # a prefix per package: packages that share one replace each other's deps
+        prefix = TOOLS / "corpus" / re.sub(r"[^A-Za-z0-9._-]+", "_", package)
         prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--silent", "--prefix", str(prefix), package], check=True)
         name = re.sub(r"(?<=.)@[^/]*$", "", package)

@@ -403,7 +403,7 @@ def verb(name: str, description: str | None, options: RuleOptions) -> str | None
     """The verb of a tool, read from its whole name and weighed against its description;
     None where the evidence is thin (the rules then stay silent).
 
-    - A word of the name that the description's first word is is the verb, known or not
+    - The word of the name the description starts with is the verb, known or not
       (`simulate-research-query`, "Simulates a deep research ...": *simulate*, whose
       object is a query; `browser_navigate`, "Navigate to a URL").
     - Else the first known verb, left to right: the first word may be a namespace or the

@@ -245,3 +245,35 @@ def test_the_agent_loop_example_runs_against_the_notes_server(
         listed = json.loads(block["content"][0]["text"])
     notes = listed["result"] if isinstance(listed, dict) and "result" in listed else listed
     assert [n["title"] for n in notes] == ["Groceries"]
+
+
+NULL_CLEARS = {
+    "name": "set_due",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "due": {"type": ["string", "null"], "description": "The due date; null clears it."},
+        },
+        "required": ["id", "due"],
+    },
+}
+"""A field `null` clears, written as the README says: required and nullable."""
+
+
+@pytest.mark.parametrize(
+    ("provider", "call"),
+    [
+        ("openai", {"id": "c", "type": "function", "function": {"name": "set_due", "arguments": '{"id": "n1", "due": null}'}}),
+        ("openai-responses", {"type": "function_call", "call_id": "c", "name": "set_due", "arguments": '{"id": "n1", "due": null}'}),
+        ("anthropic", {"type": "tool_use", "id": "c", "name": "set_due", "input": {"id": "n1", "due": None}}),
+        ("gemini", {"functionCall": {"id": "c", "name": "set_due", "args": {"id": "n1", "due": None}}}),
+    ],
+)  # fmt: skip
+def test_a_null_that_clears_a_required_field_reaches_the_server_in_every_view(
+    provider: str, call: dict[str, Any]
+) -> None:
+    v = view(provider, [NULL_CLEARS])  # type: ignore[arg-type]
+    text = json.dumps(v.tools[0].definition)
+    assert '"null"' in text or '"nullable": true' in text  # the view lets the model send null
+    assert mcp_call(v, call).arguments == {"id": "n1", "due": None}

@@ -134,12 +134,17 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     What it does: Flags a tool with `readOnly: true` whose name's verb is a
     destructive, create or write verb (`delete_`, `remove_`, `create_`,
-    `update_`, `set_`, ...). The verb is the first word of the name if it is
-    a known verb, else the first known verb after it (`issue_write`,
-    `API-retrieve-a-comment`: the verb is *retrieve*, *comment* is its object); an
-    HTTP method yields to a verb after it (`API-post-search`). Verbs that also
-    name lookups (`resolve`, `run`, `execute`, `trigger`, `sync`, `apply`,
-    `manage`) are not trusted here: `resolve-library-id` reads.
+    `update_`, `set_`, ...). The whole name is read, with the description: the
+    word of the name the description starts with is the verb, known or not
+    (`simulate-research-query`, "Simulates ...": *query* is its object); else the
+    first known verb, left to right, as the first word may be a namespace or the
+    object's kind (`issue_write`, `API-retrieve-a-comment`: the verb is
+    *retrieve*, *comment* is its object); an HTTP method yields to a verb after it
+    (`API-post-search`); a verb found after the first word yields to a description
+    that starts with a verb saying otherwise. Where that leaves no verb, the name
+    rules say nothing. Verbs that also name lookups (`resolve`, `run`, `execute`,
+    `trigger`, `sync`, `apply`, `manage`) are not trusted here:
+    `resolve-library-id` reads.
     The verb lists are configurable (`destructive-verbs`, `create-verbs`,
     `write-verbs`, and `extend-...` to add to them).
 
