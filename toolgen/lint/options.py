@@ -49,13 +49,13 @@ READ_VERBS = frozenset(
         "inspect",
         "retrieve",
         "browse",
-        "download",
         "export",
         "peek",
         "stat",
     ]
 )
-"""A tool whose name starts with one of these only reads."""
+"""A tool whose name starts with one of these only reads. Not `download`: a server on the
+user's machine that downloads saves what it fetched (`download_paper`, `download_figma_images`)."""
 
 CREATE_VERBS = frozenset(
     [
