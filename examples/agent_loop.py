@@ -2,6 +2,7 @@
 
     python examples/agent_loop.py --provider gemini            # scripted model, offline
     OPENAI_API_KEY=... python examples/agent_loop.py --provider openai --live gpt-4.1-mini
+    OPENAI_API_KEY=... python examples/agent_loop.py --provider openai-responses --live gpt-4.1-mini
 
 The loop, for any provider:
 
@@ -11,8 +12,8 @@ The loop, for any provider:
 3. call the tool on the MCP server (here the notes server, `examples/notes_handlers.py`,
    through the official MCP SDK client);
 4. `result_messages(view, ...)` turns the MCP results into the provider's
-   tool-result message(s); append them and ask the model again, until it answers
-   without tool calls.
+   tool-result message(s) (Responses API: `function_call_output` items); append them
+   and ask the model again, until it answers without tool calls.
 
 Without `--live`, a scripted model stands in for the API (no network, no key):
 it makes the calls a model would (in the provider's wire format), which is what
@@ -38,8 +39,9 @@ from toolgen.providers import Provider, View, toolset_view
 from toolgen.providers.calls import McpCall, mcp_call, result_messages
 
 HERE = Path(__file__).resolve().parent
-Model = Callable[[list[dict[str, Any]], View], tuple[dict[str, Any], list[Any]]]
-"""messages, view -> (the assistant's message to append, its tool calls)."""
+Model = Callable[[list[dict[str, Any]], View], tuple[list[dict[str, Any]], list[Any]]]
+"""messages, view -> (what the model said, to append: one assistant message, or the
+Responses API's output items; its tool calls)."""
 
 
 async def agent_loop(
@@ -48,8 +50,8 @@ async def agent_loop(
     """Run the conversation to its end; return every message."""
     messages: list[dict[str, Any]] = [_user(view.provider, prompt)]
     for _ in range(max_turns):
-        assistant, calls = model(messages, view)
-        messages.append(assistant)
+        said, calls = model(messages, view)
+        messages.extend(said)
         if not calls:
             break
         results: list[tuple[McpCall, dict[str, Any]]] = []
@@ -69,31 +71,45 @@ def _user(provider: Provider, text: str) -> dict[str, Any]:
 
 # -- a scripted model: what a model would send, in each provider's wire format ----------
 
-PLAN = [
+PLAN: list[list[tuple[str, dict[str, Any]]]] = [
     [("create_note", {"title": "Groceries", "body": "milk, eggs"})],
     [("list_notes", {})],
 ]
 """Turn by turn, the MCP tools the scripted model calls and the arguments it means."""
 
 
-def scripted_model(messages: list[dict[str, Any]], view: View) -> tuple[dict[str, Any], list[Any]]:
+def scripted_model(
+    messages: list[dict[str, Any]], view: View
+) -> tuple[list[dict[str, Any]], list[Any]]:
     """Calls the tools of `PLAN` turn by turn (optional fields as `null`, the way OpenAI
     strict mode sends them), then answers in text."""
-    turn = sum(1 for m in messages if m.get("role") in ("assistant", "model"))
+    turn = sum(1 for m in messages if m.get("role") in ("assistant", "model")) + len(
+        {m["call_id"].rsplit("_", 1)[0] for m in messages if m.get("type") == "function_call"}
+    )
     if turn >= len(PLAN):
-        return _text_answer(view.provider, "Done: the note is saved and listed."), []
+        return [_text_answer(view.provider, "Done: the note is saved and listed.")], []
     calls = []
     for index, (mcp_name, args) in enumerate(PLAN[turn]):
         tool = next(t for t in view.tools if t.mcp_name == mcp_name)
         sent = dict(args)
         if tool.strict:  # strict mode: every property present, null when left out
-            for name in tool.definition["function"]["parameters"]["properties"]:
+            function = tool.definition.get("function", tool.definition)  # Chat or Responses
+            for name in function["parameters"]["properties"]:
                 sent.setdefault(name, None)
         calls.append(_wire_call(view.provider, tool.name, sent, f"call_{turn}_{index}"))
-    return _assistant_with_calls(view.provider, calls), calls
+    if view.provider == "openai-responses":  # the calls are output items of their own
+        return calls, calls
+    return [_assistant_with_calls(view.provider, calls)], calls
 
 
 def _wire_call(provider: Provider, name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
+    if provider == "openai-responses":
+        return {
+            "type": "function_call",
+            "call_id": call_id,
+            "name": name,
+            "arguments": json.dumps(args),
+        }
     if provider == "openai":
         return {
             "id": call_id,
@@ -121,20 +137,29 @@ def _text_answer(provider: Provider, text: str) -> dict[str, Any]:
     return {"role": "assistant", "content": text}
 
 
-def openai_model(model_name: str) -> Model:
-    """A live OpenAI Chat Completions model (needs `pip install openai` and OPENAI_API_KEY)."""
+def openai_model(model_name: str, responses: bool = False) -> Model:
+    """A live OpenAI model through Chat Completions, or the Responses API with `responses`
+    (needs `pip install openai` and OPENAI_API_KEY)."""
     from openai import OpenAI
 
     client = OpenAI()
 
-    def step(messages: list[dict[str, Any]], view: View) -> tuple[dict[str, Any], list[Any]]:
+    def step(messages: list[dict[str, Any]], view: View) -> tuple[list[dict[str, Any]], list[Any]]:
+        if responses:
+            response = client.responses.create(
+                model=model_name,
+                input=messages,  # type: ignore[arg-type]
+                tools=view.payload(),  # type: ignore[arg-type]
+            )
+            items = [item.model_dump(exclude_none=True) for item in response.output]
+            return items, [item for item in items if item.get("type") == "function_call"]
         reply = client.chat.completions.create(
             model=model_name,
-            messages=messages,
+            messages=messages,  # type: ignore[arg-type]
             tools=view.payload(),  # type: ignore[arg-type]
         )
         message = reply.choices[0].message
-        return message.model_dump(exclude_none=True), list(message.tool_calls or [])
+        return [message.model_dump(exclude_none=True)], list(message.tool_calls or [])
 
     return step
 
@@ -158,12 +183,17 @@ async def run(provider: Provider, model: Model, db: Path) -> list[dict[str, Any]
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--provider", choices=["openai", "anthropic", "gemini"], default="openai")
+    parser.add_argument(
+        "--provider",
+        choices=["openai", "openai-responses", "anthropic", "gemini"],
+        default="openai",
+    )
     parser.add_argument(
         "--live", metavar="MODEL", help="call this OpenAI model instead of the script"
     )
     args = parser.parse_args(argv)
-    model = openai_model(args.live) if args.live else scripted_model
+    responses = args.provider == "openai-responses"
+    model = openai_model(args.live, responses) if args.live else scripted_model
     with tempfile.TemporaryDirectory() as tmp:
         messages = anyio.run(run, args.provider, model, Path(tmp) / "notes.sqlite3")
     print(json.dumps(messages, indent=2, default=str))

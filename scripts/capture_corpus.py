@@ -1,11 +1,12 @@
 """Capture the tools/list of published MCP servers into tests/data/corpus/ (dev script).
 
     python scripts/capture_corpus.py npm:@modelcontextprotocol/server-memory pypi:mcp-server-git ...
+    python scripts/capture_corpus.py --out tests/data/corpus/heldout npm:PACKAGE ...
 
 Each server is installed from its registry (npm into .tools/corpus/, PyPI into
 .tools/corpus-venv/), started over stdio with the official MCP SDK client, and
 its complete `tools/list` result (all pages) is written to
-`tests/data/corpus/<name>.json` with the package and version in `_meta`. Only
+`tests/data/corpus/<name>.json` (or `--out DIR`) with the package and version in `_meta`. Only
 tools/list is sent: no tool is ever called. Servers that need an account get a
 placeholder key in their environment (they list their tools without using it).
 """
@@ -34,6 +35,13 @@ PLACEHOLDER_ENV = {
         "FIRECRAWL_API_KEY", "TAVILY_API_KEY", "BRAVE_API_KEY", "EXA_API_KEY", "GITHUB_PERSONAL_ACCESS_TOKEN",
         "GITLAB_PERSONAL_ACCESS_TOKEN", "SLACK_BOT_TOKEN", "SLACK_TEAM_ID", "NOTION_TOKEN",
         "OPENAPI_MCP_HEADERS", "GOOGLE_MAPS_API_KEY", "PERPLEXITY_API_KEY", "STRIPE_SECRET_KEY",
+        "EVERART_API_KEY", "MAPBOX_ACCESS_TOKEN", "PRIVATE_APP_ACCESS_TOKEN", "APIFY_TOKEN",
+        "CIRCLECI_TOKEN", "HEROKU_API_KEY", "NETLIFY_PERSONAL_ACCESS_TOKEN", "RAILWAY_TOKEN",
+        "TODOIST_API_TOKEN", "ZOTERO_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+        "NCBI_API_KEY", "MOTHERDUCK_TOKEN", "SUPABASE_ACCESS_TOKEN", "SENTRY_ACCESS_TOKEN",
+        "FIGMA_API_KEY", "GITLAB_API_URL", "CHANNEL_ACCESS_TOKEN", "DESTINATION_USER_ID",
+        "ES_URL", "ES_API_KEY", "BROWSERBASE_API_KEY", "BROWSERBASE_PROJECT_ID", "API_KEY",
+        "JIRA_HOST", "JIRA_API_TOKEN",
     )
 }  # fmt: skip
 
@@ -42,8 +50,8 @@ def install(spec: str) -> tuple[list[str], str]:
     """Install `npm:PKG[@v] [ARGS]` or `pypi:PKG[==v] [ARGS]`; return (command, version)."""
     kind, _, rest = spec.partition(":")
     package, *args = rest.split()
-    if kind == "npm":
-        prefix = TOOLS / "corpus"
+    if kind == "npm":  # a prefix per package: packages that share one replace each other's deps
+        prefix = TOOLS / "corpus" / re.sub(r"[^A-Za-z0-9._-]+", "_", package)
         prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--silent", "--prefix", str(prefix), package], check=True)
         name = re.sub(r"(?<=.)@[^/]*$", "", package)
@@ -95,7 +103,9 @@ def main() -> None:
         "specs", nargs="+", help="npm:PACKAGE[@VERSION] or pypi:PACKAGE[==VERSION], then ARGS"
     )
     parser.add_argument("--name", help="output file name (one server only)")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"output directory (default {OUT})")
     options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
     for spec in options.specs:
         try:
             command, version = install(spec)
@@ -111,7 +121,7 @@ def main() -> None:
             },
             "tools": tools,
         }
-        (OUT / f"{name}.json").write_text(
+        (options.out / f"{name}.json").write_text(
             json.dumps(body, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
         print(f"{name}: {len(tools)} tools from {version}", file=sys.stderr)

@@ -83,10 +83,18 @@ def gemini_subset_problems(schema: Any, path: str = "") -> list[str]:
     return problems
 
 
+def corpus_files() -> list[Path]:
+    """The JSON files of the corpus the views were built against (not `heldout/`, the
+    servers kept apart to measure lint on)."""
+    return [
+        p for p in sorted(CORPUS.rglob("*.json")) if "heldout" not in p.relative_to(CORPUS).parts
+    ]
+
+
 def corpus_tools() -> list[dict[str, Any]]:
     """Every published tool of the vendored corpus (each server's tools are one list)."""
     tools: list[dict[str, Any]] = []
-    for path in sorted(CORPUS.rglob("*.json")):
+    for path in corpus_files():
         data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict) and isinstance(data.get("tools"), list):
             tools.extend(data["tools"])
@@ -98,7 +106,7 @@ def corpus_tools() -> list[dict[str, Any]]:
 def corpus_servers() -> dict[str, list[dict[str, Any]]]:
     """The corpus by server (a directory, or a `tools/list` file)."""
     servers: dict[str, list[dict[str, Any]]] = {}
-    for path in sorted(CORPUS.rglob("*.json")):
+    for path in corpus_files():
         data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict) and isinstance(data.get("tools"), list):
             servers[path.stem] = data["tools"]

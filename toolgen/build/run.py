@@ -37,7 +37,7 @@ from toolgen.build.tooldefs import render_tooldefs
 from toolgen.build.views import render_views
 from toolgen.build.writer import Drift, PackageOutput, drift, is_up_to_date, write
 from toolgen.spec.errors import Diagnostic, SpecError
-from toolgen.spec.ir import ToolSet
+from toolgen.spec.ir import Refs, ToolSet
 from toolgen.spec.loader import SpecSetFiles, spec_sets
 from toolgen.spec.pipeline import load_set
 
@@ -109,10 +109,12 @@ def source_note(spec_set: SpecSetFiles, out: Path) -> str:
         return spec_set.root.resolve().as_posix()
 
 
-def input_hash(spec_set: SpecSetFiles, note: str, name: str | None) -> str:
+def input_hash(
+    spec_set: SpecSetFiles, note: str, name: str | None, refs: Refs | None = None
+) -> str:
     """A hash of everything a spec set's output is rendered from, but toolgen itself: the
-    options (the source note, `--name`) and each spec file's path and bytes."""
-    digest = hashlib.sha256(json.dumps({"source": note, "name": name}).encode())
+    options (the source note, `--name`, `--refs`) and each spec file's path and bytes."""
+    digest = hashlib.sha256(json.dumps({"source": note, "name": name, "refs": refs}).encode())
     root = spec_set.root.resolve()
     for path in spec_set.files:
         data = path.read_bytes()
@@ -129,22 +131,24 @@ def render_all(
     progress: Progress | None = None,
     scaffold: bool = False,
     name: str | None = None,
+    refs: Refs | None = None,
 ) -> tuple[list[PackageOutput], list[str]]:
     """Render every spec set; with `skip_fresh`, skip those whose output under `out` holds
     what their input rendered last time (the fresh packages are returned apart). A spec set
-    without a `server` block is named `name`, else after its directory (`progress` says so)."""
+    without a `server` block is named `name`, else after its directory (`progress` says so). `refs`
+    overrides how each spec set's tool definitions write `$ref`s (`server.refs`)."""
     outputs: list[PackageOutput] = []
     fresh: list[str] = []
     problems: list[Diagnostic] = []
     for spec_set in spec_sets(spec_paths):
         note = source_note(spec_set, out)
-        digest = input_hash(spec_set, note, name)
+        digest = input_hash(spec_set, note, name, refs)
         if skip_fresh and (package := _fresh(out, digest)):
             fresh.append(package)
             continue
         try:
             with step(progress, f"reading {note}"):
-                toolset = load_set(spec_set, name=name)
+                toolset = load_set(spec_set, name=name).with_refs(refs)
         except SpecError as exc:
             problems.extend(exc.diagnostics)
             continue
@@ -199,6 +203,7 @@ def build(
     scaffold: bool = True,
     name: str | None = None,
     force: bool = False,
+    refs: Refs | None = None,
 ) -> BuildReport:
     """Render and write every spec set in `spec_paths` under `out`, all or nothing.
 
@@ -208,7 +213,13 @@ def build(
     completed (or its staging removed) first."""
     with clock():  # progress counts from here: a long build of short steps reports too
         outputs, fresh = render_all(
-            spec_paths, out, skip_fresh=True, progress=progress, scaffold=scaffold, name=name
+            spec_paths,
+            out,
+            skip_fresh=True,
+            progress=progress,
+            scaffold=scaffold,
+            name=name,
+            refs=refs,
         )
         if not outputs:
             return BuildReport(up_to_date=fresh)
@@ -226,7 +237,13 @@ def build(
     )
 
 
-def check(spec_paths: Sequence[str | Path], out: Path, *, name: str | None = None) -> Drift:
+def check(
+    spec_paths: Sequence[str | Path],
+    out: Path,
+    *,
+    name: str | None = None,
+    refs: Refs | None = None,
+) -> Drift:
     """How `out` differs from a fresh render of the spec sets (empty when up to date)."""
-    outputs, _ = render_all(spec_paths, out, skip_fresh=False, name=name)
+    outputs, _ = render_all(spec_paths, out, skip_fresh=False, name=name, refs=refs)
     return drift(out, outputs)

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -25,6 +25,9 @@ from toolgen.spec.errors import SpecError
 from toolgen.spec.pipeline import load_spec_set
 from toolgen.spec.positions import display_path
 from toolgen.spec.protocol import LATEST_REVISION, SUPPORTED_REVISIONS, list_tools_result
+
+if TYPE_CHECKING:
+    from toolgen.spec.ir import Refs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,13 +58,28 @@ def name_option(func: F) -> F:
     )(func)
 
 
-def build_command(specs: Sequence[Path], out: Path, name: str | None = None) -> str:
+def refs_option(func: F) -> F:
+    return click.option(
+        "--refs",
+        type=click.Choice(["inline", "keep"]),
+        default=None,
+        help="How tool definitions write `$ref`s to defs: inline every one that is not "
+        "recursive, or keep them as bundled. Default: the spec set's `server.refs` "
+        "(inline when not given).",
+    )(func)
+
+
+def build_command(
+    specs: Sequence[Path], out: Path, name: str | None = None, refs: str | None = None
+) -> str:
     """The `toolgen build` command line that regenerates `out` from `specs`, shell-quoted."""
     words = ["toolgen", "build", *(str(s) for s in specs)]
     if out != Path(DEFAULT_OUT):
         words += ["-o", str(out)]
     if name is not None:
         words += ["--name", name]
+    if refs is not None:
+        words += ["--refs", refs]
     return shlex.join(words)
 
 
@@ -127,6 +145,7 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     "`toolgen init --handlers`); an existing one is never touched.",
 )
 @name_option
+@refs_option
 @click.option(
     "--force",
     "--overwrite",
@@ -141,6 +160,7 @@ def build(
     quiet: bool,
     scaffold: bool,
     name: str | None,
+    refs: Refs | None,
     force: bool,
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
@@ -163,6 +183,7 @@ def build(
                 scaffold=scaffold,
                 name=name,
                 force=force,
+                refs=refs,
             )
     except SpecError as exc:
         fail_on_spec_errors(exc)
@@ -188,21 +209,24 @@ def build(
 @out_option
 @name_option
 @click.option("--diff", "full_diff", is_flag=True, help="Print the whole diff, however long.")
-def check(specs: tuple[Path, ...], out: Path, name: str | None, full_diff: bool) -> None:
+@refs_option
+def check(
+    specs: tuple[Path, ...], out: Path, name: str | None, full_diff: bool, refs: Refs | None
+) -> None:
     """Exit 1 when OUT is stale (a fresh build of SPECS would write other bytes): name the
     files that differ and the command that fixes it, then the diff (the first lines of it
     unless --diff). Exit 0 when it is up to date. For CI and pre-commit.
     """
     try:
         with batch_run():
-            drift = run_check(_specs_or_default(specs), out, name=name)
+            drift = run_check(_specs_or_default(specs), out, name=name, refs=refs)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
     if not drift:
         click.echo(f"{out} is up to date.", err=True)
         return
-    click.echo(drift_summary(drift, out, build_command(specs, out, name)), err=True)
+    click.echo(drift_summary(drift, out, build_command(specs, out, name, refs)), err=True)
     shown, left = capped(drift.diff, None if full_diff else SHOWN_DIFF_LINES)
     click.echo(shown, nl=False)
     if left:
@@ -222,11 +246,12 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None, full_diff: bool)
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["mcp", "openai", "anthropic", "gemini"]),
+    type=click.Choice(["mcp", "openai", "openai-responses", "anthropic", "gemini"]),
     default="mcp",
     show_default=True,
-    help="mcp: the tools/list result; openai, anthropic, gemini: the tool list that "
-    "provider's API accepts, with the names mapped back to MCP (`mcpNames`).",
+    help="mcp: the tools/list result; openai (Chat Completions), openai-responses "
+    "(Responses API), anthropic, gemini: the tool list that API accepts, with the names "
+    "mapped back to MCP (`mcpNames`).",
 )
 @click.option(
     "--explain",
@@ -234,7 +259,10 @@ def check(specs: tuple[Path, ...], out: Path, name: str | None, full_diff: bool)
     help="Print the loss report instead: per tool, each constraint the provider view "
     "could not pass on as written, and its size in tokens (about).",
 )
-def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool) -> None:
+@refs_option
+def tools(
+    specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool, refs: Refs | None
+) -> None:
     """Print the tools of one spec set as JSON: the `tools/list` result body
     ({"tools": [...]}), or a provider's view of them (--format)."""
     chosen = revision or LATEST_REVISION
@@ -243,9 +271,11 @@ def tools(specs: tuple[Path, ...], revision: str | None, fmt: str, explain: bool
             f"{chosen!r}; expected one of {', '.join(SUPPORTED_REVISIONS)}", param_hint="--protocol"
         )
     if explain and fmt == "mcp":
-        raise click.UsageError("--explain needs a provider --format (openai, anthropic, gemini)")
+        raise click.UsageError(
+            "--explain needs a provider --format (openai, openai-responses, anthropic, gemini)"
+        )
     try:
-        toolset = load_spec_set(_specs_or_default(specs))
+        toolset = load_spec_set(_specs_or_default(specs)).with_refs(refs)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return

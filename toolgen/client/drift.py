@@ -14,8 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolgen.schema.inline import inline_refs
+
 COMPARED: Final = ("title", "description", "inputSchema", "outputSchema", "annotations", "_meta")
 """The fields of a tool definition a client depends on."""
+SCHEMAS: Final = ("inputSchema", "outputSchema")
+"""Compared with their `$ref`s inlined: a server that sends refs, or inlines them, lists the
+same tool."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +70,8 @@ def compare(
             want, got = spec.get(field), served.get(field)
             if field == "_meta":  # only what the spec declares there (other keys are free)
                 got = {k: v for k, v in (got or {}).items() if k in (want or {})} or None
+            if field in SCHEMAS and isinstance(want, Mapping) and isinstance(got, Mapping):
+                want, got = inline_refs(want), inline_refs(got)  # a def inlined is the same
             if want != got:
                 found.append(Drift(name, field, _difference(field, want, got)))
     return found

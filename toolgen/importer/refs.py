@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgen.schema.check import metaschema_errors
+from toolgen.schema.inline import merge_ref
 from toolgen.schema.jsonequal import same
 from toolgen.schema.pointer import MISSING, escape, follow, pointer_tokens, unescape
 from toolgen.schema.walk import LISTED, MAPPED, SINGLE, walk_schemas
 from toolgen.spec.positions import JsonPath
 
 LOCAL_DEFS = ("$defs", "definitions")
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated"})
 
 Note = tuple[JsonPath, str]
 LocalKey = tuple[str, str]  # ("$defs" or "definitions", name)
@@ -194,7 +194,7 @@ class _Hoister:
                 ]
             else:
                 out[key] = value
-        return _merge(inlined, out) if inlined is not None else out
+        return merge_ref(inlined, out) if inlined is not None else out
 
     def _ref(self, ref: str, at: JsonPath, doc_path: JsonPath) -> str | dict[str, Any]:
         """The spec ref for `ref`, or the schema to merge in its place (`{}`: dropped)."""
@@ -321,18 +321,6 @@ def _closure(schema: Any, defs: dict[str, Any]) -> set[str]:
                 seen.add(name)
                 todo.append(defs[name])
     return seen
-
-
-def _merge(inlined: dict[str, Any], siblings: dict[str, Any]) -> dict[str, Any]:
-    """`inlined` (a ref's target) and the keywords beside the ref, meaning both (2020-12)."""
-    if not inlined:
-        return siblings
-    clash = any(
-        k in inlined and inlined[k] != v and k not in _ANNOTATIONS for k, v in siblings.items()
-    )
-    if clash:
-        return {**siblings, "allOf": [*siblings.get("allOf", []), inlined]}
-    return {**inlined, **siblings}
 
 
 def _local_defs(root: dict[str, Any]) -> dict[LocalKey, Any]:

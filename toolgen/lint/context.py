@@ -96,6 +96,20 @@ class SchemaNode:
         `required` and `properties` may refer to properties its parent declares."""
         return self.keyword in IN_PLACE
 
+    def required_property(self) -> bool | None:
+        """Whether this schema is a property its object requires (False: an optional one);
+        None when it is no property's schema."""
+        if self.keyword != "properties" or len(self._path) < 2:
+            return None
+        parent: Any = self._source.data
+        for step in self._path[:-2]:
+            try:
+                parent = parent[step]
+            except (KeyError, IndexError, TypeError):
+                return None
+        required = parent.get("required") if isinstance(parent, dict) else None
+        return isinstance(required, list) and self._path[-1] in required
+
     @property
     def describes_object(self) -> bool:
         """Whether its properties are declared here rather than refined from a parent:
@@ -357,12 +371,26 @@ def words(name: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=8192)
-def verb(name: str, options: RuleOptions) -> str | None:
-    """The verb of a tool name: its first known verb, left to right (`get_issue`,
-    `github_get_issue`, `issue_read`, `API-retrieve-a-comment`: not `comment`, the object).
-    A read noun after the first word counts as a read (`git_status`, `git_diff_unstaged`);
-    an HTTP method yields to a verb after it (`API-post-search` searches)."""
+def verb(name: str, description: str | None, options: RuleOptions) -> str | None:
+    """The verb of a tool, read from its whole name and weighed against its description;
+    None where the evidence is thin (the rules then stay silent).
+
+    - The word of the name the description starts with is the verb, known or not
+      (`simulate-research-query`, "Simulates a deep research ...": *simulate*, whose
+      object is a query; `browser_navigate`, "Navigate to a URL").
+    - Else the first known verb, left to right: the first word may be a namespace or the
+      object's kind (`github_get_issue`, `issue_read`, `API-retrieve-a-comment`: not
+      *comment*, the object). A read noun after the first word counts as a read
+      (`git_status`, `git_diff_unstaged`); an HTTP method yields to a verb after it
+      (`API-post-search` searches).
+    - A verb found after the first word is not trusted when the description starts with
+      a known verb that says otherwise, a read against a change or the other way round
+      (`firecrawl_search_feedback`, "Send feedback ...")."""
     found = words(name.rsplit(".", 1)[-1])
+    first = _lead_words(description)[:1]
+    for word in found:
+        if first and word in _stems(first[0]):
+            return word
     known = options.known_verbs
     verbs = [
         (word, index)
@@ -371,9 +399,11 @@ def verb(name: str, options: RuleOptions) -> str | None:
     ]
     if not verbs:
         return None
-    if verbs[0][0] in HTTP_METHODS and len(verbs) > 1:
-        return verbs[1][0]
-    return verbs[0][0]
+    word, index = verbs[1] if verbs[0][0] in HTTP_METHODS and len(verbs) > 1 else verbs[0]
+    said = verb_class(description_verb(description, options), options)
+    if index > 0 and said is not None and (said == "read") != (verb_class(word, options) == "read"):
+        return None
+    return word
 
 
 def verb_class(word: str | None, options: RuleOptions) -> str | None:
@@ -399,13 +429,28 @@ _LEAD = re.compile(r"[A-Za-z]+")
 def description_verb(description: str | None, options: RuleOptions) -> str | None:
     """The known verb among a description's first three words (`Retrieves a comment`,
     `Notion | Retrieve comments` → `retrieve`)."""
-    if not description:
-        return None
     known = options.known_verbs
-    for match in list(_LEAD.finditer(description[:80]))[:3]:  # "Notion | Retrieve comments"
-        word = match.group(0).lower()
-        for stem in (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else "",
-                     word[:-3] + "y" if word.endswith("ies") else ""):  # fmt: skip
-            if stem and stem in known:
+    for word in _lead_words(description):
+        for stem in _stems(word):
+            if stem in known:
                 return stem
     return None
+
+
+def _lead_words(description: str | None) -> list[str]:
+    """The first three words of a description, lowercase ("Notion | Retrieve comments")."""
+    if not description:
+        return []
+    return [m.group(0).lower() for m in list(_LEAD.finditer(description[:80]))[:3]]
+
+
+def _stems(word: str) -> tuple[str, ...]:
+    """`word` and what it may be inflected from (`retrieves`, `echoes`, `queries`)."""
+    out = [word]
+    if word.endswith("s"):
+        out.append(word[:-1])
+    if word.endswith("es"):
+        out.append(word[:-2])
+    if word.endswith("ies"):
+        out.append(word[:-3] + "y")
+    return tuple(out)

@@ -49,13 +49,13 @@ READ_VERBS = frozenset(
         "inspect",
         "retrieve",
         "browse",
-        "download",
         "export",
         "peek",
         "stat",
     ]
 )
-"""A tool whose name starts with one of these only reads."""
+"""A tool whose name starts with one of these only reads. Not `download`: a server on the
+user's machine that downloads saves what it fetched (`download_paper`, `download_figma_images`)."""
 
 CREATE_VERBS = frozenset(
     [
@@ -127,6 +127,26 @@ WRITE_VERBS = frozenset(
 )
 """A tool whose name starts with one of these changes state (besides the two lists above)."""
 
+REPEATABLE_VERBS = frozenset(
+    [
+        "add",
+        "attach",
+        "link",
+        "tag",
+        "label",
+        "assign",
+        "star",
+        "pin",
+        "follow",
+        "subscribe",
+        "grant",
+        "include",
+    ]
+)
+"""Verbs that may put something into a set, where doing it twice changes nothing
+(`git_add` stages a path, `add_label` labels an issue): TG108 does not call such a tool
+wrong for being idempotent unless its description says each call makes something new."""
+
 READ_NOUNS = frozenset(["status", "log", "logs", "diff", "history", "blame"])
 """Words that name a read when they follow a namespace or noun (`git_status`, `git_log`,
 `git_diff_unstaged`); as a first word (`log_event`) they are not taken for a verb."""
@@ -159,6 +179,7 @@ class RuleOptions:
     read_verbs: frozenset[str] = READ_VERBS
     create_verbs: frozenset[str] = CREATE_VERBS
     write_verbs: frozenset[str] = WRITE_VERBS
+    repeatable_verbs: frozenset[str] = REPEATABLE_VERBS
     name_style: str = "auto"
     max_name_length: int = 64
     max_tools: int = 128
@@ -177,7 +198,7 @@ class RuleOptions:
         return self.mutating_verbs | self.read_verbs
 
 
-VERB_LISTS = ("destructive", "read", "create", "write")
+VERB_LISTS = ("destructive", "read", "create", "write", "repeatable")
 INT_OPTIONS = (
     "max_name_length",
     "max_tools",

@@ -1,4 +1,5 @@
-"""MCP tool definitions in the dialects model APIs accept: OpenAI (strict), Anthropic, Gemini.
+"""MCP tool definitions in the dialects model APIs accept: OpenAI (strict; Chat Completions
+and Responses), Anthropic, Gemini.
 
 `convert(provider, tools)` turns MCP tool definitions (a `tools/list` result's
 `tools`, from a spec set or from any server) into one provider's tool list, with
@@ -30,7 +31,7 @@ from toolgen.providers.names import (
     NameRule,
     map_names,
 )
-from toolgen.providers.openai import openai_tool
+from toolgen.providers.openai import openai_tool, responses_tool
 from toolgen.providers.report import report_text
 from toolgen.spec.ir import ToolSet
 from toolgen.spec.protocol import LATEST_REVISION, tool_definition
@@ -55,11 +56,13 @@ __all__ = [
 
 NAME_RULES: dict[str, NameRule] = {
     "openai": OPENAI_NAMES,
+    "openai-responses": OPENAI_NAMES,
     "anthropic": ANTHROPIC_NAMES,
     "gemini": GEMINI_NAMES,
 }
 _CONVERTERS: dict[str, Callable[[Mapping[str, Any], str], ToolView]] = {
     "openai": openai_tool,
+    "openai-responses": responses_tool,
     "anthropic": anthropic_tool,
     "gemini": gemini_tool,
 }

@@ -12,7 +12,7 @@ expects next in the conversation. See `examples/agent_loop.py`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,11 +76,11 @@ def _as_dict(value: Any) -> dict[str, Any]:
 
 def _parts(provider: str, call: dict[str, Any]) -> tuple[str, Any, str | None]:
     """(provider tool name, arguments, call id) of a tool call."""
-    if provider == "openai":
+    if provider in ("openai", "openai-responses"):
         if isinstance(call.get("function"), Mapping):  # Chat Completions
             fn = call["function"]
             return str(fn.get("name")), fn.get("arguments"), call.get("id")
-        return str(call.get("name")), call.get("arguments"), call.get("call_id")  # Responses API
+        return str(call.get("name")), call.get("arguments"), call.get("call_id")  # Responses
     if provider == "anthropic":
         return str(call.get("name")), call.get("input"), call.get("id")
     fn = call.get("functionCall", call.get("function_call", call))
@@ -146,6 +146,12 @@ def result_message(view: View, call: McpCall, result: Mapping[str, Any]) -> dict
             "tool_call_id": call.call_id or "",
             "content": _text(result, blocks),
         }
+    if view.provider == "openai-responses":  # an input item, beside the `function_call`
+        return {
+            "type": "function_call_output",
+            "call_id": call.call_id or "",
+            "output": _text(result, blocks),
+        }
     if view.provider == "anthropic":
         block: dict[str, Any] = {
             "type": "tool_result",
@@ -201,12 +207,13 @@ def _anthropic_block(block: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def result_messages(
-    view: View, results: list[tuple[McpCall, Mapping[str, Any]]]
+    view: View, results: Sequence[tuple[McpCall, Mapping[str, Any]]]
 ) -> list[dict[str, Any]]:
-    """The messages answering one model turn's tool calls: OpenAI one message per call;
-    Anthropic and Gemini one user message holding every result, as their APIs want."""
+    """The messages answering one model turn's tool calls: OpenAI one message (Responses:
+    one `function_call_output` item) per call; Anthropic and Gemini one user message
+    holding every result, as their APIs want."""
     messages = [result_message(view, call, result) for call, result in results]
-    if view.provider == "openai" or not messages:
+    if view.provider in ("openai", "openai-responses") or not messages:
         return messages
     key = "content" if view.provider == "anthropic" else "parts"
     return [{"role": "user", key: [part for m in messages for part in m[key]]}]

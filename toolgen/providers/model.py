@@ -13,8 +13,10 @@ import orjson
 
 from toolgen.spec.digests import is_plain
 
-Provider = Literal["openai", "anthropic", "gemini"]
-PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic", "gemini")
+Provider = Literal["openai", "openai-responses", "anthropic", "gemini"]
+PROVIDERS: tuple[Provider, ...] = ("openai", "openai-responses", "anthropic", "gemini")
+"""`openai`: Chat Completions function tools; `openai-responses`: the same tools in the
+Responses API's flat `FunctionToolParam` form."""
 
 Action = Literal["described", "dropped", "rewritten", "narrowed", "closed", "nullable", "renamed"]
 """What a view did with a constraint it could not pass on as written:

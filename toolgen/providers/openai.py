@@ -1,4 +1,6 @@
-"""The OpenAI view: Chat Completions function tools in strict mode.
+"""The OpenAI views: function tools in strict mode, for Chat Completions
+(`{"type": "function", "function": {...}}`) and for the Responses API (the same
+fields flat: `FunctionToolParam`).
 
 Strict mode (Structured Outputs) accepts a subset of JSON Schema: every object
 closed (`additionalProperties: false`) with all its properties required; types
@@ -20,6 +22,7 @@ schema past the limits. The loss report says which and where.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from toolgen.providers.model import Losses, ToolView
@@ -85,6 +88,13 @@ def openai_tool(tool: Mapping[str, Any], name: str) -> ToolView:
         strict=strict,
         input_schema=schema,
     )
+
+
+def responses_tool(tool: Mapping[str, Any], name: str) -> ToolView:
+    """One MCP tool definition as a Responses API function tool: `openai_tool`'s
+    conversion, its fields flat (`type`, `name`, `description`, `parameters`, `strict`)."""
+    chat = openai_tool(tool, name)
+    return replace(chat, definition={"type": "function", **chat.definition["function"]})
 
 
 class _Strict:

@@ -57,6 +57,7 @@ def toolset_from_definitions(
             origin=_origin(path, ("tools", index)),
             icons=tuple(d["icons"]) if "icons" in d else None,
             meta=d.get("_meta"),
+            refs="keep",  # the build decided: served exactly as written
         )
         for index, d in enumerate(definitions)
     )

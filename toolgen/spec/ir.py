@@ -12,8 +12,8 @@ stage can report a problem at `file:line:col` with `origin.locate(...)`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from toolgen.schema.pointer import walk
 from toolgen.spec.errors import Location
@@ -26,6 +26,11 @@ HINTS: tuple[tuple[str, str], ...] = (
     ("openWorld", "openWorldHint"),
 )
 """The four behaviour hints: (spec spelling, MCP spelling)."""
+
+Refs = Literal["inline", "keep"]
+"""How a tool's definition (`tools/list`) writes references to defs: `inline` every one
+that is not recursive (the default: many clients do not resolve `$ref`), or `keep` the
+schemas as bundled."""
 
 MCP_HINT_DEFAULTS: Mapping[str, bool] = {
     "readOnlyHint": False,
@@ -137,6 +142,9 @@ class Tool:
     """MCP `Tool.execution` (2025-11-25 only; later revisions have no such field)."""
     meta: Mapping[str, Any] | None = None
     """The tool's own `_meta`, passed through to its definitions."""
+    refs: Refs = "inline"
+    """How its definitions write `$ref`s (`server.refs` of the spec set, `--refs`; `keep`
+    for definitions read back as published, which are served as they are)."""
 
     @property
     def output_is_object(self) -> bool:
@@ -190,3 +198,10 @@ class ToolSet:
             if tool.name == name:
                 return tool
         raise KeyError(name)
+
+    def with_refs(self, refs: Refs | None) -> ToolSet:
+        """This spec set with every tool's definitions writing `$ref`s as `refs` says
+        (itself when `refs` is None: the spec set's own choice stands)."""
+        if refs is None or all(t.refs == refs for t in self.tools):
+            return self
+        return replace(self, tools=tuple(replace(t, refs=refs) for t in self.tools))

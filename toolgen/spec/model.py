@@ -46,6 +46,7 @@ class ServerSpec:
     title: str | None = None
     description: str | None = None
     instructions: str | None = None
+    refs: str = "inline"  # extension: how tool definitions write `$ref`s (`ir.Refs`)
 
 
 @dataclass(frozen=True)

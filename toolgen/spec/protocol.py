@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolgen.schema.check import JSON_SCHEMA_DIALECT as JSON_SCHEMA_DIALECT  # re-exported
+from toolgen.schema.inline import inline_refs
 from toolgen.spec.ir import Tool, ToolSet
 
 LEGACY_REVISIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -108,8 +109,19 @@ def structured_value(tool: Tool, value: Any, revision: str) -> Any:
     return {WRAP_KEY: value} if wraps_output(tool, revision) else value
 
 
+def sent_schema(tool: Tool, schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One of `tool`'s schemas as its definitions send it: with every `$ref` that is not
+    recursive inlined, unless the tool keeps its references (`tool.refs`)."""
+    return schema if tool.refs == "keep" else inline_refs(schema)
+
+
 def tool_definition(tool: Tool, revision: str) -> dict[str, Any]:
-    """The MCP `Tool` object for one protocol revision."""
+    """The MCP `Tool` object for one protocol revision.
+
+    Self-contained: unless the tool keeps its references (`tool.refs == "keep"`), every
+    `$ref` of its schemas that is not recursive is inlined and `$defs` keep only what a
+    recursive one needs, because many clients do not resolve references. The values
+    each schema accepts are the same either way."""
     definition: dict[str, Any] = {"name": tool.name}
     structured = has_structured_output(revision)
     if tool.title is not None and structured:
@@ -118,14 +130,14 @@ def tool_definition(tool: Tool, revision: str) -> dict[str, Any]:
         definition["description"] = tool.description
     if tool.icons is not None and has_icons(revision):
         definition["icons"] = [dict(icon) for icon in tool.icons]
-    definition["inputSchema"] = dict(tool.input_schema)
+    definition["inputSchema"] = dict(sent_schema(tool, tool.input_schema))
     meta = dict(tool.meta) if tool.meta is not None and structured else None
     if tool.output_schema is not None and structured:
         if wraps_output(tool, revision):
-            definition["outputSchema"] = wrap_schema(tool.output_schema)
+            definition["outputSchema"] = wrap_schema(sent_schema(tool, tool.output_schema))
             meta = {**(meta or {}), WRAPPED_META_KEY: WRAP_KEY}
         else:
-            definition["outputSchema"] = dict(tool.output_schema)
+            definition["outputSchema"] = dict(sent_schema(tool, tool.output_schema))
     if tool.execution is not None and has_execution(revision):
         definition["execution"] = dict(tool.execution)
     if meta is not None:

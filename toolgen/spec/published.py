@@ -239,6 +239,7 @@ class _Reader:
             origin=origin,
             input_origin=input_origin,
             output_origin=output_origin,
+            refs="keep",  # a published definition is what it is: lint and views see it so
             **_mcp_fields(raw),
         )
 

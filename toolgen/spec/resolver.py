@@ -90,7 +90,9 @@ class Resolver:
             Def(self.defs.bundled_names[key], spec_def, self.defs.origins[key])
             for key, spec_def in self._raw_defs()
         )
-        return ToolSet(server, tuple(tools), defs, tuple(spec.source for spec in self.specs))
+        toolset = ToolSet(server, tuple(tools), defs, tuple(spec.source for spec in self.specs))
+        blocks = [s.model.server for s in self.specs if s.model.server]
+        return toolset.with_refs("keep" if blocks and blocks[0].refs == "keep" else None)
 
     # -- server ---------------------------------------------------------------
 

@@ -88,6 +88,7 @@ KNOWN_CODES = [
     "TG503",
     "TG504",
     "TG505",
+    "TG317",
 ]
 """Every code ever given to a rule. Append new codes; a removed rule goes to RETIRED."""
 

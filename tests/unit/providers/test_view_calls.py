@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT
 from google.genai import types as gemini_types
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolMessageParam
+from openai.types.responses import ResponseFunctionToolCall, ResponseInputItemParam
 from pydantic import TypeAdapter
 from test_views import ALL_TOOLS
 
@@ -75,6 +76,23 @@ def test_a_strict_openai_call_maps_back_to_the_arguments_the_tool_declares(
     }
     mapped = mcp_call(v, call)
     assert mapped == McpCall(tool_def["name"], args, converted.name, "call_1")
+
+
+@pytest.mark.parametrize("tool_def", ALL_TOOLS, ids=[t["name"] for t in ALL_TOOLS])
+def test_a_responses_function_call_maps_back_to_the_arguments_the_tool_declares(
+    tool_def: dict[str, Any],
+) -> None:
+    (converted,) = (v := view("openai-responses", [tool_def])).tools
+    args = sampled_arguments(tool_def)
+    if args is None or not converted.strict:
+        pytest.skip("no schema-valid sample, or the tool is not strict")
+    sent = with_nulls(args, converted.definition["parameters"])
+    item = ResponseFunctionToolCall(
+        type="function_call", id="fc_1", call_id="call_1", name=converted.name,
+        arguments=json.dumps(sent),
+    )  # fmt: skip
+    assert mcp_call(v, item) == McpCall(tool_def["name"], args, converted.name, "call_1")
+    assert mcp_call(v, item.model_dump()) == mcp_call(v, item)
 
 
 @pytest.mark.parametrize("tool_def", ALL_TOOLS, ids=[t["name"] for t in ALL_TOOLS])
@@ -173,6 +191,13 @@ def test_result_messages_have_each_providers_shape() -> None:
         "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "is_error": True,
                      "content": [{"type": "text", "text": "no such note"}]}],
     }  # fmt: skip
+    responses_item = result_message(
+        view("openai-responses", tools), McpCall("get.note", {}, "get_note", "call_9"), ERROR
+    )
+    TypeAdapter(ResponseInputItemParam).validate_python(responses_item)
+    assert responses_item == {
+        "type": "function_call_output", "call_id": "call_9", "output": "no such note"
+    }  # fmt: skip
     gemini_msg = result_message(
         view("gemini", tools), McpCall("get.note", {}, "get_note", None), RESULT
     )
@@ -190,7 +215,7 @@ def _load_example() -> Any:
     return module
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "gemini"])
 def test_the_agent_loop_example_runs_against_the_notes_server(
     provider: str, tmp_path: Path
 ) -> None:
@@ -201,6 +226,15 @@ def test_the_agent_loop_example_runs_against_the_notes_server(
         for message in messages:
             TypeAdapter(ChatCompletionMessageParam).validate_python(message)
         listed = json.loads(messages[4]["content"])
+    elif provider == "openai-responses":
+        for message in messages:
+            TypeAdapter(ResponseInputItemParam).validate_python(message)
+        assert [m.get("type") for m in messages[1:5]] == [
+            "function_call",
+            "function_call_output",
+        ] * 2
+        assert messages[2]["call_id"] == messages[1]["call_id"]
+        listed = json.loads(messages[4]["output"])
     elif provider == "gemini":
         for message in messages:
             gemini_types.Content.model_validate(message)
@@ -211,3 +245,35 @@ def test_the_agent_loop_example_runs_against_the_notes_server(
         listed = json.loads(block["content"][0]["text"])
     notes = listed["result"] if isinstance(listed, dict) and "result" in listed else listed
     assert [n["title"] for n in notes] == ["Groceries"]
+
+
+NULL_CLEARS = {
+    "name": "set_due",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "due": {"type": ["string", "null"], "description": "The due date; null clears it."},
+        },
+        "required": ["id", "due"],
+    },
+}
+"""A field `null` clears, written as the README says: required and nullable."""
+
+
+@pytest.mark.parametrize(
+    ("provider", "call"),
+    [
+        ("openai", {"id": "c", "type": "function", "function": {"name": "set_due", "arguments": '{"id": "n1", "due": null}'}}),
+        ("openai-responses", {"type": "function_call", "call_id": "c", "name": "set_due", "arguments": '{"id": "n1", "due": null}'}),
+        ("anthropic", {"type": "tool_use", "id": "c", "name": "set_due", "input": {"id": "n1", "due": None}}),
+        ("gemini", {"functionCall": {"id": "c", "name": "set_due", "args": {"id": "n1", "due": None}}}),
+    ],
+)  # fmt: skip
+def test_a_null_that_clears_a_required_field_reaches_the_server_in_every_view(
+    provider: str, call: dict[str, Any]
+) -> None:
+    v = view(provider, [NULL_CLEARS])  # type: ignore[arg-type]
+    text = json.dumps(v.tools[0].definition)
+    assert '"null"' in text or '"nullable": true' in text  # the view lets the model send null
+    assert mcp_call(v, call).arguments == {"id": "n1", "due": None}

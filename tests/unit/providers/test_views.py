@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -14,7 +15,9 @@ from conftest import ROOT
 from google.genai import types as gemini_types
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from openai.lib._pydantic import _ensure_strict_json_schema
 from openai.types.chat import ChatCompletionFunctionToolParam
+from openai.types.responses import FunctionTool, FunctionToolParam
 from pydantic import TypeAdapter
 from views_support import corpus_tools, gemini_subset_problems, openai_strict_problems
 
@@ -198,6 +201,33 @@ def test_every_openai_tool_is_strict_valid_or_says_why_not(tool_def: dict[str, A
         assert converted.blockers
 
 
+@pytest.mark.parametrize("tool_def", ALL_TOOLS, ids=[t["name"] for t in ALL_TOOLS])
+def test_every_responses_tool_is_a_flat_function_tool_the_sdks_strict_helper_keeps(
+    tool_def: dict[str, Any],
+) -> None:
+    """The Responses view is the Chat Completions conversion, flat; a strict one is already
+    what the `openai` package's own strict-schema helper makes of it."""
+    (converted,) = view("openai-responses", [tool_def]).tools
+    definition = converted.definition
+    TypeAdapter(FunctionToolParam).validate_python(definition, strict=True)
+    assert FunctionTool.model_validate(definition).model_dump(exclude_none=True) == definition
+    (chat,) = view("openai", [tool_def]).tools
+    assert definition == {"type": "function", **chat.definition["function"]}
+    assert list(definition) == [
+        "type",
+        "name",
+        *(["description"] if "description" in definition else []),
+        "parameters",
+        "strict",
+    ]
+    if converted.strict:
+        parameters = copy.deepcopy(definition["parameters"])
+        assert (
+            _ensure_strict_json_schema(parameters, path=(), root=parameters)
+            == definition["parameters"]
+        )
+
+
 # -- Anthropic ------------------------------------------------------------------------
 
 
@@ -310,7 +340,7 @@ def test_the_docs_state_the_corpus_figures_as_measured() -> None:
     assert folded == [] and "no Anthropic root needed folding" in text
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "gemini"])
 def test_tools_command_prints_a_provider_view(provider: str) -> None:
     result = CliRunner().invoke(cli, ["tools", str(ROOT / "specs/notes"), "--format", provider])
     assert result.exit_code == 0, result.output
@@ -336,7 +366,7 @@ def test_tools_explain_without_a_provider_is_a_usage_error() -> None:
     assert "--explain needs a provider --format" in result.output
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "gemini"])
 def test_build_writes_each_provider_view_under_tools(provider: str) -> None:
     written = json.loads((ROOT / "generated" / "notes" / "tools" / f"{provider}.json").read_text())
     expected = toolset_view(load_spec_set(ROOT / "specs/notes"), provider)  # type: ignore[arg-type]

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from conftest import SPECS
+from click.testing import CliRunner
+from conftest import ROOT, SPECS
 
 from toolgen import ToolSet, load_toolset
 from toolgen.build.schemas import render_schemas
 from toolgen.build.tooldefs import render_tooldefs
+from toolgen.cli import cli
 from toolgen.schema.walk import walk_schemas
+from toolgen.serve.definitions import load_definitions
+from toolgen.serve.toolset import RuntimeToolSet
 from toolgen.spec.protocol import (
     EMITTED_REVISIONS,
+    LATEST_REVISION,
     WRAP_KEY,
     WRAPPED_META_KEY,
     list_tools_result,
@@ -140,3 +146,65 @@ def test_2025_03_26_definitions_have_no_fields_that_revision_lacks() -> None:
         assert "outputSchema" not in tool
         assert "title" not in tool
         assert tool["annotations"]["title"]  # the title moves to annotations.title
+
+
+def _refs(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        own = [value["$ref"]] if isinstance(value.get("$ref"), str) else []
+        return own + [r for v in value.values() for r in _refs(v)]
+    return [r for v in value for r in _refs(v)] if isinstance(value, list) else []
+
+
+def _recursive(schema: dict[str, Any], ref: str) -> bool:
+    """Whether the def `ref` names reaches itself."""
+    seen, todo = set(), [ref]
+    while todo:
+        name = todo.pop().removeprefix("#/$defs/")
+        for inner in _refs(schema["$defs"][name]):
+            if inner == ref:
+                return True
+            if inner not in seen:
+                seen.add(inner)
+                todo.append(inner)
+    return False
+
+
+@pytest.mark.parametrize("spec_set", SPEC_SETS, ids=lambda p: p.name)
+def test_built_and_served_definitions_keep_only_recursive_refs(spec_set: Path) -> None:
+    """Every `tools/<revision>.json` of the example spec sets, and what the runtime lists,
+    inlines defs: a `$ref` that stays points at a recursive def (or the spec set keeps its
+    refs on purpose, as the conformance fixtures do)."""
+    ts = toolset(spec_set)
+    keeps = {t.refs for t in ts.tools} == {"keep"}
+    served = RuntimeToolSet(ts)
+    for revision in EMITTED_REVISIONS:
+        built = json.loads(
+            (ROOT / "generated" / ts.server.package / "tools" / f"{revision}.json").read_text()
+        )
+        assert built["tools"] == served.list_tools_result(revision)["tools"]
+        for definition in built["tools"]:
+            for part in ("inputSchema", "outputSchema"):
+                schema = definition.get(part, {})
+                for ref in _refs(schema):
+                    assert keeps or _recursive(schema, ref), (definition["name"], part, ref)
+
+
+def test_refs_stay_as_bundled_when_the_spec_set_or_the_command_says_keep(tmp_path: Path) -> None:
+    notes = toolset(SPECS / "notes")
+    kept = list_tools_result(notes.with_refs("keep"), LATEST_REVISION)["tools"]
+    assert sum(len(_refs(t)) for t in kept) == 16
+    source = (SPECS / "notes" / "notes.yaml").read_text()
+    (tmp_path / "notes.yaml").write_text(source.replace("server:\n", "server:\n  refs: keep\n", 1))
+    shutil.copy(SPECS / "notes" / "tags.yaml", tmp_path / "tags.yaml")
+    assert list_tools_result(load_toolset(tmp_path), LATEST_REVISION)["tools"] == kept
+    printed = CliRunner().invoke(cli, ["tools", str(SPECS / "notes"), "--refs", "keep"])
+    assert json.loads(printed.output)["tools"] == kept
+
+
+def test_definitions_read_back_from_a_build_are_served_as_written() -> None:
+    built = ROOT / "generated" / "notes" / "tools" / f"{LATEST_REVISION}.json"
+    served = load_definitions({"name": "notes", "version": "1"}, built)
+    assert (
+        served.list_tools_result(LATEST_REVISION)["tools"] == json.loads(built.read_text())["tools"]
+    )
+    assert {t.refs for t in served.tools} == {"keep"}

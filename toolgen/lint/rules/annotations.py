@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from toolgen.lint.context import Context, description_verb, verb, verb_class
+from toolgen.lint.context import Context, description_verb, verb, verb_class, words
 from toolgen.lint.model import Category, Hit
 from toolgen.lint.options import LOOKUP_WRITE_VERBS
 from toolgen.lint.registry import rule
@@ -23,6 +23,26 @@ _KEYED = re.compile(
     r"\bensures?\b|\balready exists?\b|\bif (?:it )?(?:does not|doesn't) exist", re.I
 )
 """A description saying the create is keyed: calling it again changes nothing."""
+_SIDE_EFFECT = re.compile(
+    r"(?:^|[.!?]\s+|\n\s*)(?:downloads?|stores?|saves?|writes?|caches?)\b"
+    r"|\b(?:downloads?|stores?|saves?|writes?|caches?|overwrites?)\s+(?:it|them|the|a|an|its|"
+    r"their|this|these|each|every|all|objects|files?|results?|output)\b"
+    r"|\b(?:is|are|be|been|gets?)\s+(?:written|saved|stored|cached|downloaded|overwritten)\b",
+    re.I,
+)
+"""A description saying the tool leaves something behind (a file, a cache, fetched refs):
+a sentence that starts with such a verb, the verb with its object, or the passive ("will be
+written to a file"); then a read verb in its name does not make it read-only."""
+_SET_NOUNS = frozenset(
+    ["association", "associations", "link", "links", "member", "members", "membership", "memberships", "relation", "relations",
+     "relationship", "relationships", "permission", "permissions", "role", "roles",
+     "reaction", "reactions", "assignee", "assignees", "reviewer", "reviewers",
+     "collaborator", "collaborators", "subscription", "subscriptions"]
+)  # fmt: skip
+"""Links between things that exist, which a create puts into a set where a second one
+changes nothing (an association of two records exists or does not)."""
+_MAKES_NEW = re.compile(r"\b(?:new|another|each time|every call|each call)\b", re.I)
+"""A description saying each call makes something new."""
 
 
 @rule("TG101", "read-only-destructive", A, Severity.ERROR)
@@ -133,12 +153,17 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     What it does: Flags a tool with `readOnly: true` whose name's verb is a
     destructive, create or write verb (`delete_`, `remove_`, `create_`,
-    `update_`, `set_`, ...). The verb is the first word of the name if it is
-    a known verb, else the first known verb after it (`issue_write`,
-    `API-retrieve-a-comment`: the verb is *retrieve*, *comment* is its object); an
-    HTTP method yields to a verb after it (`API-post-search`). Verbs that also
-    name lookups (`resolve`, `run`, `execute`, `trigger`, `sync`, `apply`,
-    `manage`) are not trusted here: `resolve-library-id` reads.
+    `update_`, `set_`, ...). The whole name is read, with the description: the
+    word of the name the description starts with is the verb, known or not
+    (`simulate-research-query`, "Simulates ...": *query* is its object); else the
+    first known verb, left to right, as the first word may be a namespace or the
+    object's kind (`issue_write`, `API-retrieve-a-comment`: the verb is
+    *retrieve*, *comment* is its object); an HTTP method yields to a verb after it
+    (`API-post-search`); a verb found after the first word yields to a description
+    that starts with a verb saying otherwise. Where that leaves no verb, the name
+    rules say nothing. Verbs that also name lookups (`resolve`, `run`, `execute`,
+    `trigger`, `sync`, `apply`, `manage`) are not trusted here:
+    `resolve-library-id` reads.
     The verb lists are configurable (`destructive-verbs`, `create-verbs`,
     `write-verbs`, and `extend-...` to add to them).
 
@@ -153,7 +178,7 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `readOnly: false` and declare `destructive`.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     if word in LOOKUP_WRITE_VERBS:
         return  # `resolve-library-id`, `run_query`: these verbs also name lookups
     if tool.annotations.read_only is True and verb_class(word, ctx.options) not in (None, "read"):
@@ -182,7 +207,7 @@ def destructive_name_not_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `destructive: true`.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     a = tool.annotations
     if (
         verb_class(word, ctx.options) == "destructive"
@@ -203,7 +228,9 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
     `list_`, `search_`, `read_`, ...; configurable with `read-verbs` /
     `extend-read-verbs`; also `status`, `log`, `diff`, `history`, `blame` after the
     first word, as in `git_status`) without `readOnly: true`, unless its description
-    starts with a verb that changes data ("Submit feedback on a search").
+    starts with a verb that changes data ("Submit feedback on a search") or says the
+    tool leaves something behind: it stores, saves, writes, caches or downloads
+    ("Stores the paper locally").
 
     Why: Without the hint, clients treat the call as a possible write (and,
     since `destructive` defaults to true, as a destructive one) and ask a person
@@ -216,7 +243,7 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Add `readOnly: true`, or rename the tool after what it changes.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     if verb_class(word, ctx.options) != "read" or tool.annotations.read_only is True:
         return
     if verb_class(description_verb(tool.description, ctx.options), ctx.options) not in (
@@ -224,6 +251,8 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
         "read",
     ):
         return  # `firecrawl_search_feedback`: "Send feedback ...": it writes
+    if _SIDE_EFFECT.search(tool.description or ""):
+        return  # `download_paper`: "Stores the paper locally"
     yield Hit(
         f"name verb {word!r} says the tool only reads, but it is not marked read-only",
         ctx.hint_location(tool, "readOnly"),
@@ -239,7 +268,14 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
     `create-verbs` / `extend-create-verbs`).
 
     A tool whose description says the create is keyed ("or ensure it exists",
-    "if it does not exist", "already exists") is not flagged.
+    "if it does not exist", "already exists") is not flagged, nor one whose verb
+    may add to a set, where a repeat changes nothing (`add`, `attach`, `link`,
+    `tag`, `assign`, ...; `repeatable-verbs` / `extend-repeatable-verbs`:
+    `git_add` stages a path, `add_label` labels an issue) unless its description
+    says each call makes something new ("Add a new comment"); so is a create of
+    links between things that exist (`batch-create-associations`: a name whose
+    words after the verb name associations, links, members, roles, reactions,
+    reviewers, ...).
 
     Why: Creating usually makes a new thing per call: calling it twice gives two
     notes, two orders, two emails. Clients retry idempotent calls freely, which
@@ -253,13 +289,14 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `idempotent: false`.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     a = tool.annotations
     if (
         verb_class(word, ctx.options) == "create"
         and a.read_only is not True
         and a.idempotent is True
         and not _KEYED.search(tool.description or "")
+        and (not _repeatable(tool.name, word, ctx) or _MAKES_NEW.search(tool.description or ""))
     ):
         yield Hit(
             f"name verb {word!r} says each call creates something, but the tool is declared idempotent",
@@ -299,7 +336,8 @@ def read_name_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     What it does: Flags a tool with `destructive: true` (and not read-only) whose
     name's verb is a read verb (`search_`, `get_`, `list_`, ...), unless its
-    description starts with a verb that changes data.
+    description starts with a verb that changes data or says the tool leaves
+    something behind (as for TG107).
 
     Why: A search or a lookup that destroys data is almost always a copied
     annotation block: clients then ask a person to confirm every lookup, and
@@ -313,14 +351,14 @@ def read_name_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `readOnly: true` (and drop `destructive`), or rename the tool.
     """
-    word = verb(tool.name, ctx.options)
+    word = verb(tool.name, tool.description, ctx.options)
     a = tool.annotations
     if verb_class(word, ctx.options) != "read" or a.read_only is True or a.destructive is not True:
         return
     if verb_class(description_verb(tool.description, ctx.options), ctx.options) not in (
         None,
         "read",
-    ):
+    ) or _SIDE_EFFECT.search(tool.description or ""):
         return
     yield Hit(
         f"name verb {word!r} says the tool only reads, but it is declared destructive",
@@ -368,3 +406,12 @@ def hint_without_reason(tool: Tool, ctx: Context) -> Iterator[Hit]:
                 f"`{short}: {str(value).lower()}` has no reason in `annotations.reasons`",
                 ctx.hint_location(tool, short),
             )
+
+
+def _repeatable(name: str, word: str | None, ctx: Context) -> bool:
+    """Whether a create named so may put something into a set, where doing it twice changes
+    nothing: a repeatable verb (`git_add`), or a create of links (`batch-create-associations`)."""
+    if word in ctx.options.repeatable_verbs:
+        return True
+    found = words(name)
+    return word in found and any(w in _SET_NOUNS for w in found[found.index(word) + 1 :])

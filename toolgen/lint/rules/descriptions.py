@@ -67,6 +67,29 @@ _INSTRUCTIONS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
 poisoning): overriding instructions, hiding things from the user, secret files. Each
 pattern runs only on text that contains one of its (lowercase) trigger words."""
 
+_SECRET_PATHS = _INSTRUCTIONS[-1][1]
+_REFUSED = re.compile(
+    r"\b(?:are|is|will\s+be|get)\s+(?:rejected|refused|denied|blocked|forbidden|disallowed"
+    r"|not\s+allowed)\b",
+    re.IGNORECASE,
+)
+"""Text saying that what it names is turned away: a secret path named so is no request."""
+
+
+def _search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of `pattern` in `text`; for a secret path, the first one the text
+    does not say is refused ("hidden config directories (e.g. "~/.ssh") are rejected")."""
+    if pattern is not _SECRET_PATHS:
+        return pattern.search(text)
+    return next((m for m in pattern.finditer(text) if not _refused(text, m.end())), None)
+
+
+def _refused(text: str, end: int) -> bool:
+    """Whether the sentence that goes on at `end` says what it names is refused."""
+    stops = [i for i in (text.find(". ", end), text.find("\n", end)) if i != -1]
+    return bool(_REFUSED.search(text, end, min(stops) if stops else len(text)))
+
+
 _Needs = tuple[tuple[str, ...], ...]
 _NEEDS: tuple[_Needs, ...] = (
     (
@@ -317,7 +340,8 @@ def instruction_in_description(ctx: Context) -> Iterator[Hit]:
     typical of prompt injection and tool poisoning: "ignore previous
     instructions", "system prompt", `<IMPORTANT>` tags, "do not tell the user",
     "never use other tools", "you are now", paths of secret files (`~/.ssh`,
-    `id_rsa`).
+    `id_rsa`), unless the sentence says they are refused ("hidden config
+    directories (e.g. "~/.ssh") are rejected").
 
     Why: Tool descriptions go straight into the model's context. A description
     that overrides instructions, hides actions from the user or asks for secret
@@ -358,7 +382,7 @@ def _instructions(texts: list[_Text], tool: str | None) -> Iterator[Hit]:
         for triggers, pattern, needs in tried:
             if not any(t in lower for t in triggers):
                 continue
-            match = (exotic or _may_match(lower, needs)) and pattern.search(text)
+            match = (exotic or _may_match(lower, needs)) and _search(pattern, text)
             if match:
                 snippet = " ".join(match.group().split())
                 yield Hit(

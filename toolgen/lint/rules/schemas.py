@@ -8,6 +8,7 @@ is written. Rules about a tool's schema as a whole are in `tool_schemas`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import ARRAY, BOOLEAN, TYPE_LIST, rule
 from toolgen.report.findings import Severity
 from toolgen.schema.check import compile_validator
+from toolgen.spec.errors import Location
 
 S = Category.SCHEMAS
 
@@ -171,11 +173,25 @@ def nullable_union(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     """A schema is made nullable with a type list or an `anyOf`/`oneOf` null branch.
 
     What it does: Flags `type: [T, "null"]` and `anyOf`/`oneOf` lists with a
-    `{type: "null"}` branch in tool inputs (and defs that inputs use).
+    `{type: "null"}` branch in tool inputs (and defs that inputs use), with advice
+    that depends on where the null stands:
 
-    Why: Strict clients and model APIs reject type lists and null branches (the
-    MCP inspector's `--strict` mode fails on them). For an input, leaving the
-    property out of `required` says "optional" in a way every client reads.
+    - a required property: make it optional instead, or say in its description
+      what `null` does;
+    - an optional property: it is optional already, so `null` is a second way
+      to leave it out: drop it, or say what it does;
+    - an optional property whose description says what `null` does ("null clears
+      the due date"): OpenAI strict mode sends `null` for every optional property
+      it leaves out, so there `null` reads as "left out" and a model can never
+      clear the field. Make the property required (and nullable), or give
+      clearing a value of its own.
+
+    A required property whose description says what `null` does is not flagged:
+    every client and view keeps that `null`.
+
+    Why: Strict clients reject type lists and null branches (the MCP inspector's
+    `--strict` mode fails on them), and a `null` nobody explains leaves the model
+    guessing whether it means "no value" or "clear it".
 
     Example:
 
@@ -187,13 +203,10 @@ def nullable_union(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     schema = node.schema
     if not isinstance(schema, dict) or not ctx.in_input(node):
         return
+    where: list[tuple[str, Location]] = []
     kind = schema.get("type")
     if isinstance(kind, list) and "null" in kind and len(kind) > 1:
-        yield Hit(
-            f"nullable type list {kind!r}: strict clients reject it; make the value optional instead",
-            node.origin.locate("type"),
-            node.tool,
-        )
+        where.append((f"nullable type list {kind!r}", node.origin.locate("type")))
     for keyword in ("anyOf", "oneOf"):
         branches = schema.get(keyword)
         if (
@@ -201,11 +214,34 @@ def nullable_union(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
             and len(branches) > 1
             and any(isinstance(b, dict) and b.get("type") == "null" for b in branches)
         ):
-            yield Hit(
-                f"`{keyword}` with a null branch: strict clients reject it; make the value optional instead",
-                node.origin.locate(keyword, key=True),
-                node.tool,
-            )
+            where.append((f"`{keyword}` with a null branch", node.origin.locate(keyword, key=True)))
+    if not where:
+        return
+    required = node.required_property()
+    explained = bool(_SAYS_NULL.search(str(schema.get("description") or "")))
+    if required is True and explained:
+        return  # "null clears it", and every view keeps a required property's null
+    if required is True:
+        advice = "make the value optional instead, or say in its description what null does"
+    elif required is False and explained:
+        advice = (
+            "OpenAI strict mode sends null for every optional property it leaves out, so "
+            "there null reads as 'left out' and never clears: make the property required "
+            "(and nullable), or give clearing a value of its own"
+        )
+    elif required is False:
+        advice = (
+            "the property is optional already, so null is a second way to leave it out: "
+            "drop it, or say in its description what null does"
+        )
+    else:
+        advice = "drop the null, or say in the description what it means"
+    for what, location in where:
+        yield Hit(f"{what}: strict clients reject it; {advice}", location, node.tool)
+
+
+_SAYS_NULL = re.compile(r"\bnull\b", re.I)
+"""A description that says what `null` does ("null clears the due date")."""
 
 
 @rule("TG305", "type-list", S, Severity.WARNING, scope="node", keys=(TYPE_LIST,))
@@ -361,3 +397,37 @@ def untyped_property(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
                 node.origin.locate("properties", name, key=True),
                 node.tool,
             )
+
+
+@rule("TG317", "never-valid-branch", S, Severity.WARNING, scope="node", keys=("anyOf", "oneOf"))
+def never_valid_branch(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
+    """An `anyOf`/`oneOf` branch can never match.
+
+    What it does: Flags a branch that no value matches: `{not: {}}` or `{not:
+    true}` (zod writes `{not: {}}` for `undefined` in a union). A bare `false`
+    branch is TG310's.
+
+    Why: The branch adds nothing a value could match, only text a model reads
+    and a client must render; clients that turn schemas into forms or into a
+    model API's subset choke on a schema that accepts nothing. A value left out
+    is said by leaving the property out of `required`, not by a branch.
+
+    Example:
+
+        value:
+          anyOf: [{type: string}, {not: {}}]                # TG317
+
+    Remove the branch (`value: {type: string}`).
+    """
+    for keyword in ("anyOf", "oneOf"):
+        branches = node.schema.get(keyword) if isinstance(node.schema, dict) else None
+        if not isinstance(branches, list) or len(branches) < 2:
+            continue
+        for index, branch in enumerate(branches):
+            if isinstance(branch, dict) and branch.get("not") in ({}, True):
+                yield Hit(
+                    f"branch {index} of `{keyword}` can never match (`not` of a schema that "
+                    "matches everything); remove it",
+                    node.origin.locate(keyword, index),
+                    node.tool,
+                )

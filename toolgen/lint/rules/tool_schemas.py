@@ -15,6 +15,7 @@ from toolgen.report.findings import Severity
 from toolgen.schema.pointer import unescape
 from toolgen.schema.walk import DEFS_KEYWORDS, HOLDING, subschema_list
 from toolgen.spec.ir import Origin, Tool
+from toolgen.spec.protocol import sent_schema
 
 S = Category.SCHEMAS
 
@@ -256,24 +257,34 @@ def open_input_object(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
 @rule("TG314", "ref-in-schema", S, Severity.INFO, default=False)
 def ref_in_schema(tool: Tool, ctx: Context) -> Iterator[Hit]:
-    """A tool schema uses `$ref` (opt-in rule).
+    """A tool definition clients receive still uses `$ref` (opt-in rule).
 
-    What it does: Flags an input or output schema that, as bundled, still
-    contains `$ref`/`$defs`. Not run unless selected (`select = ["TG314"]`).
+    What it does: Flags an input or output schema whose tool definition (as
+    `toolgen build` writes it and `toolgen serve` sends it, or as a server
+    published it) still contains `$ref`. toolgen inlines every reference that
+    is not recursive, so in a spec set this flags a recursive def, or a spec
+    set that keeps its references (`server.refs: keep`, `--refs keep`). Not run
+    unless selected (`select = ["TG314"]`).
 
     Why: Some MCP clients and model APIs do not resolve references and see an
-    empty or broken schema. Enable this rule when you target such clients; keep
-    shared shapes in `defs` only for recursive types then.
+    empty or broken schema. Enable this rule when you target such clients.
 
     Example:
 
+        server: {name: notes, version: 1.0.0, refs: keep}
+        ...
         input: {type: object, properties: {note: {$ref: "#/defs/Note"}}}   # TG314
 
-    Inline the def where the target clients need it.
+    Drop `refs: keep` (toolgen then inlines the def). A recursive def cannot be
+    inlined: where the target clients need it, write out the few levels they
+    use instead. A published definition is fixed in its server (FastMCP and
+    other SDKs can dereference schemas; `toolgen import` then `toolgen build`
+    does it for you).
     """
     for part, schema, where in _schemas_of(tool):
-        if "$defs" in schema or has_ref(schema):
+        if has_ref(sent_schema(tool, schema)):
+            why = "as written" if tool.refs == "keep" else "recursive: it cannot be inlined"
             yield Hit(
-                f"{part} schema uses $ref; some clients do not resolve references",
+                f"{part} schema sends a $ref ({why}); some clients do not resolve references",
                 where.locate(key=True),
             )
