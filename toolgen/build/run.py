@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 
 Emitter = Callable[..., list[tuple[str, str]]]
 
+TARGETS = ("python", "typescript")
+"""What a build can write: the Python package and the TypeScript module (`build/typescript/`);
+the JSON Schemas, tool definitions and provider views come with either."""
+DEFAULT_TARGETS = ("python",)
+
 
 class Plans:
     """One model plan per toolset, shared by the models, server and client emitters (and the
@@ -71,10 +76,14 @@ class Plans:
         return known[1]
 
 
-def emitters(model_cache: Cache | None = None, plans: Plans | None = None) -> list[Emitter]:
-    """Every emitter, in a fixed order; each is a pure `(toolset, source_note=...) -> files`
-    (the models emitter reads and fills `model_cache`, which never changes its output).
-    The models, server and client emitters share one model plan per toolset (`plans`)."""
+def emitters(
+    model_cache: Cache | None = None,
+    plans: Plans | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
+) -> list[Emitter]:
+    """The emitters of `targets`, in a fixed order; each is a pure `(toolset, source_note=...)
+    -> files` (the models emitter reads and fills `model_cache`, which never changes its
+    output). The models, server and client emitters share one model plan per toolset."""
     plans = plans or Plans()
     plan_of = plans.of
 
@@ -103,15 +112,18 @@ def emitters(model_cache: Cache | None = None, plans: Plans | None = None) -> li
 
         return render_client(toolset, source_note=source_note, plan=plan_of(toolset))
 
+    def typescript(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+        from toolgen.build.typescript.module import render_typescript  # TypeScript builds only
+
+        return render_typescript(toolset, source_note=source_note)
+
+    python = "python" in targets
+    shared: list[Emitter] = [render_schemas, render_tooldefs, render_views, render_reasons]
     return [
-        render_init,
-        render_schemas,
-        render_tooldefs,
-        render_views,
-        render_reasons,
-        models,
-        server,
-        client,
+        *([render_init] if python else []),
+        *shared,
+        *([models, server, client] if python else []),
+        *([typescript] if "typescript" in targets else []),
     ]
 
 
@@ -123,8 +135,9 @@ def render_package(
     progress: Progress | None = None,
     pool: modeljobs.Pool | None = None,
     plans: Plans | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> dict[str, str]:
-    """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
+    """All generated files of one spec set for `targets`, relative to `OUT/<package>/` (`progress` hears
     of emitters that run for seconds). On a machine with two cores, the models of a big spec
     set are made in forked children while this process renders the rest
     (`compiler.modeljobs`; `pool`'s children, forked and warmed up while the spec set was
@@ -133,12 +146,13 @@ def render_package(
     package = toolset.server.package
     plans = plans or Plans()
     jobs = modeljobs.jobs_for(len(toolset.tools)) or (len(pool.idle) if pool else 0)
+    jobs = jobs if "python" in targets else 0
     cache = Cache.scratch() if jobs and model_cache is None else model_cache
     children = []
     if jobs and cache is not None:
         plan, keys = plans.of(toolset), plans.keys(toolset)
         children = modeljobs.start(toolset, plan, keys, cache, jobs, pool)
-    run = emitters(cache, plans)
+    run = emitters(cache, plans, targets)
     made: dict[str, list[tuple[str, str]]] = {}
     for emit in sorted(run, key=lambda emit: emit.__name__ == "models"):  # models last
         with step(progress, f"{package}: {emit.__name__.removeprefix('render_')}"):
@@ -213,6 +227,7 @@ def render_all(
     caches: list[Cache] | None = None,
     scaffold: bool = False,
     name: str | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> tuple[list[PackageOutput], list[str]]:
     """Render every spec set; with `skip_fresh`, skip those whose manifest matches the input;
     with `caches`, reuse what the last build cached for each spec set (and append the caches
@@ -223,14 +238,15 @@ def render_all(
     problems: list[Diagnostic] = []
     for spec_set in spec_sets(paths):
         note = source_note(spec_set, out)
-        digest = input_hash(spec_set, note if name is None else f"{note}\nname {name}")
+        named = note if name is None else f"{note}\nname {name}"
+        digest = input_hash(spec_set, named + _targets_note(targets))
         if skip_fresh and (package := find_fresh(out, digest)):
             fresh.append(package)
             continue
         cache = Cache.for_spec_set(out, note) if caches is not None else None
         read = SharedReader() if cache else read_source  # the parse cache lint and diff share
         rebuild = cache is not None and cache.path is not None and cache.path.exists()
-        with _model_pool(len(spec_set.files), rebuild) as pool:
+        with _model_pool(len(spec_set.files) if "python" in targets else 0, rebuild) as pool:
             try:
                 with step(progress, f"reading {note}"):
                     toolset = load_set(spec_set, read, name=name)
@@ -258,19 +274,27 @@ def render_all(
                 progress=progress,
                 pool=pool,
                 plans=plans,
+                targets=targets,
             )
         outputs.append(
             PackageOutput(
                 package,
                 files,
                 digest,
-                _scaffolds(toolset, out, plans.of(toolset)) if scaffold else {},
+                _scaffolds(toolset, out, plans.of(toolset))
+                if scaffold and "python" in targets
+                else {},
                 header=header_text(note),
             )
         )
     if problems:
         raise SpecError(problems)
     return outputs, fresh
+
+
+def _targets_note(targets: Sequence[str]) -> str:
+    """What the targets add to the input hash (nothing for the default: manifests stay put)."""
+    return "" if tuple(targets) == DEFAULT_TARGETS else f"\ntargets {','.join(targets)}"
 
 
 @contextlib.contextmanager
@@ -304,6 +328,7 @@ def build(
     scaffold: bool = True,
     name: str | None = None,
     force: bool = False,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> BuildReport:
     """Render and write every spec set in `paths` under `out`, all or nothing.
 
@@ -324,6 +349,7 @@ def build(
                 caches=caches,
                 scaffold=scaffold,
                 name=name,
+                targets=targets,
             )
         with step(progress, f"writing {out}"):
             changes = plan(out, outputs, force=force)
@@ -340,8 +366,14 @@ def build(
     )
 
 
-def check(paths: Sequence[str | Path], out: Path, *, name: str | None = None) -> str:
+def check(
+    paths: Sequence[str | Path],
+    out: Path,
+    *,
+    name: str | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
+) -> str:
     """The unified diff between `out` and a fresh render; empty when up to date."""
     with collector.paused():
-        outputs, _ = render_all(paths, out, skip_fresh=False, name=name)
+        outputs, _ = render_all(paths, out, skip_fresh=False, name=name, targets=targets)
     return drift(out, outputs)

@@ -54,6 +54,45 @@ def name_option(func: F) -> F:
     )(func)
 
 
+def target_option(func: F) -> F:
+    return click.option(
+        "--target",
+        default=None,
+        metavar="TARGETS",
+        help="What to write per spec set: python, typescript, or python,typescript "
+        "(default: `target` under [tool.toolgen] in the nearest pyproject.toml, else python).",
+    )(func)
+
+
+def resolve_targets(value: str | None) -> tuple[str, ...]:
+    """The build targets `--target` names, else the nearest pyproject.toml's
+    `[tool.toolgen] target` (a string or a list), else python; in canonical order."""
+    from toolgen.build.run import DEFAULT_TARGETS, TARGETS
+
+    where = "--target"
+    if value is None:
+        import tomllib  # only when --target is not given
+
+        from toolgen.lint.config import find_pyproject
+
+        path = find_pyproject(Path.cwd())
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8")) if path else {}
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise click.UsageError(f"{path}: cannot read configuration: {exc}") from None
+        value = data.get("tool", {}).get("toolgen", {}).get("target")
+        if value is None:
+            return DEFAULT_TARGETS
+        where = f"{path}: [tool.toolgen] target"
+        value = ",".join(value) if isinstance(value, list) else value
+    names = [part.strip() for part in str(value).split(",") if part.strip()]
+    if not names or any(name not in TARGETS for name in names):
+        raise click.UsageError(
+            f"{where}: {value!r}; expected {', '.join(TARGETS)} or several, comma-separated"
+        )
+    return tuple(target for target in TARGETS if target in names)
+
+
 def fail_on_spec_errors(exc: SpecError) -> None:
     """Print every diagnostic (no traceback) and exit 1."""
     for diagnostic in exc.diagnostics:
@@ -87,6 +126,7 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     "when it is missing; an existing one is never touched.",
 )
 @name_option
+@target_option
 @click.option(
     "--force",
     "--overwrite",
@@ -101,10 +141,12 @@ def build(
     quiet: bool,
     scaffold: bool,
     name: str | None,
+    target: str | None,
     force: bool,
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
-    definitions for every protocol revision, pydantic models and a server stub.
+    definitions for every protocol revision, pydantic models and a server stub
+    (--target typescript: a TypeScript module for the official SDK instead, or too).
 
     SPECS are spec files or directories (default: specs/). A directory whose
     subdirectories each declare a server is a directory of spec sets.
@@ -115,6 +157,7 @@ def build(
     from toolgen.build.run import build as run_build
 
     started = time.perf_counter()
+    targets = resolve_targets(target)
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
         with clock(since=process_started()):  # silence counts from the command's start
@@ -125,6 +168,7 @@ def build(
                 scaffold=scaffold,
                 name=name,
                 force=force,
+                targets=targets,
             )
     except SpecError as exc:
         fail_on_spec_errors(exc)
@@ -147,14 +191,15 @@ def build(
 @spec_arguments
 @out_option
 @name_option
-def check(specs: tuple[Path, ...], out: Path, name: str | None) -> None:
+@target_option
+def check(specs: tuple[Path, ...], out: Path, name: str | None, target: str | None) -> None:
     """Exit 1 with a unified diff when OUT is stale (does not match a fresh build
     of SPECS); exit 0 when it is up to date. For CI and pre-commit.
     """
     from toolgen.build.run import check as run_check
 
     try:
-        diff = run_check(_specs_or_default(specs), out, name=name)
+        diff = run_check(_specs_or_default(specs), out, name=name, targets=resolve_targets(target))
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
