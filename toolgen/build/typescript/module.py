@@ -33,7 +33,13 @@ from toolgen.build.python.modelnames import RESERVED, Names, def_classes, tool_b
 from toolgen.build.python.modelplan import all_defs
 from toolgen.build.python.package import server_block
 from toolgen.build.templating import template_dir
-from toolgen.build.typescript.types import TypeWriter, doc_comment, schema_doc, ts_string
+from toolgen.build.typescript.types import (
+    JSON_VALUE,
+    TypeWriter,
+    doc_comment,
+    schema_doc,
+    ts_string,
+)
 from toolgen.schema.jsonequal import same
 from toolgen.spec.ir import Tool, ToolSet
 from toolgen.spec.protocol import SUPPORTED_REVISIONS, WRAPPED_META_KEY, list_tools_result
@@ -107,6 +113,16 @@ class Module:
 
     def text(self) -> str:
         server = self.toolset.server
+        types = self._types()
+        unstructured = any(tool.output_schema is None for tool in self.toolset.tools)
+        sdk_types = ["CallToolResult"] if unstructured else []
+        own_types = ["Drift", "DriftPolicy", *(["JsonValue"] if JSON_VALUE in types else [])]
+        own_types += [
+            "Listings",
+            *(["ToolContent"] if unstructured else []),
+            "ToolEntry",
+            "ToolSchemas",
+        ]
         parts = [
             f"/**\n * The MCP tools of server {_doc_text(server.name)}, for the official TypeScript SDK.\n"
             " *\n"
@@ -114,14 +130,15 @@ class Module:
             " * interface and `registerTools` for an SDK `McpServer`, a typed `Client`, and the\n"
             " * spec's JSON Schemas and `tools/list` results.\n */\n",
             'import type { Client as SdkClient } from "@modelcontextprotocol/client";\n',
-            'import type { CallToolResult, McpServer, ServerContext } from "@modelcontextprotocol/server";\n',
+            f"import type {{ {', '.join([*sdk_types, 'McpServer', 'ServerContext'])} }} "
+            'from "@modelcontextprotocol/server";\n',
             'import { register, ToolClient } from "./runtime.js";\n',
-            'import type { Drift, DriftPolicy, Listings, ToolContent, ToolEntry, ToolSchemas } from "./runtime.js";\n\n',
+            f'import type {{ {", ".join(own_types)} }} from "./runtime.js";\n\n',
             'export { DriftError, ToolCallError, ToolError } from "./runtime.js";\n',
             'export type { Drift, DriftPolicy, JsonObject, JsonValue, ToolContent } from "./runtime.js";\n\n',
             "/** The spec's `server` block: identity and instructions. */\n",
             f"export const SERVER = {_json(server_block(server))} as const;\n\n",
-            self._types(),
+            types,
             self._handlers(),
             self._client(),
             self._constants(),

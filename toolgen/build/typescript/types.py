@@ -97,13 +97,13 @@ def schema_doc(schema: Any) -> list[str]:
     lines = []
     if isinstance(schema.get("description"), str):
         lines.append(schema["description"])
-    if "default" in schema:
-        lines.append(f"@default {_compact(schema['default'])}")
     checked = ["integer"] if _types(schema) == ["integer"] else []
     checked += [f"{k} {_compact(schema[k])}" for k in _CHECKED if k in schema]
     checked += [k for k in _CHECKED_SCHEMAS if k in schema]
     if checked:
         lines.append(f"Checked at run time: {', '.join(checked)}.")
+    if "default" in schema:  # a block tag: last
+        lines.append(f"@default {_compact(schema['default'])}")
     return lines
 
 
@@ -209,8 +209,9 @@ class TypeWriter:
             if name not in properties:
                 members.append(f"{inner}{member_name(name)}: {extra or 'unknown'};\n")
         if extra is not None and own:
-            if extra != "unknown" and types:
-                extra = _union((t, UNION) for t in [extra, *types])[0]
+            if extra != "unknown" and types:  # the declared properties are keys too
+                optional = [] if set(properties) <= set(required) else ["undefined"]
+                extra = _union((t, UNION) for t in [extra, *types, *optional])[0]
             members.append(f"{inner}[key: string]: {extra};\n")
         if not members:
             return "Record<string, never>" if own else JSON_VALUE

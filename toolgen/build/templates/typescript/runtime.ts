@@ -11,6 +11,7 @@ import type {
   McpServer,
   ServerContext,
   StandardSchemaWithJSON,
+  ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 
@@ -96,15 +97,14 @@ export function register(
       throw new TypeError(`registerTools: the handlers have no method ${tool.method} (tool ${tool.name})`);
     }
     const listed = latest.get(tool.name) ?? {};
+    const about: { title?: string; description?: string; annotations?: ToolAnnotations } = {};
+    if (typeof listed["title"] === "string") about.title = listed["title"];
+    if (typeof listed["description"] === "string") about.description = listed["description"];
+    if (listed["annotations"] !== undefined) about.annotations = listed["annotations"] as ToolAnnotations;
     const output = tool.schemas.output === undefined ? undefined : validator(tool.schemas.output);
     server.registerTool(
       tool.name,
-      {
-        title: listed["title"] as string | undefined,
-        description: listed["description"] as string | undefined,
-        annotations: listed["annotations"] as Record<string, boolean | string> | undefined,
-        inputSchema: validator(tool.schemas.input),
-      },
+      { ...about, inputSchema: validator(tool.schemas.input) },
       async (args: unknown, context: ServerContext): Promise<CallToolResult> => {
         let value: unknown;
         try {
