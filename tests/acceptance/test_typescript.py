@@ -69,6 +69,9 @@ def test_every_module_compiles_with_tsc_strict_and_every_stricter_check(project:
     assert done.returncode == 0, done.stdout[-5000:]
     for package in ("notes", "shop_orders", "conformance", "features", "memory_server"):
         assert (project.root / "out" / package / "index.js").is_file()
+    assert (
+        len(list((project.root / "out").glob("docs_example_*.js"))) == 2
+    )  # the docs' server, client
 
 
 def test_a_mistake_in_code_using_a_module_fails_to_compile_at_its_line(project: Project) -> None:

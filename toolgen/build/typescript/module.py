@@ -28,6 +28,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+import orjson
+
 from toolgen.build.common import header_text
 from toolgen.build.python.modelnames import RESERVED, Names, def_classes, tool_bases
 from toolgen.build.python.modelplan import all_defs
@@ -335,8 +337,12 @@ def _doc_text(text: str) -> str:
 
 def _json(value: Any, indent: str = "") -> str:
     """`value` as a TypeScript expression (JSON, laid out with 2-space indents from `indent`);
-    a key `__proto__` is written computed, so that it stays an own property."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
+    a key `__proto__` is written computed, so that it stays an own property. orjson writes it;
+    what orjson refuses (lone surrogates, integers beyond 64 bits) goes the slow way."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        return _json_slow(value, indent)
     if '"__proto__"' in text:
         return _json_slow(value, indent)
     text = _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -179,34 +179,27 @@ function withoutFormats(schema: JsonValue): JsonValue {
 
 /** The result of a tool with an output schema: `structuredContent` (wrapped as `{"result": ...}`
  * where the revision's definition declares it) and its JSON as text (a string as itself);
- * before 2025-06-18, the text alone. A value the schema refuses is never sent as a success. */
+ * before 2025-06-18, the text alone. A value the schema refuses is never sent as a success:
+ * the validator sees what JSON will carry (a member that is `undefined` is absent; `NaN`, a
+ * `Date` or an `undefined` array element are refused, not turned into `null` or a string). */
 function structured(
   tool: string,
   output: StandardSchemaWithJSON<JsonValue>,
   value: unknown,
   definition: JsonObject,
 ): CallToolResult {
-  const json = JSON.stringify(value);
-  const plain: JsonValue = json === undefined ? null : (JSON.parse(json) as JsonValue);
-  const checked = output["~standard"].validate(plain);
-  if (checked instanceof Promise || checked.issues !== undefined || json === undefined) {
-    const issues = checked instanceof Promise ? [] : (checked.issues ?? [{ message: "no value" }]);
+  const checked = value === undefined ? undefined : output["~standard"].validate(value);
+  if (checked === undefined || checked instanceof Promise || checked.issues !== undefined) {
+    const issues = checked === undefined || checked instanceof Promise ? [{ message: "no value" }] : checked.issues;
     console.error(`toolgen: tool ${JSON.stringify(tool)} returned a result its output schema refuses:`, issues.map((i) => i.message).join("; "));
     return errorResult(`Tool '${tool}' produced a result that does not match its output schema; the server logged the details`);
   }
-  if (definition["outputSchema"] === undefined) return { content: [text(plain, json)], isError: false };
   const meta = definition["_meta"] as JsonObject | undefined;
-  const wrapped = meta?.[WRAPPED_META_KEY] === "result";
-  const structuredContent = wrapped ? { result: plain } : plain;
-  return {
-    content: [text(plain, wrapped ? JSON.stringify(structuredContent) : json)],
-    structuredContent,
-    isError: false,
-  };
-}
-
-function text(plain: JsonValue, json: string): ContentBlock {
-  return { type: "text", text: typeof plain === "string" ? plain : json };
+  const wrapped = definition["outputSchema"] !== undefined && meta?.[WRAPPED_META_KEY] === "result";
+  const structuredContent = wrapped ? { result: value } : value;
+  const text = typeof value === "string" ? value : JSON.stringify(structuredContent);
+  if (definition["outputSchema"] === undefined) return { content: [{ type: "text", text }], isError: false };
+  return { content: [{ type: "text", text }], structuredContent, isError: false };
 }
 
 /** The result of a tool without output schema: a string as text, blocks as they are, nothing as
