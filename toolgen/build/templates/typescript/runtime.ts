@@ -138,16 +138,17 @@ function pick(listings: Listings, revision: string): Listings[string] {
   return listings[chosen] ?? { tools: [] };
 }
 
-const byRevision = new WeakMap<Listings, Map<string, Map<string, JsonObject>>>();
+const cache = new WeakMap<Listings, Map<string, Map<string, JsonObject>>>();
 
-/** Tool name → definition, for the listing `pick` chooses (built once per revision). */
+/** Tool name → definition in the listing `pick` chooses, kept per revision asked for (the
+ * SDK serves only the few revisions it knows; the cache stops growing at 16 anyway). */
 function definitions(listings: Listings, revision: string): Map<string, JsonObject> {
-  const known = byRevision.get(listings) ?? new Map<string, Map<string, JsonObject>>();
-  byRevision.set(listings, known);
+  let known = cache.get(listings);
+  if (known === undefined) cache.set(listings, (known = new Map()));
   let found = known.get(revision);
   if (found === undefined) {
     found = new Map(pick(listings, revision).tools.map((tool) => [String(tool["name"]), tool]));
-    known.set(revision, found);
+    if (known.size < 16) known.set(revision, found);
   }
   return found;
 }
