@@ -113,6 +113,18 @@ def test_a_key_called_proto_stays_an_own_property_of_a_constant() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ({"a": "x\u2028y"}, '{\n  "a": "x\\u2028y"\n}'),
+        (["lone \ud800"], '[\n  "lone \\ud800"\n]'),  # orjson refuses it: written the slow way
+        ({"n": 2**70}, '{\n  "n": 1180591620717411303424\n}'),
+    ],
+)
+def test_constants_are_json_no_text_can_break(value: object, text: str) -> None:
+    assert _json(value) == text
+
+
 def test_the_package_json_names_the_versions_the_tests_use() -> None:
     files = rendered(load_toolset(SPECS / "shop"), "specs/shop")
     package = json.loads(files["package.json"])
