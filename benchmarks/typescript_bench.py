@@ -19,6 +19,7 @@ Needs Node 22, tsc and the SDK under `.tools/` (`scripts/typescript.sh` installs
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import time
@@ -92,8 +93,15 @@ def prepare_servers(serve_specs: Path) -> Path:
     return project
 
 
-def serve_once(argv: list[str], cwd: Path, calls: int) -> tuple[float, list[float]]:
-    """Sequential calls/s of one fresh server (after a warm-up) and the latencies (s)."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc: steady under load)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def serve_once(argv: list[str], cwd: Path, calls: int) -> tuple[float, list[float], float]:
+    """Sequential calls/s of one fresh server (after a warm-up), the latencies (s) and the
+    server's CPU seconds per call."""
     expected = bench_result(**BENCH_ARGUMENTS)
     with StdioClient(argv, cwd) as client:
         client.initialize()
@@ -106,13 +114,15 @@ def serve_once(argv: list[str], cwd: Path, calls: int) -> tuple[float, list[floa
             client.request(call_line(request_id, BENCH_TOOL_NAME, BENCH_ARGUMENTS), request_id)
         lines = [call_line(1000 + i, BENCH_TOOL_NAME, BENCH_ARGUMENTS) for i in range(calls)]
         latencies = []
+        cpu = cpu_seconds(client.proc.pid)
         started = time.perf_counter()
         for i, line in enumerate(lines):
             sent = time.perf_counter()
             client.send(line)
             client.receive(1000 + i)
             latencies.append(time.perf_counter() - sent)
-        return calls / (time.perf_counter() - started), latencies
+        rate = calls / (time.perf_counter() - started)
+        return rate, latencies, (cpu_seconds(client.proc.pid) - cpu) / calls
 
 
 def bench_serve(serve_specs: Path, rounds: int, calls: int) -> None:
@@ -120,11 +130,13 @@ def bench_serve(serve_specs: Path, rounds: int, calls: int) -> None:
     rates: dict[str, list[float]] = {key: [] for key in SERVERS}
     p50: dict[str, list[float]] = {key: [] for key in SERVERS}
     p99: dict[str, list[float]] = {key: [] for key in SERVERS}
+    cpu: dict[str, list[float]] = {key: [] for key in SERVERS}
     for index in range(rounds):
         order = list(SERVERS) if index % 2 == 0 else list(reversed(SERVERS))
         for key in order:
             argv = [str(NODE), str(project / "out" / f"{SERVERS[key]}.js")]
-            rate, latencies = serve_once(argv, project, calls)
+            rate, latencies, per_call = serve_once(argv, project, calls)
+            cpu[key].append(per_call * 1e6)
             rates[key].append(rate)
             p50[key].append(percentile(latencies, 50) * 1e6)
             p99[key].append(percentile(latencies, 99) * 1e6)
@@ -133,11 +145,13 @@ def bench_serve(serve_specs: Path, rounds: int, calls: int) -> None:
         show(f"{key}: sequential calls/s", rates[key], "calls/s")
         show(f"{key}: p50", p50[key], "µs")
         show(f"{key}: p99", p99[key], "µs")
-    generated, handwritten = Stat.of(rates["generated"]), Stat.of(rates["handwritten"])
-    assert generated is not None and handwritten is not None
-    print(
-        f"| generated / hand-written calls/s | {generated.median / handwritten.median:.2f}x (goal >= 0.9x) |"
-    )
+        show(f"{key}: server CPU per call", cpu[key], "µs")
+    for label, values, goal in (("calls/s", rates, " (goal >= 0.9x)"), ("CPU per call", cpu, "")):
+        generated, handwritten = Stat.of(values["generated"]), Stat.of(values["handwritten"])
+        assert generated is not None and handwritten is not None
+        print(
+            f"| generated / hand-written {label} | {generated.median / handwritten.median:.2f}x{goal} |"
+        )
 
 
 def main() -> None:
