@@ -2,8 +2,9 @@
 
 Modules generated from the three example spec sets, from a spec set of every schema feature
 (`ts_support/features/`) and from one `toolgen import --server` made of a real TypeScript
-server (@modelcontextprotocol/server-memory) compile with `tsc --strict` and every stricter
-check; mistakes in code using them do not; each is served from Node through `registerTools`
+server (@modelcontextprotocol/server-memory), and those imported from the listings of twelve
+public servers, compile with `tsc --strict` and every stricter check; mistakes in code using
+them do not; the first five are served from Node through `registerTools`
 with handlers written in `ts_support/*_server.ts`, passes `toolgen verify` on every revision,
 lists exactly what the Python build and runtime list, and is called tool by tool by its
 generated `Client` and by the Python SDK's client.
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SPECS
+from conftest import DATA, SPECS
 from typescript_support import MEMORY_SERVER, NODE, SUPPORT, Project, require, toolgen, tsc_errors
 
 from toolgen import load_toolset
@@ -55,20 +56,36 @@ def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, specs: dict[str, Path]) -> Iterator[Project]:
+def published(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Spec sets imported from the listings of twelve public servers (`tests/data/servers/`),
+    compiled but not served."""
+    out = tmp_path_factory.mktemp("published")
+    for listing in sorted((DATA / "servers").glob("*.json")):
+        done = toolgen("import", str(listing), "-o", str(out / listing.stem))
+        assert done.returncode == 0, done.stderr
+    return sorted(out.iterdir())
+
+
+@pytest.fixture(scope="module")
+def project(
+    tmp_path_factory: pytest.TempPathFactory, specs: dict[str, Path], published: list[Path]
+) -> Iterator[Project]:
     """Every module built into one project and compiled with the tests' TypeScript, once."""
     built = Project(tmp_path_factory.mktemp("typescript") / "project")
-    for path in specs.values():
+    for path in [*specs.values(), *published]:
         built.build(path)
     built.compile()
     yield built
 
 
-def test_every_module_compiles_with_tsc_strict_and_every_stricter_check(project: Project) -> None:
+def test_every_module_compiles_with_tsc_strict_and_every_stricter_check(
+    project: Project, published: list[Path]
+) -> None:
     done = project.compile()
     assert done.returncode == 0, done.stdout[-5000:]
-    for package in ("notes", "shop_orders", "conformance", "features", "memory_server"):
-        assert (project.root / "out" / package / "index.js").is_file()
+    served = ["notes", "shop_orders", "conformance", "features", "memory_server"]
+    modules = {p.parent.name for p in (project.root / "out").glob("*/index.js")}
+    assert len(modules) == len(served) + len(published) == 17 and set(served) <= modules
     assert (
         len(list((project.root / "out").glob("docs_example_*.js"))) == 2
     )  # the docs' server, client
