@@ -34,6 +34,7 @@ from toolgen.build.python.server import render_handlers_scaffold, render_server,
 from toolgen.build.reasons import render_reasons
 from toolgen.build.schemas import render_schemas
 from toolgen.build.tooldefs import render_tooldefs
+from toolgen.build.typescript.module import render_typescript
 from toolgen.build.views import render_views
 from toolgen.build.writer import Drift, PackageOutput, drift, is_up_to_date, write
 from toolgen.spec.errors import Diagnostic, SpecError
@@ -44,6 +45,11 @@ from toolgen.spec.pipeline import load_set
 CACHE_KIND: Final = "build"
 """The kind of `toolgen.cache` entry that remembers what an input rendered."""
 
+TARGETS: Final = ("python", "typescript")
+"""What a build can write: the Python package and the TypeScript module (`build/typescript/`);
+the JSON Schemas, tool definitions and provider views come with either."""
+DEFAULT_TARGETS: Final = ("python",)
+
 
 def render_package(
     toolset: ToolSet,
@@ -51,9 +57,10 @@ def render_package(
     source_note: str,
     progress: Progress | None = None,
     plan: ModelPlan | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> dict[str, str]:
-    """All generated files of one spec set, relative to `OUT/<package>/` (`progress` hears
-    of steps that run for seconds). The models of a big spec set are made by worker
+    """All generated files of one spec set for `targets`, relative to `OUT/<package>/`
+    (`progress` hears of steps that run for seconds). The models of a big spec set are made by worker
     processes while this one renders the rest (`modeljobs`). `plan` is the model plan
     when the caller has it (the handler scaffold names the same classes)."""
     # datamodel-code-generator loads only when models are made: a build that finds its
@@ -62,23 +69,35 @@ def render_package(
 
     package = toolset.server.package
     plan = plan or build_plan(toolset)
+    python = "python" in targets
     check_package_name(toolset)  # input errors, found before any worker starts
-    tool_methods(toolset.tools)
+    if python:
+        tool_methods(toolset.tools)
     steps: dict[str, Callable[[], list[tuple[str, str]]]] = {
-        "init": lambda: render_init(toolset, source_note=source_note),
         "schemas": lambda: render_schemas(toolset, source_note=source_note),
         "tooldefs": lambda: render_tooldefs(toolset, source_note=source_note),
         "views": lambda: render_views(toolset, source_note=source_note),
         "reasons": lambda: render_reasons(toolset, source_note=source_note),
-        "server": lambda: render_server(toolset, source_note=source_note, plan=plan),
-        "client": lambda: render_client(toolset, source_note=source_note, plan=plan),
     }
+    if python:
+        steps["init"] = lambda: render_init(toolset, source_note=source_note)
+        steps["server"] = lambda: render_server(toolset, source_note=source_note, plan=plan)
+        steps["client"] = lambda: render_client(toolset, source_note=source_note, plan=plan)
+    if "typescript" in targets:
+        steps["typescript"] = lambda: render_typescript(toolset, source_note=source_note)
     files: dict[str, str] = {}
     origin = toolset.server.origin
-    with modeljobs.fragments_beside(plan, origin.locate() if origin else None) as made:
+
+    def render_steps() -> None:
         for name, emit in steps.items():
             with step(progress, f"{package}: {name}"):
                 files.update(emit())
+
+    if not python:
+        render_steps()
+        return dict(sorted(files.items()))
+    with modeljobs.fragments_beside(plan, origin.locate() if origin else None) as made:
+        render_steps()
         with step(progress, f"{package}: models"):
             files["models.py"] = models.render_models(
                 toolset, source_note=source_note, plan=plan, fragments=made.result()
@@ -110,11 +129,17 @@ def source_note(spec_set: SpecSetFiles, out: Path) -> str:
 
 
 def input_hash(
-    spec_set: SpecSetFiles, note: str, name: str | None, refs: Refs | None = None
+    spec_set: SpecSetFiles,
+    note: str,
+    name: str | None,
+    refs: Refs | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> str:
     """A hash of everything a spec set's output is rendered from, but toolgen itself: the
-    options (the source note, `--name`, `--refs`) and each spec file's path and bytes."""
-    digest = hashlib.sha256(json.dumps({"source": note, "name": name, "refs": refs}).encode())
+    options (the source note, `--name`, `--refs`, the targets) and each spec file's path and bytes."""
+    digest = hashlib.sha256(
+        json.dumps({"source": note, "name": name, "refs": refs, "targets": list(targets)}).encode()
+    )
     root = spec_set.root.resolve()
     for path in spec_set.files:
         data = path.read_bytes()
@@ -132,6 +157,7 @@ def render_all(
     scaffold: bool = False,
     name: str | None = None,
     refs: Refs | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> tuple[list[PackageOutput], list[str]]:
     """Render every spec set; with `skip_fresh`, skip those whose output under `out` holds
     what their input rendered last time (the fresh packages are returned apart). A spec set
@@ -142,7 +168,7 @@ def render_all(
     problems: list[Diagnostic] = []
     for spec_set in spec_sets(spec_paths):
         note = source_note(spec_set, out)
-        digest = input_hash(spec_set, note, name, refs)
+        digest = input_hash(spec_set, note, name, refs, targets)
         if skip_fresh and (package := _fresh(out, digest)):
             fresh.append(package)
             continue
@@ -160,9 +186,15 @@ def render_all(
             count = len(toolset.tools)
             progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
         plan = build_plan(toolset)
-        files = render_package(toolset, source_note=note, progress=progress, plan=plan)
+        files = render_package(
+            toolset, source_note=note, progress=progress, plan=plan, targets=targets
+        )
         scaffolds = {}
-        if scaffold and existing_handlers(spec_set.root, out, package) is None:
+        if (
+            scaffold
+            and "python" in targets
+            and existing_handlers(spec_set.root, out, package) is None
+        ):
             scaffolds[scaffold_path(package)] = render_handlers_scaffold(toolset, plan)
         outputs.append(PackageOutput(package, files, digest, scaffolds, header=header_text(note)))
     if problems:
@@ -204,6 +236,7 @@ def build(
     name: str | None = None,
     force: bool = False,
     refs: Refs | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> BuildReport:
     """Render and write every spec set in `spec_paths` under `out`, all or nothing.
 
@@ -220,6 +253,7 @@ def build(
             scaffold=scaffold,
             name=name,
             refs=refs,
+            targets=targets,
         )
         if not outputs:
             return BuildReport(up_to_date=fresh)
@@ -243,7 +277,10 @@ def check(
     *,
     name: str | None = None,
     refs: Refs | None = None,
+    targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> Drift:
     """How `out` differs from a fresh render of the spec sets (empty when up to date)."""
-    outputs, _ = render_all(spec_paths, out, skip_fresh=False, name=name, refs=refs)
+    outputs, _ = render_all(
+        spec_paths, out, skip_fresh=False, name=name, refs=refs, targets=targets
+    )
     return drift(out, outputs)

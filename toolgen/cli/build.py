@@ -15,12 +15,14 @@ import click
 
 from toolgen.build.common import json_text
 from toolgen.build.progress import clock, process_started
+from toolgen.build.run import DEFAULT_TARGETS, TARGETS
 from toolgen.build.run import build as run_build
 from toolgen.build.run import check as run_check
 from toolgen.build.writer import Drift
 from toolgen.cli.common import DEFAULT_OUT, DEFAULT_SPECS, check_name, fail_on_spec_errors
 from toolgen.providers import Provider, toolset_view
 from toolgen.providers.report import report_text
+from toolgen.report.config import ConfigError, find_pyproject, load_section
 from toolgen.spec.errors import SpecError
 from toolgen.spec.pipeline import load_spec_set
 from toolgen.spec.positions import display_path
@@ -69,8 +71,46 @@ def refs_option(func: F) -> F:
     )(func)
 
 
+def target_option(func: F) -> F:
+    return click.option(
+        "--target",
+        default=None,
+        metavar="TARGETS",
+        help="What to write per spec set: python, typescript, or python,typescript "
+        "(default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, else python).",
+    )(func)
+
+
+def resolve_targets(value: str | None) -> tuple[str, ...]:
+    """The build targets `--target` names, else `target` in the nearest pyproject.toml's
+    `[tool.toolgen.build]` (a string or a list), else python; in canonical order."""
+    try:
+        if value is not None:
+            return _targets(value)
+        path = find_pyproject(Path.cwd())
+        return load_section(path, "build", lambda table: _targets(table.get("target")))
+    except ConfigError as exc:
+        where = "--target " if value is not None else ""
+        raise click.UsageError(f"{where}{exc}") from None
+
+
+def _targets(value: object) -> tuple[str, ...]:
+    """The targets a setting names (None: the default), in canonical order."""
+    if value is None:
+        return DEFAULT_TARGETS
+    parts = value if isinstance(value, list) else str(value).split(",")
+    names = [part.strip() for part in parts if not isinstance(part, str) or part.strip()]
+    if not names or not all(name in TARGETS for name in names):
+        raise ConfigError(f"target {value!r}: expected {', '.join(TARGETS)} or several")
+    return tuple(target for target in TARGETS if target in names)
+
+
 def build_command(
-    specs: Sequence[Path], out: Path, name: str | None = None, refs: str | None = None
+    specs: Sequence[Path],
+    out: Path,
+    name: str | None = None,
+    refs: str | None = None,
+    target: str | None = None,
 ) -> str:
     """The `toolgen build` command line that regenerates `out` from `specs`, shell-quoted."""
     words = ["toolgen", "build", *(str(s) for s in specs)]
@@ -80,6 +120,8 @@ def build_command(
         words += ["--name", name]
     if refs is not None:
         words += ["--refs", refs]
+    if target is not None:
+        words += ["--target", target]
     return shlex.join(words)
 
 
@@ -146,6 +188,7 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
 )
 @name_option
 @refs_option
+@target_option
 @click.option(
     "--force",
     "--overwrite",
@@ -161,10 +204,12 @@ def build(
     scaffold: bool,
     name: str | None,
     refs: Refs | None,
+    target: str | None,
     force: bool,
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
-    definitions for every protocol revision, pydantic models and a server stub.
+    definitions for every protocol revision, pydantic models and a server stub
+    (--target typescript: a TypeScript module for the official SDK instead, or too).
 
     SPECS are spec files or directories (default: specs/). A directory whose
     subdirectories each declare a server is a directory of spec sets.
@@ -172,6 +217,7 @@ def build(
     nothing in OUT changes, and files toolgen did not write are never touched.
     """
     started = time.perf_counter()
+    targets = resolve_targets(target)
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     try:
         # silence counts from the command's start
@@ -184,6 +230,7 @@ def build(
                 name=name,
                 force=force,
                 refs=refs,
+                targets=targets,
             )
     except SpecError as exc:
         fail_on_spec_errors(exc)
@@ -210,8 +257,14 @@ def build(
 @name_option
 @click.option("--diff", "full_diff", is_flag=True, help="Print the whole diff, however long.")
 @refs_option
+@target_option
 def check(
-    specs: tuple[Path, ...], out: Path, name: str | None, full_diff: bool, refs: Refs | None
+    specs: tuple[Path, ...],
+    out: Path,
+    name: str | None,
+    full_diff: bool,
+    refs: Refs | None,
+    target: str | None,
 ) -> None:
     """Exit 1 when OUT is stale (a fresh build of SPECS would write other bytes): name the
     files that differ and the command that fixes it, then the diff (the first lines of it
@@ -219,14 +272,16 @@ def check(
     """
     try:
         with batch_run():
-            drift = run_check(_specs_or_default(specs), out, name=name, refs=refs)
+            drift = run_check(
+                _specs_or_default(specs), out, name=name, refs=refs, targets=resolve_targets(target)
+            )
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
     if not drift:
         click.echo(f"{out} is up to date.", err=True)
         return
-    click.echo(drift_summary(drift, out, build_command(specs, out, name, refs)), err=True)
+    click.echo(drift_summary(drift, out, build_command(specs, out, name, refs, target)), err=True)
     shown, left = capped(drift.diff, None if full_diff else SHOWN_DIFF_LINES)
     click.echo(shown, nl=False)
     if left:

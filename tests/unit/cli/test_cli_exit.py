@@ -18,7 +18,7 @@ def interrupt(*args: object, **kwargs: object) -> NoReturn:
 def test_ctrl_c_during_a_build_exits_130_without_aborted(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("toolgen.build.run.build", interrupt)
+    monkeypatch.setattr("toolgen.cli.build.run_build", interrupt)
     with pytest.raises(SystemExit) as exit_info:
         main(["build", str(SPECS / "notes"), "-o", str(tmp_path / "out")])
     assert exit_info.value.code == EXIT_INTERRUPTED == 130

@@ -111,6 +111,18 @@ def tool_bases(tool_names: Sequence[str], names: Names) -> dict[str, str]:
     return bases
 
 
+def def_classes(def_names: Iterable[str], names: Names) -> dict[str, str]:
+    """Def name → its class name, claimed in the order given: the name itself when it is
+    already a class name (`Note`), else its CamelCase (`note_id` → `NoteId`), plus `Def`
+    when a tool class or an imported name has it."""
+    classes = {}
+    for name in def_names:
+        base = class_name(camel(name), "Def")
+        exact = [name] if CLASS_NAME.match(name) else []
+        classes[name] = names.claim([*exact, base, base + "Def"], f"def:{name}")
+    return classes
+
+
 def branch_labels(branches: Sequence[Mapping[str, Any]]) -> list[str]:
     """Distinct labels for the object branches of one union.
 

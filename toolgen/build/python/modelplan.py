@@ -46,11 +46,10 @@ from pathlib import Path
 from typing import Any
 
 from toolgen.build.python.modelnames import (
-    CLASS_NAME,
     Names,
     branch_labels,
     camel,
-    class_name,
+    def_classes,
     hash8,
     tool_bases,
 )
@@ -142,11 +141,8 @@ class _Planner:
             )
             for tool in tools
         }
-        self.def_schemas = _all_defs(self.toolset)
-        for name in self.def_schemas:
-            base = class_name(camel(name), "Def")
-            exact = [name] if CLASS_NAME.match(name) else []
-            self.def_classes[name] = self.names.claim([*exact, base, base + "Def"], f"def:{name}")
+        self.def_schemas = all_defs(self.toolset)
+        self.def_classes = def_classes(self.def_schemas, self.names)
         self.rewritten_defs = {name: self._rewrite(s) for name, s in self.def_schemas.items()}
         # Order: tool classes, defs, then hoisted objects as they are met.
         for input_class, output_class in tool_classes.values():
@@ -336,7 +332,7 @@ def _constrained_scalar(schema: Mapping[str, Any]) -> bool:
     return "$ref" not in schema and not _VALUE_CONSTRAINTS.isdisjoint(schema)
 
 
-def _all_defs(toolset: ToolSet) -> dict[str, Any]:
+def all_defs(toolset: ToolSet) -> dict[str, Any]:
     """Bundled def name → schema with bundled refs, for every def (used or not), sorted."""
     found = _spec_defs(toolset.defs)
     for tool in toolset.tools:  # tools may carry defs of their own (e.g. imported ones)

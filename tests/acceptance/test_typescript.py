@@ -1,0 +1,318 @@
+"""The TypeScript target end to end, with Node 22, TypeScript and the official TypeScript SDK.
+
+Modules generated from the three example spec sets, from a spec set of every schema feature
+(`ts_support/features/`) and from one `toolgen import --server` made of a real TypeScript
+server (@modelcontextprotocol/server-memory), and those imported from the listings of twelve
+public servers, compile with `tsc --strict` and every stricter check; mistakes in code using
+them do not; the first five are served from Node through `registerTools`
+with handlers written in `ts_support/*_server.ts`, passes `toolgen verify` on every revision,
+lists exactly what the Python build and runtime list, and is called tool by tool by its
+generated `Client` and by the Python SDK's client.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DATA, SPECS
+from typescript_support import MEMORY_SERVER, NODE, SUPPORT, Project, require, toolgen, tsc_errors
+
+from toolgen import load_toolset
+from toolgen.client.drift import compare
+from toolgen.spec.protocol import EMITTED_REVISIONS, SUPPORTED_REVISIONS, list_tools_result
+from toolgen.verify.session import Session, result_of
+from toolgen.verify.stdio import StdioTarget
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+"""The revision the TypeScript SDK client asks for in the `initialize` handshake."""
+GUARD = 120.0
+"""Seconds before a hung server fails a listing: a guard, not a timing assertion."""
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each served spec set by the name of its `ts_support` server; the memory server's is
+    imported from the real server now."""
+    require()
+    imported = tmp_path_factory.mktemp("memory") / "specs"
+    done = toolgen(
+        "import", "--server", shlex.join([str(NODE), str(MEMORY_SERVER)]), "-o", str(imported)
+    )
+    assert done.returncode == 0, done.stderr
+    return {
+        "notes": SPECS / "notes",
+        "shop": SPECS / "shop",
+        "conformance": SPECS / "conformance",
+        "features": SUPPORT / "features",
+        "memory": imported,
+    }
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Spec sets imported from the listings of twelve public servers (`tests/data/servers/`),
+    compiled but not served."""
+    out = tmp_path_factory.mktemp("published")
+    for listing in sorted((DATA / "servers").glob("*.json")):
+        done = toolgen("import", str(listing), "-o", str(out / listing.stem))
+        assert done.returncode == 0, done.stderr
+    return sorted(out.iterdir())
+
+
+@pytest.fixture(scope="module")
+def project(
+    tmp_path_factory: pytest.TempPathFactory, specs: dict[str, Path], published: list[Path]
+) -> Iterator[Project]:
+    """Every module built into one project and compiled with the tests' TypeScript, once."""
+    built = Project(tmp_path_factory.mktemp("typescript") / "project")
+    for path in [*specs.values(), *published]:
+        built.build(path)
+    built.compile()
+    yield built
+
+
+def test_every_module_compiles_with_tsc_strict_and_every_stricter_check(
+    project: Project, published: list[Path]
+) -> None:
+    done = project.compile()
+    assert done.returncode == 0, done.stdout[-5000:]
+    served = ["notes", "shop_orders", "conformance", "features", "memory_server"]
+    modules = {p.parent.name for p in (project.root / "out").glob("*/index.js")}
+    assert len(modules) == len(served) + len(published) == 17 and set(served) <= modules
+    assert (
+        len(list((project.root / "out").glob("docs_example_*.js"))) == 2
+    )  # the docs' server, client
+
+
+def test_a_mistake_in_code_using_a_module_fails_to_compile_at_its_line(project: Project) -> None:
+    config = {"extends": "./tsconfig.json", "compilerOptions": {"noEmit": True}}
+    config["include"] = ["type_errors/*.ts"]
+    (project.root / "tsconfig.errors.json").write_text(json.dumps(config))
+    expected = {
+        (f"type_errors/{path.name}", number, line.split("// error: ")[1].strip())
+        for path in sorted((SUPPORT / "type_errors").glob("*.ts"))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if "// error: " in line
+    }
+    assert len(expected) == 4  # wrong argument type, missing field, wrong literal, wrong result
+    done = project.tsc("-p", "tsconfig.errors.json")
+    assert tsc_errors(done.stdout) == expected, done.stdout
+
+
+SERVED = ["notes", "shop", "conformance", "features", "memory"]
+SDK_STDIO = [
+    {"check": "protocol.parse-error", "reason": "the SDK's stdio transport drops a line that is not JSON without a reply"},
+    {"check": "protocol.batch", "reason": "the SDK's stdio transport drops a JSON-RPC batch without a reply"},
+]  # fmt: skip
+"""What verify finds wrong with every server `serveStdio` runs: the SDK's, not registerTools'."""
+STRING_TEXT = {
+    "check": "call.text-fallback",
+    "reason": "the text of a string result is the string itself, as toolgen's runtime answers",
+}
+"""verify wants JSON text for every structured result; toolgen's runtimes (Python and
+TypeScript alike) send a string result's text as the string itself."""
+
+
+@pytest.mark.parametrize("name", SERVED)
+def test_the_node_server_passes_toolgen_verify_on_every_revision(
+    project: Project, specs: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    server = shlex.join(project.node_command(f"{name}_server"))
+    strings = any((t.output_schema or {}).get("type") == "string" or "enum" in (t.output_schema or {})
+                  for t in load_toolset(specs[name]).tools)  # fmt: skip
+    baseline = tmp_path / "baseline.json"  # JSON is YAML
+    baseline.write_text(
+        json.dumps({"expected-failures": SDK_STDIO + ([STRING_TEXT] if strings else [])})
+    )
+    done = toolgen(
+        "verify", str(specs[name]), "--server", server, "--protocol", "all",
+        "--allow-destructive", "--baseline", str(baseline), "--format", "json",
+    )  # fmt: skip
+    report = json.loads(done.stdout)
+    failed = [r for r in report["results"] if r["status"] == "failed" and not r.get("expected")]
+    assert done.returncode == 0 and not failed, failed
+    assert report["summary"]["warnings"] == 0
+    assert report["revisions"] == list(SUPPORTED_REVISIONS)
+    answered = {
+        (r["tool"], r["revision"])
+        for r in report["results"]
+        if r["check"] == "call.answers" and r["status"] == "passed"
+    }  # every tool was called, and answered, in every revision
+    tools = load_toolset(specs[name]).tools
+    assert answered == {(t.name, rev) for t in tools for rev in SUPPORTED_REVISIONS}
+
+
+def listing(command: list[str], revision: str) -> dict[str, Any]:
+    """The raw `tools/list` result a server answers at `revision`, over stdio."""
+    session = Session(StdioTarget(command).connect(), revision, GUARD)
+    try:
+        session.open()
+        result = result_of(session.request("tools/list", {}))
+        assert result is not None
+        return result
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize("name", ["notes", "shop", "conformance", "features"])
+def test_the_node_server_lists_what_the_python_build_and_runtime_list(
+    project: Project, specs: dict[str, Path], name: str, tmp_path: Path
+) -> None:
+    toolset = load_toolset(specs[name])
+    served = {
+        rev: listing(project.node_command(f"{name}_server"), rev) for rev in SUPPORTED_REVISIONS
+    }
+    for revision in SUPPORTED_REVISIONS:
+        expected = list_tools_result(toolset, revision)
+        assert served[revision]["tools"] == expected["tools"], revision
+        for key in set(expected) - {"tools"}:  # resultType, ttlMs, cacheScope (2026-07-28)
+            assert served[revision][key] == expected[key]
+    python = [sys.executable, "-m", "toolgen", "serve", str(specs[name]), "--mock"]
+    for revision in (EMITTED_REVISIONS[0], LEGACY, MODERN):
+        sides = {}
+        for side, command in (("python", python), ("node", project.node_command(f"{name}_server"))):
+            sides[side] = tmp_path / f"{side}-{revision}.json"
+            sides[side].write_text(json.dumps({"tools": listing(command, revision)["tools"]}))
+        done = toolgen("diff", str(sides["python"]), str(sides["node"]), "--format", "json")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert json.loads(done.stdout)["changes"] == []
+
+
+def drive(project: Project, name: str, era: str) -> dict[str, Any]:
+    report = project.drive(f"{name}_client", f"{name}_server", era)
+    assert report.pop("revision") == (MODERN if era == MODERN else LEGACY)
+    return report
+
+
+ERAS = ["legacy", MODERN]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_generated_client_calls_every_notes_tool_with_typed_results(
+    project: Project, era: str
+) -> None:
+    report = drive(project, "notes", era)
+    note = {"id": "n_00000000", "title": "Milk", "tags": ["shop"]}
+    assert report["create"] == {"value": note}
+    assert report["get"] == {"value": note}
+    assert report["list"] == {"value": [note]}  # a non-object output, unwrapped in both eras
+    assert report["count"] == {"value": 2}  # and the spec's example note
+    assert report["tree"] == {"value": {"tag": "home", "children": [{"tag": "home-garden"}]}}
+    assert report["delete"] == {"value": {"deleted": True}}
+    assert report["missing"]["error"] == "ToolCallError"
+    assert "no note n_0000dead" in report["missing"]["message"]
+    assert report["drift"] == {"value": []}
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_generated_client_calls_every_shop_tool_with_typed_results(
+    project: Project, era: str
+) -> None:
+    report = drive(project, "shop", era)
+    kettle = {"sku": "KIT-0042", "name": "Steel kettle", "price": {"amount": 39.9, "currency": "EUR"}, "in_stock": True}  # fmt: skip
+    assert report["search"] == {"value": [kettle]}
+    order = report["place"]["value"]
+    assert order["id"] == "o_000001" and order["total"] == {"amount": 79.8, "currency": "EUR"}
+    assert report["get"] == {"value": order}
+    assert report["cancel"] == {"value": "cancelled"}  # a string output: the string itself
+    assert report["invalid"]["error"] == "ToolCallError"  # the server's validator refused it
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_generated_client_calls_every_conformance_tool(project: Project, era: str) -> None:
+    report = drive(project, "conformance", era)
+    assert len(report) == len(load_toolset(SPECS / "conformance").tools)
+    errors = {name for name, outcome in report.items() if "error" in outcome}
+    assert errors == {"testErrorHandling", "failingJob", "protocolErrorJob"}
+    assert report["greet"]["value"]["content"] == [{"type": "text", "text": "Hello, Ada!"}]
+    image = report["testImageContent"]["value"]["content"][0]
+    assert image["type"] == "image" and image["mimeType"] == "image/png"
+    assert "intentionally" in report["testErrorHandling"]["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_generated_client_calls_every_feature_tool(project: Project, era: str) -> None:
+    report = drive(project, "features", era)
+    assert report["scalars"] == {"value": {"ok": True, "echo": "abc"}}
+    assert report["collections"] == {"value": ["a", "b"]}
+    assert report["combinators"] == {"value": {"kind": "circle", "radius": 2}}
+    assert report["combinatorsNull"] == {"value": None}  # a null output, unwrapped
+    assert report["tree"] == {"value": {"label": "root", "children": [{"label": "leaf"}]}}
+    assert report["oddNames"] == {"value": {"constructor": "x"}}
+    assert report["toStringTool"] == {"value": "text"}
+    assert report["getX"] == {"value": 1}
+    assert report["getUnderscoreX"] == {"value": 1.5}
+    assert report["tool3dRender"] == {"value": True}
+    assert report["nothing"] == {"value": None}
+    assert report["pick"] == {"value": "left"}
+    assert report["textOnly"]["value"]["content"] == [{"type": "text", "text": "hello"}]
+    # Refused input, a result the output schema refuses, a crash and a ToolError: isError,
+    # with no internals in what the client reads.
+    for case in ("scalarsInvalid", "scalarsBadOutput", "crash", "refuse"):
+        assert report[case]["error"] == "ToolCallError", case
+    assert "does not match its output schema" in report["scalarsBadOutput"]["message"]
+    assert "internal error" in report["crash"]["message"]
+    assert "secret" not in report["crash"]["message"]
+    assert "refused, as asked" in report["refuse"]["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_generated_client_calls_every_tool_of_the_imported_memory_server(
+    project: Project, era: str
+) -> None:
+    report = drive(project, "memory", era)
+    assert report["createEntities"]["value"]["entities"][0]["name"] == "Ada"
+    relation = {"from": "Ada", "to": "Engine", "relationType": "programmed"}
+    assert report["createRelations"] == {"value": {"relations": [relation]}}
+    added = [{"entityName": "Engine", "addedObservations": ["analytical"]}]
+    assert report["addObservations"] == {"value": {"results": added}}
+    engine = {"name": "Engine", "entityType": "machine", "observations": ["analytical"]}
+    assert report["searchNodes"] == {"value": {"entities": [engine], "relations": []}}
+    assert report["openNodes"]["value"]["entities"][0]["name"] == "Ada"
+    for deleted in ("deleteObservations", "deleteRelations", "deleteEntities"):
+        assert report[deleted]["value"]["success"] is True
+    ada = {"name": "Ada", "entityType": "person", "observations": []}
+    assert report["readGraph"] == {"value": {"entities": [ada], "relations": []}}
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+def test_the_python_sdk_client_calls_every_tool_with_an_example(
+    project: Project, specs: dict[str, Path], mode: str
+) -> None:
+    import anyio
+
+    from toolgen.client.connect import list_all_tools, open_session
+    from toolgen.spec.protocol import structured_value
+
+    async def main() -> None:
+        for name in ("notes", "shop", "features"):
+            toolset = load_toolset(specs[name])
+            command = project.node_command(f"{name}_server")
+            async with open_session(command=command, mode=mode) as session:
+                revision = session.protocol_version
+                assert revision == (MODERN if mode == MODERN else LEGACY)
+                expected = list_tools_result(toolset, revision)["tools"]
+                assert compare(expected, await list_all_tools(session)) == []
+                for tool in toolset.tools:
+                    for example in tool.examples:
+                        arguments = example.input if example.has_input else {}
+                        result = await session.call_tool(tool.name, arguments)
+                        assert not result.is_error, (tool.name, result.content)
+                        if (
+                            tool.output_schema is not None
+                        ):  # (the SDK checked it against the listing)
+                            assert "structured_content" in result.model_fields_set, tool.name
+                        if (
+                            example.has_output and name == "features"
+                        ):  # these handlers return the examples
+                            want = structured_value(tool, example.output, revision)
+                            assert result.structured_content == want, tool.name
+
+    anyio.run(main)

@@ -1,0 +1,138 @@
+"""The TypeScript module of a spec set: names, goldens, determinism, inert spec text.
+
+After an intended change to the generated TypeScript, run
+`python -m pytest tests/unit/build/test_typescript_module.py --update-goldens` and review
+the diff of `tests/golden/typescript/`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import SPECS, TESTS
+
+from toolgen import load_toolset
+from toolgen.build.common import header_text
+from toolgen.build.python.modelplan import build_plan
+from toolgen.build.templating import template_dir
+from toolgen.build.typescript.module import TESTED_WITH, Module, _json, render_typescript
+from toolgen.spec.ir import ToolSet
+
+GOLDEN = TESTS / "golden" / "typescript"
+FEATURES = TESTS / "ts_support" / "features"
+CASES = {"edge": TESTS / "golden" / "specs" / "edge", "features": FEATURES}
+SETS = [SPECS / "notes", SPECS / "shop", SPECS / "conformance", *CASES.values()]
+
+
+def rendered(toolset: ToolSet, note: str) -> dict[str, str]:
+    return dict(render_typescript(toolset, source_note=note))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_generated_typescript_matches_the_goldens(case: str, update_goldens: bool) -> None:
+    files = rendered(load_toolset(CASES[case]), f"tests/{case}")
+    del files["runtime.ts"]  # the template itself (next test)
+    expected_dir = GOLDEN / case
+    if update_goldens:
+        expected_dir.mkdir(parents=True, exist_ok=True)
+        for old in expected_dir.iterdir():
+            old.unlink()
+        for rel, text in files.items():
+            (expected_dir / rel).write_text(text, encoding="utf-8")
+    expected = {p.name: p.read_text(encoding="utf-8") for p in expected_dir.iterdir()}
+    assert files == expected, "the TypeScript differs from its goldens (run with --update-goldens)"
+
+
+def test_the_runtime_is_the_template_under_the_generated_header() -> None:
+    files = rendered(load_toolset(SPECS / "notes"), "specs/notes")
+    template = (template_dir() / "typescript" / "runtime.ts").read_text(encoding="utf-8")
+    assert files["runtime.ts"] == f"// {header_text('specs/notes')}\n{template}"
+    assert "specs/notes" not in template
+
+
+@pytest.mark.parametrize("specs", SETS, ids=lambda p: p.name)
+def test_the_same_spec_set_gives_the_same_text(specs: Path) -> None:
+    assert rendered(load_toolset(specs), "x") == rendered(load_toolset(specs), "x")
+
+
+@pytest.mark.parametrize("specs", SETS, ids=lambda p: p.name)
+def test_type_names_are_the_python_models_class_names(specs: Path) -> None:
+    toolset = load_toolset(specs)
+    module = Module(toolset)
+    plan = build_plan(toolset)
+    for tool in toolset.tools:
+        stem = module.stems[tool.name]
+        python_input, python_output = plan.tool_classes[tool.name]
+        assert (stem + "Input", stem + "Output") == (python_input, python_output or stem + "Output")
+    defs_unit = [unit for unit in plan.units if unit.tool is None]
+    python_defs = list(defs_unit[0].classes[: len(module.def_types)]) if defs_unit else []
+    assert list(module.def_types.values()) == python_defs
+
+
+def test_methods_are_camel_case_and_collision_safe() -> None:
+    methods = Module(load_toolset(FEATURES)).methods
+    assert methods == {
+        "scalars": "scalars",
+        "collections": "collections",
+        "combinators": "combinators",
+        "tree": "tree",
+        "odd.names": "oddNames",
+        "to_string": "toStringTool",  # every object has a toString
+        "get-x": "getX",
+        "get_x": "getUnderscoreX",  # the same CamelCase as get-x: the separator spelled out
+        "3d.render": "tool3dRender",  # a leading digit
+        "nothing": "nothing",
+        "pick": "pick",
+        "text_only": "textOnly",
+    }
+
+
+def test_a_method_never_hides_a_client_member_nor_another_method(
+    write_specs: Callable[..., Path],
+) -> None:
+    names = ["cancel_order", "check_drift", "sdk", "constructor", "to_string", "to_string_tool"]
+    tools = "".join(f"  - {{name: {name}, description: d.}}\n" for name in names)
+    toolset = load_toolset(write_specs({"main.yaml": f"tools:\n{tools}"}))
+    methods = Module(toolset).methods
+    assert methods == {
+        "cancel_order": "cancelOrder",
+        "check_drift": "checkDriftTool",
+        "sdk": "sdkTool",
+        "constructor": "constructorTool",
+        "to_string": "toStringTool",
+        "to_string_tool": "toStringToolTool",
+    }
+
+
+def test_a_key_called_proto_stays_an_own_property_of_a_constant() -> None:
+    assert _json({"a": {"__proto__": {"type": "string"}}}) == (
+        '{\n  "a": {\n    ["__proto__"]: {\n      "type": "string"\n    }\n  }\n}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ({"a": "x\u2028y"}, '{\n  "a": "x\\u2028y"\n}'),
+        (["lone \ud800"], '[\n  "lone \\ud800"\n]'),  # orjson refuses it: written the slow way
+        ({"n": 2**70}, '{\n  "n": 1180591620717411303424\n}'),
+    ],
+)
+def test_constants_are_json_no_text_can_break(value: object, text: str) -> None:
+    assert _json(value) == text
+
+
+def test_the_package_json_names_the_versions_the_tests_use() -> None:
+    files = rendered(load_toolset(SPECS / "shop"), "specs/shop")
+    package = json.loads(files["package.json"])
+    assert package["name"] == "shop-orders" and package["type"] == "module"
+    assert package["peerDependencies"] == {
+        "@modelcontextprotocol/client": "^2.4.0",
+        "@modelcontextprotocol/server": "^2.4.0",
+    }
+    pinned = json.loads((TESTS / "ts_support" / "package.json").read_text())["dependencies"]
+    tested = {k: v for k, v in TESTED_WITH.items() if k != "node"}
+    assert tested == {k: v for k, v in pinned.items() if k in tested}
