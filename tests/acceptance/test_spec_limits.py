@@ -345,12 +345,10 @@ def test_build_and_lint_exit_with_a_located_error_not_a_traceback(tmp_path: Path
 def test_an_internal_error_has_its_own_exit_code_and_asks_for_a_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import toolgen.build.run
-
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(toolgen.build.run, "build", broken)
+    monkeypatch.setattr("toolgen.cli.build.run_build", broken)
     monkeypatch.delenv("TOOLGEN_DEBUG", raising=False)
     with pytest.raises(SystemExit) as caught:
         main(["build", str(tmp_path)])
