@@ -70,8 +70,8 @@ def render_package(
     package = toolset.server.package
     plan = plan or build_plan(toolset)
     python = "python" in targets
-    check_package_name(toolset)  # input errors, found before any worker starts
-    if python:
+    if python:  # input errors of the Python package, found before any worker starts
+        check_package_name(toolset)
         tool_methods(toolset.tools)
     steps: dict[str, Callable[[], list[tuple[str, str]]]] = {
         "schemas": lambda: render_schemas(toolset, source_note=source_note),

@@ -298,9 +298,9 @@ class Module:
             wrapped = WRAPPED_META_KEY in (definition.get("_meta") or {})
             fields = []
             for key, value in definition.items():
-                if key == "inputSchema":
+                if key == "inputSchema" and value == tool.input_schema:
                     text = f"SCHEMAS[{ts_string(tool.name)}].input"
-                elif key == "outputSchema" and not wrapped:
+                elif key == "outputSchema" and not wrapped and value == tool.output_schema:
                     text = f"SCHEMAS[{ts_string(tool.name)}].output!"
                 else:
                     text = _json(value, "        ")
