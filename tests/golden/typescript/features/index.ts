@@ -1223,7 +1223,112 @@ export const LISTINGS: Listings = {
       {
         "name": "scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": SCHEMAS["scalars"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "text": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 10,
+              "pattern": "^[a-z]+$",
+              "description": "Lower case */ text."
+            },
+            "when": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Any string (format is not checked)."
+            },
+            "email": {
+              "type": "string",
+              "format": "email",
+              "maxLength": 254
+            },
+            "ratio": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1,
+              "multipleOf": 0.25
+            },
+            "count": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "small": {
+              "type": "integer",
+              "exclusiveMinimum": -3,
+              "exclusiveMaximum": 3,
+              "default": 0
+            },
+            "flag": {
+              "type": "boolean",
+              "default": false
+            },
+            "nothing": {
+              "type": "null"
+            },
+            "maybe": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "color": {
+              "enum": [
+                "red",
+                "green",
+                null,
+                7
+              ]
+            },
+            "typed_enum": {
+              "type": "string",
+              "enum": [
+                "a",
+                "b",
+                1
+              ]
+            },
+            "fixed": {
+              "const": "fixed"
+            },
+            "answer": {
+              "const": 42
+            },
+            "pair": {
+              "const": [
+                1,
+                "two"
+              ]
+            },
+            "point": {
+              "const": {
+                "x": 1,
+                "y": 2
+              }
+            },
+            "anything": {
+              "description": "Any JSON value."
+            },
+            "deprecated": {
+              "type": "string",
+              "deprecated": true,
+              "readOnly": true,
+              "writeOnly": false,
+              "examples": [
+                "old"
+              ]
+            },
+            "encoded": {
+              "type": "string",
+              "contentEncoding": "base64",
+              "contentMediaType": "image/png"
+            }
+          },
+          "required": [
+            "text"
+          ],
+          "additionalProperties": false
+        },
       },
       {
         "name": "collections",
@@ -1233,12 +1338,220 @@ export const LISTINGS: Listings = {
       {
         "name": "combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": SCHEMAS["combinators"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "shape": {
+              "description": "A tagged union.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "title": "Circle",
+                  "properties": {
+                    "kind": {
+                      "const": "circle"
+                    },
+                    "radius": {
+                      "type": "number",
+                      "exclusiveMinimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "radius"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "title": "Rect",
+                  "properties": {
+                    "kind": {
+                      "const": "rect"
+                    },
+                    "width": {
+                      "type": "number",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "number",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            },
+            "expr": {
+              "$ref": "#/$defs/Expr"
+            },
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1
+                },
+                {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              ]
+            },
+            "either": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "both": {
+              "allOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "a": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "a"
+                  ]
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "b": {
+                      "type": "integer"
+                    }
+                  },
+                  "required": [
+                    "b"
+                  ]
+                }
+              ]
+            },
+            "not_empty": {
+              "type": "string",
+              "not": {
+                "const": ""
+              }
+            },
+            "contact": {
+              "type": "object",
+              "properties": {
+                "method": {
+                  "enum": [
+                    "phone",
+                    "email"
+                  ]
+                },
+                "phone": {
+                  "type": "string"
+                },
+                "email": {
+                  "type": "string"
+                }
+              },
+              "if": {
+                "properties": {
+                  "method": {
+                    "const": "phone"
+                  }
+                },
+                "required": [
+                  "method"
+                ]
+              },
+              "then": {
+                "required": [
+                  "phone"
+                ]
+              },
+              "else": {
+                "required": [
+                  "email"
+                ]
+              }
+            },
+            "described_ref": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "A ref with a sibling keyword.",
+              "maximum": 10
+            }
+          },
+          "required": [
+            "shape"
+          ],
+          "additionalProperties": false,
+          "anyOf": [
+            {
+              "required": [
+                "expr"
+              ]
+            },
+            {
+              "required": [
+                "id"
+              ]
+            }
+          ],
+          "$defs": {
+            "Expr": {
+              "description": "A recursive union (a number, or an operation on expressions).",
+              "anyOf": [
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "op": {
+                      "enum": [
+                        "add",
+                        "mul"
+                      ]
+                    },
+                    "args": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/Expr"
+                      },
+                      "minItems": 2
+                    }
+                  },
+                  "required": [
+                    "op",
+                    "args"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            }
+          }
+        },
       },
       {
         "name": "tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": SCHEMAS["tree"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "depth": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "additionalProperties": false
+        },
       },
       {
         "name": "odd.names",
@@ -1287,7 +1600,112 @@ export const LISTINGS: Listings = {
       {
         "name": "scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": SCHEMAS["scalars"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "text": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 10,
+              "pattern": "^[a-z]+$",
+              "description": "Lower case */ text."
+            },
+            "when": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Any string (format is not checked)."
+            },
+            "email": {
+              "type": "string",
+              "format": "email",
+              "maxLength": 254
+            },
+            "ratio": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1,
+              "multipleOf": 0.25
+            },
+            "count": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "small": {
+              "type": "integer",
+              "exclusiveMinimum": -3,
+              "exclusiveMaximum": 3,
+              "default": 0
+            },
+            "flag": {
+              "type": "boolean",
+              "default": false
+            },
+            "nothing": {
+              "type": "null"
+            },
+            "maybe": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "color": {
+              "enum": [
+                "red",
+                "green",
+                null,
+                7
+              ]
+            },
+            "typed_enum": {
+              "type": "string",
+              "enum": [
+                "a",
+                "b",
+                1
+              ]
+            },
+            "fixed": {
+              "const": "fixed"
+            },
+            "answer": {
+              "const": 42
+            },
+            "pair": {
+              "const": [
+                1,
+                "two"
+              ]
+            },
+            "point": {
+              "const": {
+                "x": 1,
+                "y": 2
+              }
+            },
+            "anything": {
+              "description": "Any JSON value."
+            },
+            "deprecated": {
+              "type": "string",
+              "deprecated": true,
+              "readOnly": true,
+              "writeOnly": false,
+              "examples": [
+                "old"
+              ]
+            },
+            "encoded": {
+              "type": "string",
+              "contentEncoding": "base64",
+              "contentMediaType": "image/png"
+            }
+          },
+          "required": [
+            "text"
+          ],
+          "additionalProperties": false
+        },
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1309,7 +1727,206 @@ export const LISTINGS: Listings = {
       {
         "name": "combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": SCHEMAS["combinators"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "shape": {
+              "description": "A tagged union.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "title": "Circle",
+                  "properties": {
+                    "kind": {
+                      "const": "circle"
+                    },
+                    "radius": {
+                      "type": "number",
+                      "exclusiveMinimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "radius"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "title": "Rect",
+                  "properties": {
+                    "kind": {
+                      "const": "rect"
+                    },
+                    "width": {
+                      "type": "number",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "number",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            },
+            "expr": {
+              "$ref": "#/$defs/Expr"
+            },
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1
+                },
+                {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              ]
+            },
+            "either": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "both": {
+              "allOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "a": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "a"
+                  ]
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "b": {
+                      "type": "integer"
+                    }
+                  },
+                  "required": [
+                    "b"
+                  ]
+                }
+              ]
+            },
+            "not_empty": {
+              "type": "string",
+              "not": {
+                "const": ""
+              }
+            },
+            "contact": {
+              "type": "object",
+              "properties": {
+                "method": {
+                  "enum": [
+                    "phone",
+                    "email"
+                  ]
+                },
+                "phone": {
+                  "type": "string"
+                },
+                "email": {
+                  "type": "string"
+                }
+              },
+              "if": {
+                "properties": {
+                  "method": {
+                    "const": "phone"
+                  }
+                },
+                "required": [
+                  "method"
+                ]
+              },
+              "then": {
+                "required": [
+                  "phone"
+                ]
+              },
+              "else": {
+                "required": [
+                  "email"
+                ]
+              }
+            },
+            "described_ref": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "A ref with a sibling keyword.",
+              "maximum": 10
+            }
+          },
+          "required": [
+            "shape"
+          ],
+          "additionalProperties": false,
+          "anyOf": [
+            {
+              "required": [
+                "expr"
+              ]
+            },
+            {
+              "required": [
+                "id"
+              ]
+            }
+          ],
+          "$defs": {
+            "Expr": {
+              "description": "A recursive union (a number, or an operation on expressions).",
+              "anyOf": [
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "op": {
+                      "enum": [
+                        "add",
+                        "mul"
+                      ]
+                    },
+                    "args": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/Expr"
+                      },
+                      "minItems": 2
+                    }
+                  },
+                  "required": [
+                    "op",
+                    "args"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            }
+          }
+        },
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1320,7 +1937,16 @@ export const LISTINGS: Listings = {
       {
         "name": "tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": SCHEMAS["tree"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "depth": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "additionalProperties": false
+        },
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1424,8 +2050,127 @@ export const LISTINGS: Listings = {
         "name": "scalars",
         "title": "Scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": SCHEMAS["scalars"].input,
-        "outputSchema": SCHEMAS["scalars"].output!,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "text": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 10,
+              "pattern": "^[a-z]+$",
+              "description": "Lower case */ text."
+            },
+            "when": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Any string (format is not checked)."
+            },
+            "email": {
+              "type": "string",
+              "format": "email",
+              "maxLength": 254
+            },
+            "ratio": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1,
+              "multipleOf": 0.25
+            },
+            "count": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "small": {
+              "type": "integer",
+              "exclusiveMinimum": -3,
+              "exclusiveMaximum": 3,
+              "default": 0
+            },
+            "flag": {
+              "type": "boolean",
+              "default": false
+            },
+            "nothing": {
+              "type": "null"
+            },
+            "maybe": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "color": {
+              "enum": [
+                "red",
+                "green",
+                null,
+                7
+              ]
+            },
+            "typed_enum": {
+              "type": "string",
+              "enum": [
+                "a",
+                "b",
+                1
+              ]
+            },
+            "fixed": {
+              "const": "fixed"
+            },
+            "answer": {
+              "const": 42
+            },
+            "pair": {
+              "const": [
+                1,
+                "two"
+              ]
+            },
+            "point": {
+              "const": {
+                "x": 1,
+                "y": 2
+              }
+            },
+            "anything": {
+              "description": "Any JSON value."
+            },
+            "deprecated": {
+              "type": "string",
+              "deprecated": true,
+              "readOnly": true,
+              "writeOnly": false,
+              "examples": [
+                "old"
+              ]
+            },
+            "encoded": {
+              "type": "string",
+              "contentEncoding": "base64",
+              "contentMediaType": "image/png"
+            }
+          },
+          "required": [
+            "text"
+          ],
+          "additionalProperties": false
+        },
+        "outputSchema": {
+          "type": "object",
+          "properties": {
+            "ok": {
+              "const": true
+            },
+            "echo": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "ok"
+          ],
+          "additionalProperties": false
+        },
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1466,28 +2211,10 @@ export const LISTINGS: Listings = {
         "name": "combinators",
         "title": "Combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": SCHEMAS["combinators"].input,
-        "outputSchema": {
+        "inputSchema": {
           "type": "object",
           "properties": {
-            "result": {
-              "description": "A union root.",
-              "anyOf": [
-                {
-                  "$ref": "#/$defs/Shape"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false,
-          "$defs": {
-            "Shape": {
+            "shape": {
               "description": "A tagged union.",
               "oneOf": [
                 {
@@ -1532,8 +2259,220 @@ export const LISTINGS: Listings = {
                   "additionalProperties": false
                 }
               ]
+            },
+            "expr": {
+              "$ref": "#/$defs/Expr"
+            },
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1
+                },
+                {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              ]
+            },
+            "either": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "both": {
+              "allOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "a": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "a"
+                  ]
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "b": {
+                      "type": "integer"
+                    }
+                  },
+                  "required": [
+                    "b"
+                  ]
+                }
+              ]
+            },
+            "not_empty": {
+              "type": "string",
+              "not": {
+                "const": ""
+              }
+            },
+            "contact": {
+              "type": "object",
+              "properties": {
+                "method": {
+                  "enum": [
+                    "phone",
+                    "email"
+                  ]
+                },
+                "phone": {
+                  "type": "string"
+                },
+                "email": {
+                  "type": "string"
+                }
+              },
+              "if": {
+                "properties": {
+                  "method": {
+                    "const": "phone"
+                  }
+                },
+                "required": [
+                  "method"
+                ]
+              },
+              "then": {
+                "required": [
+                  "phone"
+                ]
+              },
+              "else": {
+                "required": [
+                  "email"
+                ]
+              }
+            },
+            "described_ref": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "A ref with a sibling keyword.",
+              "maximum": 10
+            }
+          },
+          "required": [
+            "shape"
+          ],
+          "additionalProperties": false,
+          "anyOf": [
+            {
+              "required": [
+                "expr"
+              ]
+            },
+            {
+              "required": [
+                "id"
+              ]
+            }
+          ],
+          "$defs": {
+            "Expr": {
+              "description": "A recursive union (a number, or an operation on expressions).",
+              "anyOf": [
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "op": {
+                      "enum": [
+                        "add",
+                        "mul"
+                      ]
+                    },
+                    "args": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/Expr"
+                      },
+                      "minItems": 2
+                    }
+                  },
+                  "required": [
+                    "op",
+                    "args"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
             }
           }
+        },
+        "outputSchema": {
+          "type": "object",
+          "properties": {
+            "result": {
+              "description": "A union root.",
+              "anyOf": [
+                {
+                  "description": "A tagged union.",
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "title": "Circle",
+                      "properties": {
+                        "kind": {
+                          "const": "circle"
+                        },
+                        "radius": {
+                          "type": "number",
+                          "exclusiveMinimum": 0
+                        }
+                      },
+                      "required": [
+                        "kind",
+                        "radius"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "title": "Rect",
+                      "properties": {
+                        "kind": {
+                          "const": "rect"
+                        },
+                        "width": {
+                          "type": "number",
+                          "minimum": 0
+                        },
+                        "height": {
+                          "type": "number",
+                          "minimum": 0
+                        }
+                      },
+                      "required": [
+                        "kind",
+                        "width",
+                        "height"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "result"
+          ],
+          "additionalProperties": false
         },
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
@@ -1548,7 +2487,16 @@ export const LISTINGS: Listings = {
         "name": "tree",
         "title": "Tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": SCHEMAS["tree"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "depth": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "additionalProperties": false
+        },
         "outputSchema": SCHEMAS["tree"].output!,
         "annotations": {
           "readOnlyHint": true,
@@ -1746,8 +2694,127 @@ export const LISTINGS: Listings = {
         "name": "scalars",
         "title": "Scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": SCHEMAS["scalars"].input,
-        "outputSchema": SCHEMAS["scalars"].output!,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "text": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 10,
+              "pattern": "^[a-z]+$",
+              "description": "Lower case */ text."
+            },
+            "when": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Any string (format is not checked)."
+            },
+            "email": {
+              "type": "string",
+              "format": "email",
+              "maxLength": 254
+            },
+            "ratio": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1,
+              "multipleOf": 0.25
+            },
+            "count": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "small": {
+              "type": "integer",
+              "exclusiveMinimum": -3,
+              "exclusiveMaximum": 3,
+              "default": 0
+            },
+            "flag": {
+              "type": "boolean",
+              "default": false
+            },
+            "nothing": {
+              "type": "null"
+            },
+            "maybe": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "color": {
+              "enum": [
+                "red",
+                "green",
+                null,
+                7
+              ]
+            },
+            "typed_enum": {
+              "type": "string",
+              "enum": [
+                "a",
+                "b",
+                1
+              ]
+            },
+            "fixed": {
+              "const": "fixed"
+            },
+            "answer": {
+              "const": 42
+            },
+            "pair": {
+              "const": [
+                1,
+                "two"
+              ]
+            },
+            "point": {
+              "const": {
+                "x": 1,
+                "y": 2
+              }
+            },
+            "anything": {
+              "description": "Any JSON value."
+            },
+            "deprecated": {
+              "type": "string",
+              "deprecated": true,
+              "readOnly": true,
+              "writeOnly": false,
+              "examples": [
+                "old"
+              ]
+            },
+            "encoded": {
+              "type": "string",
+              "contentEncoding": "base64",
+              "contentMediaType": "image/png"
+            }
+          },
+          "required": [
+            "text"
+          ],
+          "additionalProperties": false
+        },
+        "outputSchema": {
+          "type": "object",
+          "properties": {
+            "ok": {
+              "const": true
+            },
+            "echo": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "ok"
+          ],
+          "additionalProperties": false
+        },
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1788,28 +2855,10 @@ export const LISTINGS: Listings = {
         "name": "combinators",
         "title": "Combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": SCHEMAS["combinators"].input,
-        "outputSchema": {
+        "inputSchema": {
           "type": "object",
           "properties": {
-            "result": {
-              "description": "A union root.",
-              "anyOf": [
-                {
-                  "$ref": "#/$defs/Shape"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false,
-          "$defs": {
-            "Shape": {
+            "shape": {
               "description": "A tagged union.",
               "oneOf": [
                 {
@@ -1854,8 +2903,220 @@ export const LISTINGS: Listings = {
                   "additionalProperties": false
                 }
               ]
+            },
+            "expr": {
+              "$ref": "#/$defs/Expr"
+            },
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1
+                },
+                {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              ]
+            },
+            "either": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "both": {
+              "allOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "a": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "a"
+                  ]
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "b": {
+                      "type": "integer"
+                    }
+                  },
+                  "required": [
+                    "b"
+                  ]
+                }
+              ]
+            },
+            "not_empty": {
+              "type": "string",
+              "not": {
+                "const": ""
+              }
+            },
+            "contact": {
+              "type": "object",
+              "properties": {
+                "method": {
+                  "enum": [
+                    "phone",
+                    "email"
+                  ]
+                },
+                "phone": {
+                  "type": "string"
+                },
+                "email": {
+                  "type": "string"
+                }
+              },
+              "if": {
+                "properties": {
+                  "method": {
+                    "const": "phone"
+                  }
+                },
+                "required": [
+                  "method"
+                ]
+              },
+              "then": {
+                "required": [
+                  "phone"
+                ]
+              },
+              "else": {
+                "required": [
+                  "email"
+                ]
+              }
+            },
+            "described_ref": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "A ref with a sibling keyword.",
+              "maximum": 10
+            }
+          },
+          "required": [
+            "shape"
+          ],
+          "additionalProperties": false,
+          "anyOf": [
+            {
+              "required": [
+                "expr"
+              ]
+            },
+            {
+              "required": [
+                "id"
+              ]
+            }
+          ],
+          "$defs": {
+            "Expr": {
+              "description": "A recursive union (a number, or an operation on expressions).",
+              "anyOf": [
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "op": {
+                      "enum": [
+                        "add",
+                        "mul"
+                      ]
+                    },
+                    "args": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/Expr"
+                      },
+                      "minItems": 2
+                    }
+                  },
+                  "required": [
+                    "op",
+                    "args"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
             }
           }
+        },
+        "outputSchema": {
+          "type": "object",
+          "properties": {
+            "result": {
+              "description": "A union root.",
+              "anyOf": [
+                {
+                  "description": "A tagged union.",
+                  "oneOf": [
+                    {
+                      "type": "object",
+                      "title": "Circle",
+                      "properties": {
+                        "kind": {
+                          "const": "circle"
+                        },
+                        "radius": {
+                          "type": "number",
+                          "exclusiveMinimum": 0
+                        }
+                      },
+                      "required": [
+                        "kind",
+                        "radius"
+                      ],
+                      "additionalProperties": false
+                    },
+                    {
+                      "type": "object",
+                      "title": "Rect",
+                      "properties": {
+                        "kind": {
+                          "const": "rect"
+                        },
+                        "width": {
+                          "type": "number",
+                          "minimum": 0
+                        },
+                        "height": {
+                          "type": "number",
+                          "minimum": 0
+                        }
+                      },
+                      "required": [
+                        "kind",
+                        "width",
+                        "height"
+                      ],
+                      "additionalProperties": false
+                    }
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          },
+          "required": [
+            "result"
+          ],
+          "additionalProperties": false
         },
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
@@ -1870,7 +3131,16 @@ export const LISTINGS: Listings = {
         "name": "tree",
         "title": "Tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": SCHEMAS["tree"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "depth": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "additionalProperties": false
+        },
         "outputSchema": SCHEMAS["tree"].output!,
         "annotations": {
           "readOnlyHint": true,
@@ -2068,8 +3338,127 @@ export const LISTINGS: Listings = {
         "name": "scalars",
         "title": "Scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": SCHEMAS["scalars"].input,
-        "outputSchema": SCHEMAS["scalars"].output!,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "text": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 10,
+              "pattern": "^[a-z]+$",
+              "description": "Lower case */ text."
+            },
+            "when": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Any string (format is not checked)."
+            },
+            "email": {
+              "type": "string",
+              "format": "email",
+              "maxLength": 254
+            },
+            "ratio": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1,
+              "multipleOf": 0.25
+            },
+            "count": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "small": {
+              "type": "integer",
+              "exclusiveMinimum": -3,
+              "exclusiveMaximum": 3,
+              "default": 0
+            },
+            "flag": {
+              "type": "boolean",
+              "default": false
+            },
+            "nothing": {
+              "type": "null"
+            },
+            "maybe": {
+              "type": [
+                "string",
+                "null"
+              ]
+            },
+            "color": {
+              "enum": [
+                "red",
+                "green",
+                null,
+                7
+              ]
+            },
+            "typed_enum": {
+              "type": "string",
+              "enum": [
+                "a",
+                "b",
+                1
+              ]
+            },
+            "fixed": {
+              "const": "fixed"
+            },
+            "answer": {
+              "const": 42
+            },
+            "pair": {
+              "const": [
+                1,
+                "two"
+              ]
+            },
+            "point": {
+              "const": {
+                "x": 1,
+                "y": 2
+              }
+            },
+            "anything": {
+              "description": "Any JSON value."
+            },
+            "deprecated": {
+              "type": "string",
+              "deprecated": true,
+              "readOnly": true,
+              "writeOnly": false,
+              "examples": [
+                "old"
+              ]
+            },
+            "encoded": {
+              "type": "string",
+              "contentEncoding": "base64",
+              "contentMediaType": "image/png"
+            }
+          },
+          "required": [
+            "text"
+          ],
+          "additionalProperties": false
+        },
+        "outputSchema": {
+          "type": "object",
+          "properties": {
+            "ok": {
+              "const": true
+            },
+            "echo": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "ok"
+          ],
+          "additionalProperties": false
+        },
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -2092,8 +3481,260 @@ export const LISTINGS: Listings = {
         "name": "combinators",
         "title": "Combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": SCHEMAS["combinators"].input,
-        "outputSchema": SCHEMAS["combinators"].output!,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "shape": {
+              "description": "A tagged union.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "title": "Circle",
+                  "properties": {
+                    "kind": {
+                      "const": "circle"
+                    },
+                    "radius": {
+                      "type": "number",
+                      "exclusiveMinimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "radius"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "title": "Rect",
+                  "properties": {
+                    "kind": {
+                      "const": "rect"
+                    },
+                    "width": {
+                      "type": "number",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "number",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            },
+            "expr": {
+              "$ref": "#/$defs/Expr"
+            },
+            "id": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "minLength": 1
+                },
+                {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              ]
+            },
+            "either": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "both": {
+              "allOf": [
+                {
+                  "type": "object",
+                  "properties": {
+                    "a": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "a"
+                  ]
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "b": {
+                      "type": "integer"
+                    }
+                  },
+                  "required": [
+                    "b"
+                  ]
+                }
+              ]
+            },
+            "not_empty": {
+              "type": "string",
+              "not": {
+                "const": ""
+              }
+            },
+            "contact": {
+              "type": "object",
+              "properties": {
+                "method": {
+                  "enum": [
+                    "phone",
+                    "email"
+                  ]
+                },
+                "phone": {
+                  "type": "string"
+                },
+                "email": {
+                  "type": "string"
+                }
+              },
+              "if": {
+                "properties": {
+                  "method": {
+                    "const": "phone"
+                  }
+                },
+                "required": [
+                  "method"
+                ]
+              },
+              "then": {
+                "required": [
+                  "phone"
+                ]
+              },
+              "else": {
+                "required": [
+                  "email"
+                ]
+              }
+            },
+            "described_ref": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "A ref with a sibling keyword.",
+              "maximum": 10
+            }
+          },
+          "required": [
+            "shape"
+          ],
+          "additionalProperties": false,
+          "anyOf": [
+            {
+              "required": [
+                "expr"
+              ]
+            },
+            {
+              "required": [
+                "id"
+              ]
+            }
+          ],
+          "$defs": {
+            "Expr": {
+              "description": "A recursive union (a number, or an operation on expressions).",
+              "anyOf": [
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "object",
+                  "properties": {
+                    "op": {
+                      "enum": [
+                        "add",
+                        "mul"
+                      ]
+                    },
+                    "args": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/$defs/Expr"
+                      },
+                      "minItems": 2
+                    }
+                  },
+                  "required": [
+                    "op",
+                    "args"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            }
+          }
+        },
+        "outputSchema": {
+          "description": "A union root.",
+          "anyOf": [
+            {
+              "description": "A tagged union.",
+              "oneOf": [
+                {
+                  "type": "object",
+                  "title": "Circle",
+                  "properties": {
+                    "kind": {
+                      "const": "circle"
+                    },
+                    "radius": {
+                      "type": "number",
+                      "exclusiveMinimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "radius"
+                  ],
+                  "additionalProperties": false
+                },
+                {
+                  "type": "object",
+                  "title": "Rect",
+                  "properties": {
+                    "kind": {
+                      "const": "rect"
+                    },
+                    "width": {
+                      "type": "number",
+                      "minimum": 0
+                    },
+                    "height": {
+                      "type": "number",
+                      "minimum": 0
+                    }
+                  },
+                  "required": [
+                    "kind",
+                    "width",
+                    "height"
+                  ],
+                  "additionalProperties": false
+                }
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -2104,7 +3745,16 @@ export const LISTINGS: Listings = {
         "name": "tree",
         "title": "Tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": SCHEMAS["tree"].input,
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "depth": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "additionalProperties": false
+        },
         "outputSchema": SCHEMAS["tree"].output!,
         "annotations": {
           "readOnlyHint": true,
