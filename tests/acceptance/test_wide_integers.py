@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from http_support import http_server
+from http_support import call_headers, http_server
 from runtime_support.frames import MODERN, InProcessClient, modern_meta
 
 import toolgen
@@ -80,13 +80,7 @@ def exchange_http(spec: Path, requests: list[bytes]) -> list[Any]:
     with http_server(toolgen.load(spec / "wide.yaml"), handlers) as url:
         for request in requests:
             name = orjson.loads(request)["params"]["name"]
-            headers = {
-                "Accept": "application/json, text/event-stream",
-                "Content-Type": "application/json",
-                "MCP-Protocol-Version": MODERN,
-                "Mcp-Method": "tools/call",
-                "Mcp-Name": name,
-            }
+            headers = call_headers(name, MODERN)
             reply = httpx.post(url, content=request, headers=headers, timeout=30)
             assert reply.status_code == 200, reply.text
             replies.append(jsonrpc.loads(reply.content))
