@@ -209,6 +209,11 @@ def generate_fragments(
 
 
 def _own_imports(fragment: Fragment) -> Fragment:
-    """`fragment` without the import of the base class (the prelude defines it)."""
-    imports = tuple(i for i in fragment.imports if i.module != modelprelude.BASE_MODULE)
+    """`fragment` without the import of the base class (the prelude defines it) and of
+    `StrictInt` (its uses are the prelude's integer now, see `modelshape`)."""
+    imports = tuple(
+        i
+        for i in fragment.imports
+        if i.module != modelprelude.BASE_MODULE and i.name != modelprelude.DCG_INTEGER
+    )
     return Fragment(fragment.blocks, fragment.rebuilds, imports)
