@@ -19,6 +19,12 @@ CASES: list[tuple[dict[str, Any], list[Any], list[Any]]] = [
     ({"type": "integer", "minimum": 1}, [1.0, 5], [0.0, 0]),
     ({"type": ["integer", "null"]}, [None, 3.0], [3.5, False]),
     ({"type": "array", "items": {"type": "integer"}}, [[1, 2.0]], [[1.5], [False]]),
+    (
+        {"enum": [1, [1], {"a": 1}, 1.5]},
+        [1, 1.0, [1], [1.0], {"a": 1}, 1.5],
+        [2, 2.5, [2], {"a": 2}, {}, [], True, [True], "1", None, 2**70],
+    ),
+    ({"enum": [None, 0.5, "x"]}, [None, 0.5, "x"], [1, "y", False]),
 ]
 
 

@@ -55,7 +55,14 @@ from toolgen.build.python.modelnames import (
     tool_bases,
 )
 from toolgen.build.python.modelregex import ecma_pattern
-from toolgen.build.python.modelvalues import ValueSet, constant_name, is_large_enum, typed_by_name
+from toolgen.build.python.modelvalues import (
+    PYTHON_TYPE,
+    ValueSet,
+    constant_name,
+    is_json_enum,
+    is_large_enum,
+    typed_by_name,
+)
 from toolgen.schema.jsonequal import same
 from toolgen.schema.pointer import unescape as unescape_token
 from toolgen.schema.walk import map_refs
@@ -196,7 +203,7 @@ class _Planner:
         if not isinstance(schema, dict):
             return schema
         schema = _nullable_scalar(schema)
-        if is_large_enum(schema):
+        if is_large_enum(schema) or is_json_enum(schema):
             return self._value_set(schema, owner + "Values" if root else owner, key)
         out: dict[str, Any] = {}
         for word, value in schema.items():
@@ -240,6 +247,10 @@ class _Planner:
         constant = constant_name(name) + "_VALUES"
         if any(v.constant == constant for v in self.value_sets):
             constant += "_" + hash8(key)
+        if is_json_enum(schema):
+            self.value_sets.append(ValueSet(name, constant, tuple(schema["enum"]), exact=True))
+            rest = {k: v for k, v in schema.items() if k not in ("type", "enum")}
+            return {**rest, "type": "number", PYTHON_TYPE: name}  # (DCG writes the name)
         self.value_sets.append(ValueSet(name, constant, tuple(schema["enum"])))
         return typed_by_name(schema, name)
 
