@@ -15,6 +15,7 @@ from runtime_support.frames import MODERN, InProcessClient, modern_meta
 import toolgen
 from toolgen.serve import jsonrpc
 from toolgen.serve.handlers import import_object
+from toolgen.serve.inputs import arguments_digest
 
 SPEC = """\
 toolgen: 1
@@ -118,3 +119,7 @@ def test_the_json_rpc_codec_reads_and_writes_integers_beyond_64_bits_exactly(tex
     value = jsonrpc.loads(text)
     assert jsonrpc.dumps(value) == text.replace(b" ", b"")
     assert jsonrpc.loads(jsonrpc.dumps(value)) == value
+
+
+def test_the_arguments_a_state_is_bound_to_may_hold_wide_integers() -> None:
+    assert arguments_digest("t", {"n": 2**64}) != arguments_digest("t", {"n": 2**64 + 1})

@@ -118,14 +118,14 @@ def _restore_ids(message: dict[str, Any], raw: Any) -> None:
         params["requestId"] = _exact_id(raw_params.get("requestId"), params["requestId"])
 
 
-def dumps(message: Any, default: Callable[[Any], Any] | None = None) -> bytes:
+def dumps(message: Any, default: Callable[[Any], Any] | None = None, option: int = 0) -> bytes:
     """`message` as compact UTF-8 JSON (never contains a raw newline), integers beyond 64
-    bits written exactly; `default` converts what JSON has no type for (orjson's hook)."""
+    bits written exactly; `default` and `option` are orjson's."""
     hook = None if default is None else (lambda value: _wide_as_text(default(value)))
     try:
-        return orjson.dumps(message, default=hook)
+        return orjson.dumps(message, default=hook, option=option)
     except orjson.JSONEncodeError:  # maybe an integer beyond 64 bits: written as its digits
-        return orjson.dumps(_wide_as_text(message), default=hook)
+        return orjson.dumps(_wide_as_text(message), default=hook, option=option)
 
 
 def _wide_as_text(value: Any) -> Any:
