@@ -13,7 +13,8 @@ input that broke the contract:
    rebuilds after an edit; the next build must leave exactly what a clean build
    gives, and `toolgen check` must then pass.
 3. properties: the hypothesis properties of `tests/acceptance/test_fuzz.py` (spec loader, engine,
-   HTTP app) with `--examples` examples each instead of the suite's few.
+   HTTP app, the JSON-RPC codec at the 64-bit edges, field names Python folds) with
+   `--examples` examples each instead of the suite's few.
 
     python benchmarks/fuzz.py --seconds 20 --kills 5 --examples 300     # what CI runs
     python benchmarks/fuzz.py --seconds 600 --kills 100 --examples 5000 # a long run

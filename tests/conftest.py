@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -95,3 +98,15 @@ def toolset_of(*tools: tuple[str, dict[str, Any], dict[str, Any] | None]) -> Too
             for name, schema, output in tools
         ),
     )
+
+
+def import_module(code: str, directory: Path, name: str) -> ModuleType:
+    """Write `code` as `<name>.py` under `directory` and import it."""
+    path = directory / f"{name}.py"
+    path.write_text(code, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # pydantic resolves forward references through sys.modules
+    spec.loader.exec_module(module)
+    return module

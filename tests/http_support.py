@@ -27,6 +27,17 @@ START_GUARD = 20.0
 """Seconds to wait for the server to listen: a guard against a hang, not a timing assertion."""
 
 
+def call_headers(tool: str, version: str) -> dict[str, str]:
+    """The headers of a `tools/call` of `tool` in protocol revision `version`."""
+    return {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": version,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": tool,
+    }
+
+
 @contextmanager
 def http_server(
     tools: RuntimeToolSet,

@@ -7,17 +7,28 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     StrictFloat,
+    StrictInt,
     StrictStr,
     model_serializer,
 )
 
 from toolgen.client import OMITTED as OMITTED
 from toolgen.client import Omitted as Omitted
+
+
+def _integral(value: Any) -> Any:
+    """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+"""A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 
 class ToolModel(BaseModel):

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializationInfo,
@@ -20,6 +21,15 @@ from typing_extensions import TypeAliasType
 
 from toolgen.client import OMITTED as OMITTED
 from toolgen.client import Omitted as Omitted
+
+
+def _integral(value: Any) -> Any:
+    """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+"""A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 
 class ToolModel(BaseModel):
@@ -99,7 +109,7 @@ class GetNoteOutput(Note):
 
 class ListNotesInput(ToolModel):
     tag: Tag | Omitted = OMITTED
-    limit: Annotated[StrictInt, Field(description="Most notes to return.", ge=1, le=100)] = 20
+    limit: Annotated[IntNumber, Field(description="Most notes to return.", ge=1, le=100)] = 20
 
 
 ListNotesOutput = TypeAliasType("ListNotesOutput", list[Note])
@@ -109,7 +119,7 @@ class CountNotesInput(ToolModel):
     pass
 
 
-CountNotesOutput = TypeAliasType("CountNotesOutput", Annotated[StrictInt, Field(ge=0)])
+CountNotesOutput = TypeAliasType("CountNotesOutput", Annotated[IntNumber, Field(ge=0)])
 
 
 class DeleteNoteInput(ToolModel):

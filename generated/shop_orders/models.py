@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializationInfo,
@@ -21,6 +22,15 @@ from typing_extensions import TypeAliasType
 
 from toolgen.client import OMITTED as OMITTED
 from toolgen.client import Omitted as Omitted
+
+
+def _integral(value: Any) -> Any:
+    """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+"""A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 
 class ToolModel(BaseModel):
@@ -80,7 +90,7 @@ class OrderLinesItem(ToolModel):
     """One order line."""
 
     sku: Sku
-    quantity: Annotated[StrictInt, Field(description="How many.", ge=1, le=99)]
+    quantity: Annotated[IntNumber, Field(description="How many.", ge=1, le=99)]
 
 
 class Order(ToolModel):
@@ -127,7 +137,7 @@ class PlaceOrderInputLinesItem(ToolModel):
     """One product and how many."""
 
     sku: Sku
-    quantity: Annotated[StrictInt, Field(description="How many.", ge=1, le=99)] = 1
+    quantity: Annotated[IntNumber, Field(description="How many.", ge=1, le=99)] = 1
 
 
 class PlaceOrderInputPayment(ToolModel):

@@ -37,12 +37,38 @@ def invoke(*args: str) -> subprocess.CompletedProcess[str]:
         ({"destructiveHint": False}, False),
         ({"readOnlyHint": False, "destructiveHint": True}, True),
         ({"readOnlyHint": True, "destructiveHint": True}, False),  # hints apply to writers only
+        # hints that are not JSON booleans read as the MCP default
+        ({"readOnlyHint": "true"}, True),
+        ({"destructiveHint": "false"}, True),
+        ({"readOnlyHint": 1}, True),
+        ({"destructiveHint": 0}, True),
+        ({"destructiveHint": None}, True),
+        ("read-only", True),
     ],
 )
 def test_what_may_destroy_data_follows_the_mcp_defaults(
     annotations: dict[str, Any] | None, destroys: bool
 ) -> None:
     assert may_destroy(annotations) is destroys
+
+
+LISTED_TWICE = [
+    # (the entries of one name, in listing order): each is refused without consent
+    [{"destructiveHint": True}, {"readOnlyHint": True}],
+    [{"readOnlyHint": True}, {"destructiveHint": True}],
+    [{"readOnlyHint": True}, {"readOnlyHint": "true"}],
+    [{"destructiveHint": False}, None],
+]
+
+
+@pytest.mark.parametrize("entries", LISTED_TWICE)
+def test_a_name_listed_twice_is_refused_when_any_entry_may_destroy(
+    entries: list[dict[str, Any] | None],
+) -> None:
+    listed = [{"name": "purge", "annotations": hints} for hints in entries]
+    with pytest.raises(CallError, match="listed 2 times"):
+        check_callable("purge", listed, allow_destructive=False)
+    check_callable("purge", listed, allow_destructive=True)
 
 
 def test_a_destructive_tool_is_refused_unless_allowed() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolgen
+from toolgen.build.python.modelnames import field_aliases
 from toolgen.serve import jsonrpc
 from toolgen.serve.connection import Connection
 from toolgen.serve.engine import Engine
@@ -118,6 +120,47 @@ def test_any_text_parses_or_fails_with_spec_errors(bits: list[str]) -> None:
         load_text("".join(bits))
     except SpecError as exc:
         assert all(d.location is not None for d in exc.diagnostics)
+
+
+# -- numbers at the 64-bit edges, names Python folds ----------------------------------------
+
+EDGES = [2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**64 + 1, -(2**63), -(2**63) - 1, 10**19]
+numbers = st.one_of(
+    st.sampled_from(EDGES),
+    st.integers(-(2**200), 2**200),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+json_values = st.recursive(
+    st.one_of(numbers, st.text(max_size=4), st.booleans(), st.none()),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@FUZZ
+@given(json_values)
+def test_the_json_rpc_codec_keeps_every_number_exactly(value: Any) -> None:
+    back = jsonrpc.loads(jsonrpc.dumps(value))
+    assert json.dumps(back, sort_keys=True) == json.dumps(value, sort_keys=True)
+
+
+FOLDING = "aKs_0\u017f\u212a\uff41\ufb01\uff58\u00b5"
+"""ASCII, and characters NFKC folds (long s, Kelvin sign, fullwidth, a ligature, micro)."""
+
+
+@FUZZ
+@given(st.lists(st.text(alphabet=FOLDING, min_size=1, max_size=4), max_size=6, unique=True))
+def test_field_names_of_folded_properties_are_ascii_and_never_another_property(
+    names: list[str],
+) -> None:
+    aliases = field_aliases(names)
+    taken = set(names) | {unicodedata.normalize("NFKC", name) for name in names}
+    assert len(set(aliases.values())) == len(aliases)
+    for python in aliases.values():
+        assert python.isascii() and python.isidentifier() and python not in taken
+    assert all(unicodedata.normalize("NFKC", n) == n for n in names if n not in aliases)
 
 
 # -- the engine, as stdio feeds it ------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import re
 import subprocess
@@ -15,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import CORPUS, ROOT, SPECS, toolset_of
+from conftest import CORPUS, ROOT, SPECS, import_module, toolset_of
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import toolgen
@@ -76,18 +75,6 @@ tools:
 """
 
 VALID_ORDER = {"sku": "ABC-1234", "quantity": 2, "method": "card"}
-
-
-def import_module(code: str, directory: Path, name: str) -> ModuleType:
-    """Write `code` as `<name>.py` under `directory` and import it."""
-    path = directory / f"{name}.py"
-    path.write_text(code, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # pydantic resolves forward references through sys.modules
-    spec.loader.exec_module(module)
-    return module
 
 
 PRELUDE_NAMES = ("Omitted", "ToolModel")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +9,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, import_module
 from pydantic import ValidationError
 
 from toolgen.build.python.client import render_client
@@ -32,14 +31,7 @@ def toolset(input_schema: dict[str, Any], output_schema: dict[str, Any] | None =
 
 
 def models_of(tmp_path: Path, tools: ToolSet, name: str = "large_enum_models") -> ModuleType:
-    path = tmp_path / f"{name}.py"
-    path.write_text(render_models(tools, source_note="t"), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_module(render_models(tools, source_note="t"), tmp_path, name)
 
 
 def choice(schema: dict[str, Any]) -> dict[str, Any]:

@@ -186,7 +186,7 @@ def test_over_http_a_handler_raising_any_base_exception_answers_is_error(
     tmp_path: Path, kind: str
 ) -> None:
     import httpx
-    from http_support import http_server
+    from http_support import call_headers, http_server
     from runtime_support.frames import MODERN, modern_meta
 
     (tmp_path / "unruly.yaml").write_text(SPEC, encoding="utf-8")
@@ -200,12 +200,6 @@ def test_over_http_a_handler_raising_any_base_exception_answers_is_error(
                 "method": "tools/call",
                 "params": {"name": tool, "arguments": {"kind": kind}, "_meta": modern_meta()},
             }
-            headers = {
-                "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": MODERN,
-                "Mcp-Method": "tools/call",
-                "Mcp-Name": tool,
-            }
-            reply = httpx.post(url, json=body, headers=headers, timeout=30)
+            reply = httpx.post(url, json=body, headers=call_headers(tool, MODERN), timeout=30)
             assert reply.status_code == 200, reply.text
             assert reply.json()["result"]["isError"] is True

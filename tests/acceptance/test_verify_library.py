@@ -329,6 +329,8 @@ SAFETY = [
     ("adder", {"destructiveHint": False}, False),
     ("adder", {"destructiveHint": True}, True),  # either side saying so is enough
     ("undeclared", {"readOnlyHint": True}, True),  # the spec's default still counts
+    ("reader", {"readOnlyHint": "true"}, True),  # not a boolean: the MCP default
+    ("adder", {"destructiveHint": "false"}, True),
 ]
 
 
@@ -341,4 +343,4 @@ def test_a_tool_is_destructive_when_either_side_says_so_or_leaves_the_default(
 
     (tmp_path / "hints.yaml").write_text(HINTS_SPEC, encoding="utf-8")
     tool = load_spec_set(tmp_path).tool(name)
-    assert is_destructive(tool, {"name": name, "annotations": listed}) is skipped
+    assert is_destructive(tool, [{"name": name, "annotations": listed}]) is skipped

@@ -39,6 +39,7 @@ BROKEN = [
     ("unknown-method-wrong-code", {"protocol.unknown-method": "must"}),
     ("dies-on-malformed-json", {"protocol.parse-error": "must", "protocol.survives": "must"}),
     ("extra-tool", {"listing.tool-extra": "must"}),
+    ("add-listed-twice", {"listing.tool-duplicate": "must"}),
     ("output-schema-differs", {"listing.output-schema": "must"}),
     ("bad-result-shape", {"call.result-shape": "must"}),
     ("accepts-invalid-input", {"call.invalid-input": "must"}),
@@ -136,6 +137,24 @@ def test_destructive_tools_are_skipped_unless_allowed(tmp_path: Path) -> None:
     run = verify(DEMO_SPEC, "--server", demo_server(), *LEGACY, "--allow-destructive", env=env)
     assert run.exit_code == 0
     assert log.read_text().count("wipe") >= 1
+
+
+def test_a_tool_listed_twice_is_not_called_when_any_entry_says_destructive() -> None:
+    run = verify(DEMO_SPEC, "--server", demo_server("add-listed-twice"), *LEGACY)
+    calls = [r for r in run.report["results"] if r["tool"] == "add" and r["check"][:5] == "call."]
+    assert calls and {r["status"] for r in calls} == {"skipped"}
+    (duplicate,) = run.results("listing.tool-duplicate", "add")
+    assert duplicate["status"] == "failed"
+
+
+def test_the_unknown_tool_probe_never_calls_a_name_the_server_lists(tmp_path: Path) -> None:
+    log = tmp_path / "wipe.log"
+    run = verify(
+        DEMO_SPEC, "--server", demo_server("lists-probe-name"), *LEGACY,
+        env={"VERIFY_WIPE_LOG": str(log)},
+    )  # fmt: skip
+    assert not log.exists()
+    assert run.results("protocol.unknown-tool")[0]["status"] == "passed"
 
 
 def test_toolgen_serve_mock_passes_over_stdio_in_both_eras() -> None:

@@ -114,6 +114,10 @@ def tools(version: str) -> list[dict[str, Any]]:
         listed = [t for t in listed if t["name"] != "add"]
     if "extra-tool" in DEFECTS:
         listed.append({"name": "debug_dump", "inputSchema": {"type": "object"}})
+    if "add-listed-twice" in DEFECTS:  # first as destructive, then as the spec has it
+        listed.insert(1, {**listed[1], "annotations": {"destructiveHint": True}})
+    if "lists-probe-name" in DEFECTS:  # calling it appends to $VERIFY_WIPE_LOG, as wipe does
+        listed.append({**listed[-1], "name": "toolgen-verify-no-such-tool"})
     if "output-schema-differs" in DEFECTS and structured:
         listed[1]["outputSchema"]["properties"]["result"]["type"] = "integer"
     if "title-differs" in DEFECTS and structured:

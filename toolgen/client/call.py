@@ -2,9 +2,10 @@
 
 The tool is looked up in the server's `tools/list` first: an unknown name is
 refused with the names the server has, and a tool that may destroy data is
-refused unless the caller allows it. "May destroy" reads the annotations as MCP
-clients must: a tool that is not `readOnlyHint: true` is destructive unless it
-says `destructiveHint: false` (the MCP defaults). The call itself goes through
+refused unless the caller allows it. "May destroy" is the one rule of
+`toolgen.spec.protocol.may_destroy`: a tool that is not `readOnlyHint: true` is
+destructive unless it says `destructiveHint: false` (the MCP defaults), hints that are
+not JSON booleans read the dangerous way, and every listing entry of the name counts. The call itself goes through
 the official SDK client (`mcp.Client`), over stdio or Streamable HTTP.
 """
 
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgen.client.connect import list_all_tools, open_session
-from toolgen.spec.ir import MCP_HINT_DEFAULTS
+from toolgen.spec.protocol import may_destroy
+
+__all__ = ["CallError", "CallOutcome", "call", "check_callable", "may_destroy"]
 
 
 class CallError(Exception):
@@ -33,24 +36,19 @@ class CallOutcome:
     is_error: bool
 
 
-def may_destroy(annotations: Mapping[str, Any] | None) -> bool:
-    """Whether a tool with these MCP annotations may destroy data (MCP defaults for absent hints)."""
-    hints = {**MCP_HINT_DEFAULTS, **{k: v for k, v in (annotations or {}).items() if v is not None}}
-    return not hints["readOnlyHint"] and bool(hints["destructiveHint"])
-
-
 def check_callable(
     tool: str, listed: Sequence[Mapping[str, Any]], *, allow_destructive: bool
 ) -> None:
-    """Raise `CallError` unless the server lists `tool` and it may be called as asked."""
-    by_name = {str(t.get("name")): t for t in listed}
-    found = by_name.get(tool)
-    if found is None:
-        names = ", ".join(sorted(by_name)) or "none"
+    """Raise `CallError` unless the server lists `tool` and it may be called as asked (every
+    entry of that name counts: a server may list a name twice, with other hints)."""
+    found = [t.get("annotations") for t in listed if t.get("name") == tool]
+    if not found:
+        names = ", ".join(sorted({str(t.get("name")) for t in listed})) or "none"
         raise CallError(f"the server has no tool {tool!r}; it has: {names}")
-    if may_destroy(found.get("annotations")) and not allow_destructive:
+    if may_destroy(*found) and not allow_destructive:
+        twice = f" (listed {len(found)} times)" if len(found) > 1 else ""
         raise CallError(
-            f"tool {tool!r} may destroy data (it is not read-only and does not declare "
+            f"tool {tool!r}{twice} may destroy data (it is not read-only and does not declare "
             "destructiveHint: false); pass --allow-destructive to call it anyway"
         )
 

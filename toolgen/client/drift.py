@@ -4,8 +4,10 @@ A typed client's methods, argument types and result models are only right while
 the server still lists the spec's tools as the spec defines them. Each difference
 is one `Drift`: a tool the server does not list, or a field of its definition
 (title, description, schemas, annotations, the declared output wrapping) that
-differs from the spec's definition for the negotiated protocol revision. Tools
-the server lists beyond the spec are not drift.
+differs from the spec's definition for the negotiated protocol revision, or a
+tool the server lists more than once (each entry is compared: a tool listed
+once as the spec has it and once as destructive drifts). Tools the server lists
+beyond the spec are not drift.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ class Drift:
 
     tool: str
     field: str
-    """`missing` (the server does not list the tool), or the definition field that differs."""
+    """`missing` (the server does not list the tool), `name` (it lists it more than once), or
+    the definition field that differs."""
     message: str
 
     def __str__(self) -> str:
@@ -58,22 +61,32 @@ def compare(
     expected: Iterable[Mapping[str, Any]], listed: Iterable[Mapping[str, Any]]
 ) -> list[Drift]:
     """How the `listed` tool definitions differ from the `expected` ones (same revision)."""
-    by_name = {str(tool.get("name")): tool for tool in listed}
+    by_name: dict[str, list[Mapping[str, Any]]] = {}
+    for tool in listed:
+        by_name.setdefault(str(tool.get("name")), []).append(tool)
     found: list[Drift] = []
     for spec in expected:
         name = str(spec["name"])
-        served = by_name.get(name)
-        if served is None:
+        entries = by_name.get(name, [])
+        if not entries:
             found.append(Drift(name, "missing", "the server does not list this tool"))
-            continue
-        for field in COMPARED:
-            want, got = spec.get(field), served.get(field)
-            if field == "_meta":  # only what the spec declares there (other keys are free)
-                got = {k: v for k, v in (got or {}).items() if k in (want or {})} or None
-            if field in SCHEMAS and isinstance(want, Mapping) and isinstance(got, Mapping):
-                want, got = inline_refs(want), inline_refs(got)  # a def inlined is the same
-            if want != got:
-                found.append(Drift(name, field, _difference(field, want, got)))
+        elif len(entries) > 1:
+            found.append(Drift(name, "name", f"the server lists this tool {len(entries)} times"))
+        found += [drift for served in entries for drift in _fields(name, spec, served)]
+    return found
+
+
+def _fields(name: str, spec: Mapping[str, Any], served: Mapping[str, Any]) -> list[Drift]:
+    """The fields of one listing entry of `name` that differ from the spec's definition."""
+    found: list[Drift] = []
+    for field in COMPARED:
+        want, got = spec.get(field), served.get(field)
+        if field == "_meta":  # only what the spec declares there (other keys are free)
+            got = {k: v for k, v in (got or {}).items() if k in (want or {})} or None
+        if field in SCHEMAS and isinstance(want, Mapping) and isinstance(got, Mapping):
+            want, got = inline_refs(want), inline_refs(got)  # a def inlined is the same
+        if want != got:
+            found.append(Drift(name, field, _difference(field, want, got)))
     return found
 
 

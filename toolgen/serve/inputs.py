@@ -41,6 +41,8 @@ from typing import Any, Final
 
 import orjson
 
+from toolgen.serve import jsonrpc
+
 INPUT_METHODS: Final = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
@@ -112,7 +114,7 @@ def _unb64(text: str) -> bytes:
 
 def arguments_digest(name: str, arguments: Mapping[str, Any]) -> str:
     """What binds a state to one call: the tool and its arguments."""
-    data = orjson.dumps([name, arguments], option=orjson.OPT_SORT_KEYS)
+    data = jsonrpc.dumps([name, arguments], option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(data).hexdigest()[:32]
 
 

@@ -4,17 +4,24 @@ Responses are plain dicts, except that a result may embed pre-serialized
 JSON as an `orjson.Fragment` (the prepared `tools/list` pages): transports
 must serialize with `dumps` here (orjson), never with the standard library.
 
-Request ids are echoed exactly as the client wrote them. orjson reads `1.0`,
-`1e3` and integers beyond 64 bits as floats, so a message whose id came out
-as a float is read again for its ids alone: an integral number keeps its JSON
-text as a `NumberId` (written back verbatim by `response` and `error`); any
-other float stays a float and is refused like every id that is neither a
-string nor an integer.
+Integers are exact at any size, in and out. orjson reads an integer beyond 64 bits
+as a float and refuses to write one, so a message with a run of 19 digits (every
+such integer has one) is read again by the standard library, which keeps integers
+exact, after orjson has checked it (UTF-8, nesting, no NaN); `dumps` writes an
+integer orjson refuses as its digits.
+
+Request ids are echoed exactly as the client wrote them. orjson reads `1.0` and
+`1e3` as floats, so a message whose id came out as a float is read again for its
+ids alone: an integral number keeps its JSON text as a `NumberId` (written back
+verbatim by `response` and `error`); any other float stays a float and is refused
+like every id that is neither a string nor an integer.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
@@ -45,10 +52,23 @@ class NumberId(str):
 
 RequestId = str | int
 
+_WIDE_TEXT: Final = re.compile(r"[0-9]{19}")
+_WIDE_BYTES: Final = re.compile(rb"[0-9]{19}")
+"""A run of digits as long as the shortest integer beyond 64 bits (-9223372036854775809)."""
+_ORJSON_INTS: Final = range(-(2**63), 2**64)
+"""The integers orjson reads and writes itself."""
+
 
 def loads(data: bytes | str) -> Any:
-    """One decoded message (or batch), with numeric ids kept exactly (see the module docs)."""
+    """One decoded message (or batch): integers exact at any size, numeric ids kept exactly
+    (see the module docs)."""
     message = orjson.loads(data)
+    wide = _WIDE_TEXT.search(data) if isinstance(data, str) else _WIDE_BYTES.search(data)
+    if wide is not None:  # maybe an integer orjson read as a float: read it exactly
+        try:
+            message = json.loads(data)
+        except RecursionError:  # deeper than the standard library reads (orjson: 1024)
+            raise JSONDecodeError("a message with a long number nested too deeply", "", 0) from None
     if type(message) is dict:
         if _has_float_id(message):
             _restore_ids(message, json.loads(data, parse_float=_Exact, parse_int=_Exact))
@@ -98,9 +118,26 @@ def _restore_ids(message: dict[str, Any], raw: Any) -> None:
         params["requestId"] = _exact_id(raw_params.get("requestId"), params["requestId"])
 
 
-def dumps(message: Any) -> bytes:
-    """One message as compact UTF-8 JSON (never contains a raw newline)."""
-    return orjson.dumps(message)
+def dumps(message: Any, default: Callable[[Any], Any] | None = None, option: int = 0) -> bytes:
+    """`message` as compact UTF-8 JSON (never contains a raw newline), integers beyond 64
+    bits written exactly; `default` and `option` are orjson's."""
+    hook = None if default is None else (lambda value: _wide_as_text(default(value)))
+    try:
+        return orjson.dumps(message, default=hook, option=option)
+    except orjson.JSONEncodeError:  # maybe an integer beyond 64 bits: written as its digits
+        return orjson.dumps(_wide_as_text(message), default=hook, option=option)
+
+
+def _wide_as_text(value: Any) -> Any:
+    """`value` with every integer orjson cannot write as a fragment of its digits."""
+    kind = type(value)
+    if kind is int:
+        return value if value in _ORJSON_INTS else orjson.Fragment(str(value).encode())
+    if kind is dict:
+        return {key: _wide_as_text(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [_wide_as_text(item) for item in value]
+    return value
 
 
 def is_request_id(value: Any) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import orjson
 
+from toolgen.serve import jsonrpc
 from toolgen.serve.tools import Tools
 from toolgen.spec.protocol import is_modern, list_tools_result
 
@@ -69,7 +70,7 @@ class ToolListing:
         key = (revision, offset)
         found = self._pages.get(key)
         if found is None:
-            found = orjson.Fragment(orjson.dumps(self._build(revision, offset)))
+            found = orjson.Fragment(jsonrpc.dumps(self._build(revision, offset)))
             self._pages[key] = found
         return found
 

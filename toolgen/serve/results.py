@@ -13,9 +13,8 @@ import dataclasses
 import math
 from typing import Any
 
-import orjson
-
 from toolgen.schema.validation import ValidationIssue, describe
+from toolgen.serve import jsonrpc
 from toolgen.spec.ir import Tool
 from toolgen.spec.protocol import has_structured_output, structured_value
 
@@ -85,7 +84,7 @@ def serialize(value: Any) -> bytes:
     Infinity are refused (TypeError, like any value JSON cannot carry): orjson would
     write them as `null`, silently changing the result.
     """
-    data = orjson.dumps(value, default=_default)
+    data = jsonrpc.dumps(value, default=_default)
     if b"null" in data and _non_finite(value):
         raise TypeError("cannot serialize NaN or Infinity as JSON")
     return data
@@ -113,12 +112,12 @@ def to_plain(value: Any) -> tuple[Any, bytes]:
         dump = getattr(value, "model_dump", None)
         if callable(dump) and not isinstance(value, type):  # a pydantic model: dumped once
             plain = dump(mode="json", by_alias=True)  # (what `serialize` would write)
-            data = orjson.dumps(plain, default=_default)
+            data = jsonrpc.dumps(plain, default=_default)
             if b"null" in data and _non_finite(value):
                 raise TypeError("cannot serialize NaN or Infinity as JSON")
             return plain, data
     data = serialize(value)
-    return orjson.loads(data), data
+    return jsonrpc.loads(data), data
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -142,7 +141,7 @@ def structured_result(tool: Tool, plain: Any, data: bytes, revision: str) -> dic
         return {"content": [text_block(_text(plain, data))], "isError": False}
     structured = structured_value(tool, plain, revision)
     if structured is not plain and not isinstance(plain, str):  # wrapped as {"result": plain}
-        data = orjson.dumps(structured)
+        data = jsonrpc.dumps(structured)
     return {
         "content": [text_block(_text(plain, data))],
         "structuredContent": structured,

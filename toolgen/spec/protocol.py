@@ -35,6 +35,23 @@ WRAPPED_META_KEY: Final = "dev.toolgen/wrappedOutput"
 """`Tool._meta` key declaring that structured results are `{WRAP_KEY: value}`."""
 
 
+def may_destroy(*annotations: Any) -> bool:
+    """Whether a tool may destroy data by any of these MCP `annotations` objects (the spec's,
+    and every listing entry of its name): the one rule of `verify`, `toolgen call` and
+    the clients for "may this tool be called without consent".
+
+    An object makes the tool safe only by `readOnlyHint: true` or `destructiveHint: false`,
+    written as JSON booleans; anything else reads as the MCP default (not read-only,
+    destructive): an absent or null hint, a string `"false"`, an object that is not one.
+    One dangerous reading among several (a name listed twice) is enough.
+    """
+    return not annotations or any(
+        not isinstance(hints, Mapping)
+        or (hints.get("readOnlyHint") is not True and hints.get("destructiveHint") is not False)
+        for hints in annotations
+    )
+
+
 OFFICIAL_SCHEMAS: Final = Path(__file__).with_name("mcp-schema")
 """The official MCP JSON Schemas, vendored unchanged (source and blob ids in its README.md)."""
 

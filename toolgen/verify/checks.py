@@ -333,6 +333,14 @@ CHECKS: Final = (
         (Rule(MUST, SPEC_SET, _CONTRACT, "The server lists only tools the spec set describes."),),
     ),
     Check(
+        "listing.tool-duplicate",
+        "The server lists each tool name once.",
+        "Clients pick one entry of a name listed twice, each its own: schemas and hints "
+        "(a destructive tool listed again as read-only) become a matter of luck. verify and "
+        "`toolgen call` treat such a tool as destructive when any entry is.",
+        (Rule(MUST, SPEC_SET, _CONTRACT, "The server lists each tool of the spec set once."),),
+    ),
+    Check(
         "listing.annotations",
         "The behaviour hints clients see are the spec's.",
         "Compared as clients read them (MCP defaults filled in): a listing that omits "

@@ -45,6 +45,7 @@ LISTING_CHECKS: Final = (
     "listing.result-shape",
     "listing.tool-missing",
     "listing.tool-extra",
+    "listing.tool-duplicate",
     *TOOL_CHECKS,
 )
 _NEWER_FIELDS: Final = ("title", "outputSchema")
@@ -56,6 +57,7 @@ def listing_results(
     """Every listing check for the tools in `selected` (and extra tools of any name)."""
     out: list[Result] = []
     by_name: dict[str, Mapping[str, Any]] = {}
+    counts: dict[str, int] = {}
     shape = None
     for index, definition in enumerate(listed):
         problem = official_problem(revision, "Tool", definition)
@@ -63,6 +65,7 @@ def listing_results(
             shape = f"tools[{index}]: {problem}"
         if isinstance(definition, Mapping) and isinstance(definition.get("name"), str):
             by_name[definition["name"]] = definition
+            counts[definition["name"]] = counts.get(definition["name"], 0) + 1
     out.append(
         failed("listing.result-shape", shape, revision=revision)
         if shape
@@ -76,6 +79,13 @@ def listing_results(
     ]
     if not extra:
         out.append(passed("listing.tool-extra", "no undescribed tools", revision=revision))
+    twice = sorted(name for name, count in counts.items() if count > 1)
+    out += [
+        failed("listing.tool-duplicate", f"`{name}` is listed {counts[name]} times", name, revision)
+        for name in twice
+    ]
+    if not twice:
+        out.append(passed("listing.tool-duplicate", "every name once", revision=revision))
     for tool in toolset.tools:
         if tool.name not in selected:
             continue

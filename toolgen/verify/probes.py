@@ -9,7 +9,7 @@ Over HTTP each POST carries its own answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -207,17 +207,28 @@ class Probes:
         return self._result("protocol.unknown-method", problem, "-32601")
 
     def unknown_tool(self) -> Result:
-        exchange = self.session.call_tool(NO_SUCH_TOOL, {})
+        name = unlisted_name(self.session.list_tools()[0])
+        exchange = self.session.call_tool(name, {})
         result = result_of(exchange)
         problem = None
         if result is not None and result.get("isError") is True:
             problem = (
-                f"calling the unknown tool `{NO_SUCH_TOOL}` got an isError result; MCP answers "
+                f"calling the unknown tool `{name}` got an isError result; MCP answers "
                 f"unknown tools with error {INVALID_PARAMS}"
             )
         elif error_code(exchange.reply) != INVALID_PARAMS:
-            problem = f"calling the unknown tool `{NO_SUCH_TOOL}` got {describe(exchange)}; expected error {INVALID_PARAMS}"
+            problem = f"calling the unknown tool `{name}` got {describe(exchange)}; expected error {INVALID_PARAMS}"
         return self._result("protocol.unknown-tool", problem, "-32602")
+
+
+def unlisted_name(listed: Sequence[Any]) -> str:
+    """`NO_SUCH_TOOL`, with dashes added until no entry of `listed` has that name: the
+    probe never calls a tool the server has (it may be destructive)."""
+    names = {entry.get("name") for entry in listed if isinstance(entry, Mapping)}
+    name = NO_SUCH_TOOL
+    while name in names:
+        name += "-"
+    return name
 
 
 def _answers_notification(message: Any, status: int | None) -> bool:

@@ -7,7 +7,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolgen.spec.ir import MCP_HINT_DEFAULTS, Tool, ToolSet
+from toolgen.spec.ir import Tool, ToolSet
+from toolgen.spec.protocol import may_destroy
 from toolgen.verify.listing import LISTING_CHECKS, listing_results
 from toolgen.verify.results import Report, Result, broken, failed, skipped
 from toolgen.verify.runner import (
@@ -64,11 +65,15 @@ class RevisionRun:
             out += listing_results(self.toolset, listed, self.revision, selected)
         except Exception as exc:  # a bug of verify: an error, never a pass
             out += [broken(check, exc, revision=self.revision) for check in LISTING_CHECKS]
-        by_name = {d["name"]: d for d in listed if isinstance(d, Mapping) and "name" in d}
+        entries: dict[str, list[Mapping[str, Any]]] = {}
+        for d in listed:
+            if isinstance(d, Mapping) and "name" in d:
+                entries.setdefault(d["name"], []).append(d)
+        by_name = {name: found[-1] for name, found in entries.items()}
         calls: dict[str, ToolCalls] = {}
         for name in selected:
             tool = self.toolset.tool(name)
-            why = self._why_not_called(tool, by_name.get(name))
+            why = self._why_not_called(tool, entries.get(name, []))
             if why is not None:
                 out += self._skip(name, why)
                 continue
@@ -111,13 +116,13 @@ class RevisionRun:
                 out += [broken(c, exc, creator, self.revision) for c in INFERRED_CHECKS]
         return out
 
-    def _why_not_called(self, tool: Tool, listed: Mapping[str, Any] | None) -> str | None:
-        if listed is None:
+    def _why_not_called(self, tool: Tool, entries: Sequence[Mapping[str, Any]]) -> str | None:
+        if not entries:
             return "the server does not list this tool"
-        if not self.options.allow_destructive and is_destructive(tool, listed):
+        if not self.options.allow_destructive and is_destructive(tool, entries):
             return (
-                "destructive (by its hints, or by the MCP default where undeclared): "
-                "pass --allow-destructive to call it"
+                "destructive (by its hints, or by the MCP default where undeclared or not "
+                "a boolean): pass --allow-destructive to call it"
             )
         return None
 
@@ -130,17 +135,10 @@ class RevisionRun:
         ]
 
 
-def is_destructive(tool: Tool, listed: Mapping[str, Any]) -> bool:
-    """Whether the spec or the server says (or leaves to the MCP default) that the tool
-    may destroy: read-only false and destructive true. Either side saying so is enough."""
-    spec = tool.annotations.effective()
-    hints = listed.get("annotations")
-    hints = hints if isinstance(hints, Mapping) else {}
-    server = {k: hints.get(k, default) for k, default in MCP_HINT_DEFAULTS.items()}
-    return any(
-        side["readOnlyHint"] is not True and side["destructiveHint"] is not False
-        for side in (spec, server)
-    )
+def is_destructive(tool: Tool, entries: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the spec or any listing entry of the tool's name says (or leaves to the MCP
+    default) that the tool may destroy (`toolgen.spec.protocol.may_destroy`)."""
+    return may_destroy(tool.annotations.to_mcp(), *(e.get("annotations", {}) for e in entries))
 
 
 def verify(toolset: ToolSet, target: Target, options: Options) -> Report:

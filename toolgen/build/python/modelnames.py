@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ RESERVED: frozenset[str] = frozenset((
     "BaseModel", "ClassVar", "ConfigDict", "Date", "DateTime", "Decimal", "Dict", "Duration",
     "EmailStr", "EncodedBytes", "Enum", "Field", "Final", "FrozenSet", "FutureDate",
     "FutureDatetime", "GetCoreSchemaHandler", "IPv4Address", "IPv4Network", "IPv6Address",
-    "IPv6Network", "IntEnum", "Iterator", "Json", "JsonValue", "List", "Literal", "MISSING",
+    "IPv6Network", "IntEnum", "IntNumber", "Iterator", "Json", "JsonValue", "List", "Literal", "MISSING",
     "Mapping", "Meta", "Model", "MultipleOf", "NaiveDatetime", "NameEmail", "NegativeFloat",
     "NegativeInt", "NonNegativeFloat", "NonNegativeInt", "NonPositiveFloat", "NonPositiveInt",
     "None", "OMITTED", "Omitted", "Optional", "PastDate", "PastDatetime", "Path",
@@ -121,6 +122,31 @@ def def_classes(def_names: Iterable[str], names: Names) -> dict[str, str]:
         exact = [name] if CLASS_NAME.match(name) else []
         classes[name] = names.claim([*exact, base, base + "Def"], f"def:{name}")
     return classes
+
+
+def field_aliases(property_names: Iterable[str]) -> dict[str, str]:
+    """Property name → the Python name of its field, for every name that Python's parser
+    would fold (NFKC: U+FF41 fullwidth a → `a`, U+212A Kelvin sign → `K`, U+017F long s → `s`).
+
+    datamodel-code-generator keeps such a name as the field's identifier without an
+    alias, so the model would read the folded name (`a`) and lose the JSON one. Each gets
+    an ASCII name spelling its code points (U+FF41 → `uff41`, `x-` U+FF41 → `x_uff41`), never
+    one of `property_names` (and so never another field's), and with it an alias.
+    """
+    names = set(property_names)
+    taken = names | {unicodedata.normalize("NFKC", name) for name in names}
+    aliases: dict[str, str] = {}
+    for name in sorted(names):
+        if unicodedata.normalize("NFKC", name) == name:
+            continue
+        spelled = re.sub(r"[^A-Za-z0-9_]", lambda c: f"_u{ord(c[0]):04x}_", name)
+        python = re.sub(r"_+", "_", spelled).strip("_")
+        python = python if python[:1].isalpha() else "u" + python
+        while python in taken:
+            python += "_"
+        taken.add(python)
+        aliases[name] = python
+    return aliases
 
 
 def branch_labels(branches: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -26,8 +26,9 @@ An enum of more than `modelvalues.LARGE_ENUM` strings is a `str` checked against
 frozenset (`toolgen.build.python.modelvalues`), not a `Literal`: the plan names it
 (`PickInputChoice`, as a hoisted object would be named) and tells DCG its type by name.
 
-Formats are left out of the plan: the runtime does not enforce them, so neither
-do the models (a `date-time` is a `str`, a `uri` is not rewritten on dump).
+Patterns read `\\d`, `\\w`, `\\s` as ECMA-262 does, as the runtime does
+(`toolgen.build.python.modelregex`). Formats are left out of the plan: the runtime does
+not enforce them, so neither do the models (a `date-time` is a `str`, a `uri` is not rewritten on dump).
 
 A tool part that is exactly an object def (`output: {$ref: "#/defs/Note"}`,
 which the resolver inlines) becomes a subclass of the def's class.
@@ -53,7 +54,15 @@ from toolgen.build.python.modelnames import (
     hash8,
     tool_bases,
 )
-from toolgen.build.python.modelvalues import ValueSet, constant_name, is_large_enum, typed_by_name
+from toolgen.build.python.modelregex import ecma_pattern
+from toolgen.build.python.modelvalues import (
+    PYTHON_TYPE,
+    ValueSet,
+    constant_name,
+    is_json_enum,
+    is_large_enum,
+    typed_by_name,
+)
 from toolgen.schema.jsonequal import same
 from toolgen.schema.pointer import unescape as unescape_token
 from toolgen.schema.walk import map_refs
@@ -194,7 +203,7 @@ class _Planner:
         if not isinstance(schema, dict):
             return schema
         schema = _nullable_scalar(schema)
-        if is_large_enum(schema):
+        if is_large_enum(schema) or is_json_enum(schema):
             return self._value_set(schema, owner + "Values" if root else owner, key)
         out: dict[str, Any] = {}
         for word, value in schema.items():
@@ -226,6 +235,8 @@ class _Planner:
                 out[word] = [self._body(s, owner, f"{at}/{i}") for i, s in enumerate(value)]
             elif word == "format" and isinstance(value, str):
                 continue  # not enforced, as by the runtime: a `uri` stays the str it came as
+            elif word == "pattern" and isinstance(value, str):
+                out[word] = ecma_pattern(value)  # `\d` as the runtime reads it
             else:
                 out[word] = value
         return out
@@ -236,6 +247,10 @@ class _Planner:
         constant = constant_name(name) + "_VALUES"
         if any(v.constant == constant for v in self.value_sets):
             constant += "_" + hash8(key)
+        if is_json_enum(schema):
+            self.value_sets.append(ValueSet(name, constant, tuple(schema["enum"]), exact=True))
+            rest = {k: v for k, v in schema.items() if k not in ("type", "enum")}
+            return {**rest, "type": "number", PYTHON_TYPE: name}  # (DCG writes the name)
         self.value_sets.append(ValueSet(name, constant, tuple(schema["enum"])))
         return typed_by_name(schema, name)
 

@@ -19,6 +19,12 @@ from __future__ import annotations
 
 from toolgen.build.python.modelsplice import Import
 
+INTEGER = "IntNumber"
+"""What a JSON Schema `integer` is in the models (for DCG's `StrictInt`, of the same length):
+an int, or a float without fractional part (`20.0`, an integer to JSON Schema and to the
+runtime), validated as the int it equals; never a bool or a string."""
+DCG_INTEGER = "StrictInt"
+
 BASE_MODULE = "toolgen_models_prelude"
 """The module DCG is told the base class lives in; its import is replaced by `PRELUDE`."""
 BASE_CLASS = "ToolModel"
@@ -27,7 +33,10 @@ SENTINEL = "OMITTED"
 """The names of `toolgen.client`'s absent value (never class names: `modelnames.RESERVED`)."""
 
 IMPORTS: tuple[Import, ...] = (
+    Import("typing", "Annotated"),
     Import("typing", "Any"),
+    Import("pydantic", "BeforeValidator"),
+    Import("pydantic", DCG_INTEGER),
     Import("pydantic", "BaseModel"),
     Import("pydantic", "ConfigDict"),
     Import("pydantic", "SerializationInfo"),
@@ -40,6 +49,15 @@ IMPORTS: tuple[Import, ...] = (
 (`X as X`), so handlers may import it from their models."""
 
 PRELUDE = '''
+def _integral(value: Any) -> Any:
+    """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+"""A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
+
+
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
     Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent

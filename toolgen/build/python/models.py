@@ -46,6 +46,7 @@ from datamodel_code_generator.format import Formatter
 
 from toolgen.build.common import python_header
 from toolgen.build.python import dcgfixes, modelprelude, modelvalues
+from toolgen.build.python.modelnames import field_aliases
 from toolgen.build.python.modelplan import (
     DEFS,
     SCHEMA_DIALECT,
@@ -166,9 +167,20 @@ def generate_fragments(
         "$schema": SCHEMA_DIALECT,
         "$defs": {name: classes[name] for name in plan.class_names if name in wanted},
     }
+    names = (
+        prop
+        for _, sub in walk_schemas(schema)
+        if isinstance(sub, dict) and isinstance(sub.get("properties"), dict)
+        for prop in sub["properties"]
+    )
     try:
         with dcgfixes.faster():
-            code = generate(schema, **dcg_options(), custom_file_header="# units")
+            code = generate(
+                schema,
+                **dcg_options(),
+                aliases=field_aliases(names),
+                custom_file_header="# units",
+            )
     except Error as exc:
         raise SpecError(
             [
@@ -197,6 +209,11 @@ def generate_fragments(
 
 
 def _own_imports(fragment: Fragment) -> Fragment:
-    """`fragment` without the import of the base class (the prelude defines it)."""
-    imports = tuple(i for i in fragment.imports if i.module != modelprelude.BASE_MODULE)
+    """`fragment` without the import of the base class (the prelude defines it) and of
+    `StrictInt` (its uses are the prelude's integer now, see `modelshape`)."""
+    imports = tuple(
+        i
+        for i in fragment.imports
+        if i.module != modelprelude.BASE_MODULE and i.name != modelprelude.DCG_INTEGER
+    )
     return Fragment(fragment.blocks, fragment.rebuilds, imports)

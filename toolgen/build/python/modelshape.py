@@ -12,6 +12,8 @@ edits of its text at the places its syntax tree names:
   asks). The names have the length of `MISSING`, so every line keeps its length and DCG's
   formatting stays right (formatting the module again would cost as much as
   DCG's own run);
+- its `StrictInt` becomes the prelude's `IntNumber` (same length), which also takes a
+  float without fractional part, as JSON Schema's `integer` does;
 - a class's `model_config = ConfigDict(extra="forbid")` goes: the shared base
   says it once (classes that allow extra properties keep theirs; a class left
   without a statement gets `pass`).
@@ -25,13 +27,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from toolgen.build.python.modelprelude import SENTINEL, SENTINEL_TYPE
+from toolgen.build.python.modelprelude import DCG_INTEGER, INTEGER, SENTINEL, SENTINEL_TYPE
 
 DCG_SENTINEL: Final = "MISSING"
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks the parser counts
 
 if len(SENTINEL) != len(DCG_SENTINEL) or len(SENTINEL_TYPE) != len(DCG_SENTINEL):
     raise AssertionError("the sentinel's names must keep DCG's line lengths")  # pragma: no cover
+if len(INTEGER) != len(DCG_INTEGER):
+    raise AssertionError("the integer type's name must keep DCG's line lengths")  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,11 @@ class _Edit:
 def reshape(code: str) -> str:
     """DCG's formatted module with the sentinel and the base config in place."""
     module = ast.parse(code)
-    edits: list[_Edit] = []
+    edits = [
+        _replace(node, INTEGER)
+        for node in ast.walk(module)
+        if isinstance(node, ast.Name) and node.id == DCG_INTEGER
+    ]
     dropped: set[int] = set()
     passes: dict[int, str] = {}  # line -> `pass` replacing the statement there
     for node in module.body:

@@ -15,10 +15,17 @@ name) and this module writes NAME, before the classes that use it:
 A model then accepts exactly the strings the enum allows, as the `Literal` did; callers
 and type checkers see a `str`. The values are the spec's, written as escaped Python
 literals: no spec text becomes code.
+
+An enum with a value a `Literal` cannot hold (a number with a fraction, an array, an
+object: `[1, [1], {"a": 1}, 1.5]`) is a value set too, of JSON values: DCG would make
+it `list[int] | dict[str, int] | float`, any list, object or float. Its type is `Any`
+checked against the values' JSON (each written as its JSON text in a string literal),
+compared as JSON Schema compares them (`1` and `1.0` alike, `true` and `1` apart).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,14 +61,48 @@ def _one_of(values: frozenset[str]) -> Callable[[str], str]:
 '''.strip()
 
 
+JSON_IMPORTS: tuple[Import, ...] = (Import(None, "json"), Import("typing", "Any"))
+
+JSON_ONE_OF = '''
+def _json_key(value: Any) -> Any:
+    """A hashable key, equal for values JSON Schema calls equal (`1`, `1.0`; not `true`)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return (type(value).__name__, value)
+    if isinstance(value, (int, float)):
+        return ("number", value)  # (1 == 1.0, with one hash)
+    if isinstance(value, list):
+        return ("array", tuple(_json_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _json_key(item)) for key, item in value.items()))
+    return ("other", id(value))
+
+
+def _json_values(texts: tuple[str, ...]) -> frozenset[Any]:
+    return frozenset(_json_key(json.loads(text)) for text in texts)
+
+
+def _json_one_of(values: frozenset[Any]) -> Callable[[Any], Any]:
+    """A validator for an enum of JSON values: the value must equal one of them."""
+
+    def check(value: Any) -> Any:
+        if _json_key(value) not in values:
+            raise ValueError(f"{value!r} is not one of the {len(values):,} allowed values")
+        return value
+
+    return check
+'''.strip()
+
+
 @dataclass(frozen=True)
 class ValueSet:
     """One large enum: its type alias, the constant holding its values, the values."""
 
     name: str
     constant: str
-    values: tuple[str | None, ...]
+    values: tuple[Any, ...]
     """As the enum lists them (a `null` among them is the `None` the alias allows)."""
+    exact: bool = False
+    """JSON values of any type (`is_json_enum`), not strings."""
 
 
 _PLAIN_KEYWORDS = frozenset(
@@ -87,6 +128,12 @@ def is_large_enum(schema: Mapping[str, Any]) -> bool:
     )
 
 
+def is_json_enum(schema: Mapping[str, Any]) -> bool:
+    """Whether `schema`'s enum has a value a `Literal` cannot hold: a float, array or object."""
+    values = schema.get("enum")
+    return isinstance(values, list) and any(isinstance(v, (float, list, dict)) for v in values)
+
+
 def typed_by_name(schema: Mapping[str, Any], name: str) -> dict[str, Any]:
     """`schema`, a large enum, as a string of type `name` (`null` too when the enum has it
     and the type allows it): what DCG gets in its place."""
@@ -107,11 +154,18 @@ def fragment(value_sets: Sequence[ValueSet]) -> Fragment | None:
     """The statements defining every value set (None when there are none)."""
     if not value_sets:
         return None
-    blocks = [ONE_OF, *(_block(value_set) for value_set in value_sets)]
-    return Fragment(tuple(blocks), (), IMPORTS)
+    helpers = [ONE_OF] if any(not v.exact for v in value_sets) else []
+    imports = IMPORTS
+    if any(v.exact for v in value_sets):
+        helpers.append(JSON_ONE_OF)
+        imports += JSON_IMPORTS
+    blocks = [*helpers, *(_block(value_set) for value_set in value_sets)]
+    return Fragment(tuple(blocks), (), imports)
 
 
 def _block(value_set: ValueSet) -> str:
+    if value_set.exact:
+        return _json_block(value_set)
     values = [v for v in dict.fromkeys(value_set.values) if v is not None]  # spec order, once
     items = "".join(f"        {string_literal(value)},\n" for value in values)
     name, constant = value_set.name, value_set.constant
@@ -121,5 +175,19 @@ def _block(value_set: ValueSet) -> str:
         f"{name} = TypeAliasType(\n"
         f'    "{name}",\n'
         f"    Annotated[StrictStr, AfterValidator(_one_of({constant}))],\n"
+        ")"
+    )
+
+
+def _json_block(value_set: ValueSet) -> str:
+    texts = [json.dumps(value, ensure_ascii=False) for value in value_set.values]
+    items = "".join(f"        {string_literal(text)},\n" for text in dict.fromkeys(texts))
+    name, constant = value_set.name, value_set.constant
+    return (
+        f"{constant}: Final = _json_values(\n    (\n{items}    )\n)\n"
+        f'"""The JSON values `{name}` allows."""\n'
+        f"{name} = TypeAliasType(\n"
+        f'    "{name}",\n'
+        f"    Annotated[Any, AfterValidator(_json_one_of({constant}))],\n"
         ")"
     )

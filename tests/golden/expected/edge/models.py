@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SerializationInfo,
@@ -20,6 +21,15 @@ from typing_extensions import TypeAliasType
 
 from toolgen.client import OMITTED as OMITTED
 from toolgen.client import Omitted as Omitted
+
+
+def _integral(value: Any) -> Any:
+    """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+"""A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 
 class ToolModel(BaseModel):
@@ -62,7 +72,7 @@ class NsDoThingInputConfig(ToolModel):
     method: Annotated[
         Literal["x", "y"] | Omitted, Field(description="second 'method' in another scope")
     ] = OMITTED
-    depth: Annotated[StrictInt, Field(ge=0, le=10)] = 3
+    depth: Annotated[IntNumber, Field(ge=0, le=10)] = 3
 
 
 class NsDoThingInput(ToolModel):
