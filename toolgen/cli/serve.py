@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from toolgen.cli.common import echo
 from toolgen.spec.errors import SpecError
 
 
@@ -105,7 +106,7 @@ def serve(
         tools = RuntimeToolSet(load_spec_set(list(specs) or [Path("specs")]))
     except SpecError as exc:
         for diagnostic in exc.diagnostics:
-            click.echo(str(diagnostic), err=True)
+            echo(str(diagnostic), err=True)
         sys.exit(1)
     if mock:
         from toolgen.serve.mock import mock_handlers
