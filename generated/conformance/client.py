@@ -38,55 +38,57 @@ class Client(_client.ToolClient):
     async def test_simple_text(self) -> _mcp_types.CallToolResult:
         """Return one text content block with a fixed sentence."""
         arguments: dict[str, object] = {}
-        return await self._call_result("test_simple_text", _models.TestSimpleTextInput, arguments)
+        return await _client.call_result(
+            self, "test_simple_text", _models.TestSimpleTextInput, arguments
+        )
 
     async def test_image_content(self) -> _mcp_types.CallToolResult:
         """Return one image content block holding a 1x1 red PNG (base64)."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_image_content", _models.TestImageContentInput, arguments
+        return await _client.call_result(
+            self, "test_image_content", _models.TestImageContentInput, arguments
         )
 
     async def test_audio_content(self) -> _mcp_types.CallToolResult:
         """Return one audio content block holding a short silent WAV clip (base64, audio/wav)."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_audio_content", _models.TestAudioContentInput, arguments
+        return await _client.call_result(
+            self, "test_audio_content", _models.TestAudioContentInput, arguments
         )
 
     async def test_embedded_resource(self) -> _mcp_types.CallToolResult:
         """Return one embedded text resource (test://embedded-resource, text/plain)."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_embedded_resource", _models.TestEmbeddedResourceInput, arguments
+        return await _client.call_result(
+            self, "test_embedded_resource", _models.TestEmbeddedResourceInput, arguments
         )
 
     async def test_multiple_content_types(self) -> _mcp_types.CallToolResult:
         """Return a text block, an image block and an embedded JSON resource in one result."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_multiple_content_types", _models.TestMultipleContentTypesInput, arguments
+        return await _client.call_result(
+            self, "test_multiple_content_types", _models.TestMultipleContentTypesInput, arguments
         )
 
     async def test_tool_with_logging(self) -> _mcp_types.CallToolResult:
         """Send three info-level log notifications while running (start, about 50 ms of work, about 50 ms more, done), then return a confirmation text."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_tool_with_logging", _models.TestToolWithLoggingInput, arguments
+        return await _client.call_result(
+            self, "test_tool_with_logging", _models.TestToolWithLoggingInput, arguments
         )
 
     async def test_tool_with_progress(self) -> _mcp_types.CallToolResult:
         """Report progress 0/100, 50/100 and 100/100 about 50 ms apart when the request carries a progress token, then return a confirmation text."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_tool_with_progress", _models.TestToolWithProgressInput, arguments
+        return await _client.call_result(
+            self, "test_tool_with_progress", _models.TestToolWithProgressInput, arguments
         )
 
     async def test_error_handling(self) -> _mcp_types.CallToolResult:
         """Always fail with an isError result whose text explains that the failure is intended."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_error_handling", _models.TestErrorHandlingInput, arguments
+        return await _client.call_result(
+            self, "test_error_handling", _models.TestErrorHandlingInput, arguments
         )
 
     async def test_sampling(
@@ -98,7 +100,9 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "prompt": prompt,
         }
-        return await self._call_result("test_sampling", _models.TestSamplingInput, arguments)
+        return await _client.call_result(
+            self, "test_sampling", _models.TestSamplingInput, arguments
+        )
 
     async def test_elicitation(
         self,
@@ -109,12 +113,15 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "message": message,
         }
-        return await self._call_result("test_elicitation", _models.TestElicitationInput, arguments)
+        return await _client.call_result(
+            self, "test_elicitation", _models.TestElicitationInput, arguments
+        )
 
     async def test_elicitation_sep1034_defaults(self) -> _mcp_types.CallToolResult:
         """Ask the user for a name, age, score, status and a verified flag, each with a default value (elicitation/create), and return the answer as text."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_elicitation_sep1034_defaults",
             _models.TestElicitationSep1034DefaultsInput,
             arguments,
@@ -123,14 +130,19 @@ class Client(_client.ToolClient):
     async def test_elicitation_sep1330_enums(self) -> _mcp_types.CallToolResult:
         """Ask the user to pick from five kinds of enumerations (untitled and titled single and multiple choice, legacy enumNames) with elicitation/create, and return the answer as text."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_elicitation_sep1330_enums", _models.TestElicitationSep1330EnumsInput, arguments
+        return await _client.call_result(
+            self,
+            "test_elicitation_sep1330_enums",
+            _models.TestElicitationSep1330EnumsInput,
+            arguments,
         )
 
     async def test_logging_tool(self) -> _mcp_types.CallToolResult:
         """Send one info-level log notification, then return a text. Over 2026-07-28 the message is only sent when the request's _meta carries a log level."""
         arguments: dict[str, object] = {}
-        return await self._call_result("test_logging_tool", _models.TestLoggingToolInput, arguments)
+        return await _client.call_result(
+            self, "test_logging_tool", _models.TestLoggingToolInput, arguments
+        )
 
     async def test_param_header(
         self,
@@ -141,7 +153,9 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "region": region,
         }
-        return await self._call_result("test_param_header", _models.TestParamHeaderInput, arguments)
+        return await _client.call_result(
+            self, "test_param_header", _models.TestParamHeaderInput, arguments
+        )
 
     async def json_schema_2020_12_tool(
         self,
@@ -160,14 +174,15 @@ class Client(_client.ToolClient):
             "phone": phone,
             "email": email,
         }
-        return await self._call_result(
-            "json_schema_2020_12_tool", _models.JsonSchema202012ToolInput, arguments
+        return await _client.call_result(
+            self, "json_schema_2020_12_tool", _models.JsonSchema202012ToolInput, arguments
         )
 
     async def test_input_required_result_elicitation(self) -> _mcp_types.CallToolResult:
         """Ask the user for their name (elicitation/create, key user_name) and greet them. Over 2026-07-28 the question comes back as an InputRequiredResult and the client retries with the answer."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_elicitation",
             _models.TestInputRequiredResultElicitationInput,
             arguments,
@@ -176,7 +191,8 @@ class Client(_client.ToolClient):
     async def test_input_required_result_sampling(self) -> _mcp_types.CallToolResult:
         """Ask the client's model for the capital of France (sampling/createMessage, key capital_question) and return its answer."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_sampling",
             _models.TestInputRequiredResultSamplingInput,
             arguments,
@@ -185,7 +201,8 @@ class Client(_client.ToolClient):
     async def test_input_required_result_list_roots(self) -> _mcp_types.CallToolResult:
         """Ask the client for its roots (roots/list, key client_roots) and list their URIs."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_list_roots",
             _models.TestInputRequiredResultListRootsInput,
             arguments,
@@ -194,7 +211,8 @@ class Client(_client.ToolClient):
     async def test_input_required_result_request_state(self) -> _mcp_types.CallToolResult:
         """Ask the user to confirm (key confirm); the answer of the retry is checked together with the signed request state, and the reply says state-ok."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_request_state",
             _models.TestInputRequiredResultRequestStateInput,
             arguments,
@@ -203,7 +221,8 @@ class Client(_client.ToolClient):
     async def test_input_required_result_multiple_inputs(self) -> _mcp_types.CallToolResult:
         """Ask for a name (user_name), a sampled greeting (greeting) and the roots (client_roots) in one round, then combine the answers."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_multiple_inputs",
             _models.TestInputRequiredResultMultipleInputsInput,
             arguments,
@@ -212,7 +231,8 @@ class Client(_client.ToolClient):
     async def test_input_required_result_multi_round(self) -> _mcp_types.CallToolResult:
         """Ask for a name (step1), then, once it is answered, for a favorite color (step2), and return both."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_multi_round",
             _models.TestInputRequiredResultMultiRoundInput,
             arguments,
@@ -221,7 +241,8 @@ class Client(_client.ToolClient):
     async def test_input_required_result_tampered_state(self) -> _mcp_types.CallToolResult:
         """Ask the user to confirm (key confirm); a retry whose request state was altered is refused with -32602."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_tampered_state",
             _models.TestInputRequiredResultTamperedStateInput,
             arguments,
@@ -230,7 +251,8 @@ class Client(_client.ToolClient):
     async def test_input_required_result_capabilities(self) -> _mcp_types.CallToolResult:
         """Ask for a name when the client declared elicitation and for a sampled greeting when it declared sampling; nothing else."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
+        return await _client.call_result(
+            self,
             "test_input_required_result_capabilities",
             _models.TestInputRequiredResultCapabilitiesInput,
             arguments,
@@ -239,15 +261,15 @@ class Client(_client.ToolClient):
     async def test_streaming_elicitation(self) -> _mcp_types.CallToolResult:
         """Ask the user for their name; over 2026-07-28 the answer stream carries the InputRequiredResult, never a request of its own."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_streaming_elicitation", _models.TestStreamingElicitationInput, arguments
+        return await _client.call_result(
+            self, "test_streaming_elicitation", _models.TestStreamingElicitationInput, arguments
         )
 
     async def test_missing_capability(self) -> _mcp_types.CallToolResult:
         """Declares that it needs the client's sampling capability: a request whose _meta does not declare it is refused with -32021 before the tool runs."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_missing_capability", _models.TestMissingCapabilityInput, arguments
+        return await _client.call_result(
+            self, "test_missing_capability", _models.TestMissingCapabilityInput, arguments
         )
 
     async def greet(
@@ -259,7 +281,7 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "name": name,
         }
-        return await self._call_result("greet", _models.GreetInput, arguments)
+        return await _client.call_result(self, "greet", _models.GreetInput, arguments)
 
     async def slow_compute(
         self,
@@ -272,18 +294,18 @@ class Client(_client.ToolClient):
             "seconds": seconds,
             "label": label,
         }
-        return await self._call_result("slow_compute", _models.SlowComputeInput, arguments)
+        return await _client.call_result(self, "slow_compute", _models.SlowComputeInput, arguments)
 
     async def failing_job(self) -> _mcp_types.CallToolResult:
         """After about a second, fail with a tool error (isError). Only runs as a task: a client without the tasks extension gets -32021."""
         arguments: dict[str, object] = {}
-        return await self._call_result("failing_job", _models.FailingJobInput, arguments)
+        return await _client.call_result(self, "failing_job", _models.FailingJobInput, arguments)
 
     async def protocol_error_job(self) -> _mcp_types.CallToolResult:
         """Fail with a JSON-RPC internal error (-32603) instead of a result, so that its task ends failed."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "protocol_error_job", _models.ProtocolErrorJobInput, arguments
+        return await _client.call_result(
+            self, "protocol_error_job", _models.ProtocolErrorJobInput, arguments
         )
 
     async def confirm_delete(
@@ -295,16 +317,18 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "filename": filename,
         }
-        return await self._call_result("confirm_delete", _models.ConfirmDeleteInput, arguments)
+        return await _client.call_result(
+            self, "confirm_delete", _models.ConfirmDeleteInput, arguments
+        )
 
     async def multi_input(self) -> _mcp_types.CallToolResult:
         """As a task, ask two questions in parallel (name, confirmation), then report both answers."""
         arguments: dict[str, object] = {}
-        return await self._call_result("multi_input", _models.MultiInputInput, arguments)
+        return await _client.call_result(self, "multi_input", _models.MultiInputInput, arguments)
 
     async def test_tool_with_task(self) -> _mcp_types.CallToolResult:
         """Ask for the user's name through InputRequiredResult (key user_name), then become a task whose result greets them."""
         arguments: dict[str, object] = {}
-        return await self._call_result(
-            "test_tool_with_task", _models.TestToolWithTaskInput, arguments
+        return await _client.call_result(
+            self, "test_tool_with_task", _models.TestToolWithTaskInput, arguments
         )

@@ -30,40 +30,7 @@ from toolgen.runtime import RuntimeToolSet, ToolError, load_definitions
 from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
-    from .models import (
-        ConfirmDeleteInput,
-        FailingJobInput,
-        GreetInput,
-        JsonSchema202012ToolInput,
-        MultiInputInput,
-        ProtocolErrorJobInput,
-        SlowComputeInput,
-        TestAudioContentInput,
-        TestElicitationInput,
-        TestElicitationSep1034DefaultsInput,
-        TestElicitationSep1330EnumsInput,
-        TestEmbeddedResourceInput,
-        TestErrorHandlingInput,
-        TestImageContentInput,
-        TestInputRequiredResultCapabilitiesInput,
-        TestInputRequiredResultElicitationInput,
-        TestInputRequiredResultListRootsInput,
-        TestInputRequiredResultMultipleInputsInput,
-        TestInputRequiredResultMultiRoundInput,
-        TestInputRequiredResultRequestStateInput,
-        TestInputRequiredResultSamplingInput,
-        TestInputRequiredResultTamperedStateInput,
-        TestLoggingToolInput,
-        TestMissingCapabilityInput,
-        TestMultipleContentTypesInput,
-        TestParamHeaderInput,
-        TestSamplingInput,
-        TestSimpleTextInput,
-        TestStreamingElicitationInput,
-        TestToolWithLoggingInput,
-        TestToolWithProgressInput,
-        TestToolWithTaskInput,
-    )
+    from . import models
 
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
@@ -109,10 +76,10 @@ a server of hundreds of tools then starts without building every model class."""
 
 
 def __getattr__(name: str) -> Any:
-    if name in _MODELS:
+    if name in _MODELS or name == "models":
         from . import models
 
-        return getattr(models, name)
+        return models if name == "models" else getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -126,151 +93,155 @@ class Handlers(abc.ABC):
     """One method per tool of conformance."""
 
     @abc.abstractmethod
-    def test_simple_text(self, args: TestSimpleTextInput) -> Returns[str]:
+    def test_simple_text(self, args: models.TestSimpleTextInput) -> Returns[str]:
         """Return one text content block with a fixed sentence."""
 
     @abc.abstractmethod
-    def test_image_content(self, args: TestImageContentInput) -> Returns[str]:
+    def test_image_content(self, args: models.TestImageContentInput) -> Returns[str]:
         """Return one image content block holding a 1x1 red PNG (base64)."""
 
     @abc.abstractmethod
-    def test_audio_content(self, args: TestAudioContentInput) -> Returns[str]:
+    def test_audio_content(self, args: models.TestAudioContentInput) -> Returns[str]:
         """Return one audio content block holding a short silent WAV clip (base64, audio/wav)."""
 
     @abc.abstractmethod
-    def test_embedded_resource(self, args: TestEmbeddedResourceInput) -> Returns[str]:
+    def test_embedded_resource(self, args: models.TestEmbeddedResourceInput) -> Returns[str]:
         """Return one embedded text resource (test://embedded-resource, text/plain)."""
 
     @abc.abstractmethod
-    def test_multiple_content_types(self, args: TestMultipleContentTypesInput) -> Returns[str]:
+    def test_multiple_content_types(
+        self, args: models.TestMultipleContentTypesInput
+    ) -> Returns[str]:
         """Return a text block, an image block and an embedded JSON resource in one result."""
 
     @abc.abstractmethod
-    def test_tool_with_logging(self, args: TestToolWithLoggingInput) -> Returns[str]:
+    def test_tool_with_logging(self, args: models.TestToolWithLoggingInput) -> Returns[str]:
         """Send three info-level log notifications while running (start, about 50 ms of work, about 50 ms more, done), then return a confirmation text."""
 
     @abc.abstractmethod
-    def test_tool_with_progress(self, args: TestToolWithProgressInput) -> Returns[str]:
+    def test_tool_with_progress(self, args: models.TestToolWithProgressInput) -> Returns[str]:
         """Report progress 0/100, 50/100 and 100/100 about 50 ms apart when the request carries a progress token, then return a confirmation text."""
 
     @abc.abstractmethod
-    def test_error_handling(self, args: TestErrorHandlingInput) -> Returns[str]:
+    def test_error_handling(self, args: models.TestErrorHandlingInput) -> Returns[str]:
         """Always fail with an isError result whose text explains that the failure is intended."""
 
     @abc.abstractmethod
-    def test_sampling(self, args: TestSamplingInput) -> Returns[str]:
+    def test_sampling(self, args: models.TestSamplingInput) -> Returns[str]:
         """Send the prompt to the client's language model (sampling/createMessage, at most 100 tokens) and return its answer as text. Needs a client that declared the sampling capability, over a 2025 session."""
 
     @abc.abstractmethod
-    def test_elicitation(self, args: TestElicitationInput) -> Returns[str]:
+    def test_elicitation(self, args: models.TestElicitationInput) -> Returns[str]:
         """Ask the user for a username and an email address (elicitation/create) with the given message, and return what they answered as text. Needs a client that declared the elicitation capability, over a 2025 session."""
 
     @abc.abstractmethod
     def test_elicitation_sep1034_defaults(
-        self, args: TestElicitationSep1034DefaultsInput
+        self, args: models.TestElicitationSep1034DefaultsInput
     ) -> Returns[str]:
         """Ask the user for a name, age, score, status and a verified flag, each with a default value (elicitation/create), and return the answer as text."""
 
     @abc.abstractmethod
     def test_elicitation_sep1330_enums(
-        self, args: TestElicitationSep1330EnumsInput
+        self, args: models.TestElicitationSep1330EnumsInput
     ) -> Returns[str]:
         """Ask the user to pick from five kinds of enumerations (untitled and titled single and multiple choice, legacy enumNames) with elicitation/create, and return the answer as text."""
 
     @abc.abstractmethod
-    def test_logging_tool(self, args: TestLoggingToolInput) -> Returns[str]:
+    def test_logging_tool(self, args: models.TestLoggingToolInput) -> Returns[str]:
         """Send one info-level log notification, then return a text. Over 2026-07-28 the message is only sent when the request's _meta carries a log level."""
 
     @abc.abstractmethod
-    def test_param_header(self, args: TestParamHeaderInput) -> Returns[str]:
+    def test_param_header(self, args: models.TestParamHeaderInput) -> Returns[str]:
         """Echo a region. Over Streamable HTTP (2026-07-28) the region argument is mirrored in the Mcp-Param-Region header, which the server checks against the body."""
 
     @abc.abstractmethod
-    def json_schema_2020_12_tool(self, args: JsonSchema202012ToolInput) -> Returns[str]:
+    def json_schema_2020_12_tool(self, args: models.JsonSchema202012ToolInput) -> Returns[str]:
         """Echo the arguments as text; the input schema uses $defs, $ref, $anchor, allOf/anyOf, if/then/else and additionalProperties."""
 
     @abc.abstractmethod
     def test_input_required_result_elicitation(
-        self, args: TestInputRequiredResultElicitationInput
+        self, args: models.TestInputRequiredResultElicitationInput
     ) -> Returns[str]:
         """Ask the user for their name (elicitation/create, key user_name) and greet them. Over 2026-07-28 the question comes back as an InputRequiredResult and the client retries with the answer."""
 
     @abc.abstractmethod
     def test_input_required_result_sampling(
-        self, args: TestInputRequiredResultSamplingInput
+        self, args: models.TestInputRequiredResultSamplingInput
     ) -> Returns[str]:
         """Ask the client's model for the capital of France (sampling/createMessage, key capital_question) and return its answer."""
 
     @abc.abstractmethod
     def test_input_required_result_list_roots(
-        self, args: TestInputRequiredResultListRootsInput
+        self, args: models.TestInputRequiredResultListRootsInput
     ) -> Returns[str]:
         """Ask the client for its roots (roots/list, key client_roots) and list their URIs."""
 
     @abc.abstractmethod
     def test_input_required_result_request_state(
-        self, args: TestInputRequiredResultRequestStateInput
+        self, args: models.TestInputRequiredResultRequestStateInput
     ) -> Returns[str]:
         """Ask the user to confirm (key confirm); the answer of the retry is checked together with the signed request state, and the reply says state-ok."""
 
     @abc.abstractmethod
     def test_input_required_result_multiple_inputs(
-        self, args: TestInputRequiredResultMultipleInputsInput
+        self, args: models.TestInputRequiredResultMultipleInputsInput
     ) -> Returns[str]:
         """Ask for a name (user_name), a sampled greeting (greeting) and the roots (client_roots) in one round, then combine the answers."""
 
     @abc.abstractmethod
     def test_input_required_result_multi_round(
-        self, args: TestInputRequiredResultMultiRoundInput
+        self, args: models.TestInputRequiredResultMultiRoundInput
     ) -> Returns[str]:
         """Ask for a name (step1), then, once it is answered, for a favorite color (step2), and return both."""
 
     @abc.abstractmethod
     def test_input_required_result_tampered_state(
-        self, args: TestInputRequiredResultTamperedStateInput
+        self, args: models.TestInputRequiredResultTamperedStateInput
     ) -> Returns[str]:
         """Ask the user to confirm (key confirm); a retry whose request state was altered is refused with -32602."""
 
     @abc.abstractmethod
     def test_input_required_result_capabilities(
-        self, args: TestInputRequiredResultCapabilitiesInput
+        self, args: models.TestInputRequiredResultCapabilitiesInput
     ) -> Returns[str]:
         """Ask for a name when the client declared elicitation and for a sampled greeting when it declared sampling; nothing else."""
 
     @abc.abstractmethod
-    def test_streaming_elicitation(self, args: TestStreamingElicitationInput) -> Returns[str]:
+    def test_streaming_elicitation(
+        self, args: models.TestStreamingElicitationInput
+    ) -> Returns[str]:
         """Ask the user for their name; over 2026-07-28 the answer stream carries the InputRequiredResult, never a request of its own."""
 
     @abc.abstractmethod
-    def test_missing_capability(self, args: TestMissingCapabilityInput) -> Returns[str]:
+    def test_missing_capability(self, args: models.TestMissingCapabilityInput) -> Returns[str]:
         """Declares that it needs the client's sampling capability: a request whose _meta does not declare it is refused with -32021 before the tool runs."""
 
     @abc.abstractmethod
-    def greet(self, args: GreetInput) -> Returns[str]:
+    def greet(self, args: models.GreetInput) -> Returns[str]:
         'Return "Hello, {name}!" at once; never runs as a task.'
 
     @abc.abstractmethod
-    def slow_compute(self, args: SlowComputeInput) -> Returns[str]:
+    def slow_compute(self, args: models.SlowComputeInput) -> Returns[str]:
         """Wait `seconds` seconds, then return a text naming `label`. Runs as a task for a client that declares the tasks extension; cancelling the task stops it."""
 
     @abc.abstractmethod
-    def failing_job(self, args: FailingJobInput) -> Returns[str]:
+    def failing_job(self, args: models.FailingJobInput) -> Returns[str]:
         """After about a second, fail with a tool error (isError). Only runs as a task: a client without the tasks extension gets -32021."""
 
     @abc.abstractmethod
-    def protocol_error_job(self, args: ProtocolErrorJobInput) -> Returns[str]:
+    def protocol_error_job(self, args: models.ProtocolErrorJobInput) -> Returns[str]:
         """Fail with a JSON-RPC internal error (-32603) instead of a result, so that its task ends failed."""
 
     @abc.abstractmethod
-    def confirm_delete(self, args: ConfirmDeleteInput) -> Returns[str]:
+    def confirm_delete(self, args: models.ConfirmDeleteInput) -> Returns[str]:
         """As a task, ask the user to confirm deleting `filename` (elicitation in the task's inputRequests), then report the decision. Deletes nothing."""
 
     @abc.abstractmethod
-    def multi_input(self, args: MultiInputInput) -> Returns[str]:
+    def multi_input(self, args: models.MultiInputInput) -> Returns[str]:
         """As a task, ask two questions in parallel (name, confirmation), then report both answers."""
 
     @abc.abstractmethod
-    def test_tool_with_task(self, args: TestToolWithTaskInput) -> Returns[str]:
+    def test_tool_with_task(self, args: models.TestToolWithTaskInput) -> Returns[str]:
         """Ask for the user's name through InputRequiredResult (key user_name), then become a task whose result greets them."""
 
 

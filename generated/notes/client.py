@@ -46,8 +46,8 @@ class Client(_client.ToolClient):
             "body": body,
             "tags": tags,
         }
-        return await self._call_model(
-            "create_note", _models.CreateNoteInput, arguments, _models.CreateNoteOutput
+        return await _client.call_model(
+            self, "create_note", _models.CreateNoteInput, arguments, _models.CreateNoteOutput
         )
 
     async def get_note(
@@ -59,8 +59,8 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "id": id,
         }
-        return await self._call_model(
-            "get_note", _models.GetNoteInput, arguments, _models.GetNoteOutput
+        return await _client.call_model(
+            self, "get_note", _models.GetNoteInput, arguments, _models.GetNoteOutput
         )
 
     async def list_notes(
@@ -74,16 +74,16 @@ class Client(_client.ToolClient):
             "tag": tag,
             "limit": limit,
         }
-        value = await self._call_value(
-            "list_notes", _models.ListNotesInput, arguments, _models.ListNotesOutput
+        value = await _client.call_value(
+            self, "list_notes", _models.ListNotesInput, arguments, _models.ListNotesOutput
         )
         return _typing.cast("list[_models.Note]", value)
 
     async def count_notes(self) -> int:
         """How many notes are stored."""
         arguments: dict[str, object] = {}
-        value = await self._call_value(
-            "count_notes", _models.CountNotesInput, arguments, _models.CountNotesOutput
+        value = await _client.call_value(
+            self, "count_notes", _models.CountNotesInput, arguments, _models.CountNotesOutput
         )
         return _typing.cast("int", value)
 
@@ -96,8 +96,8 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "id": id,
         }
-        return await self._call_model(
-            "delete_note", _models.DeleteNoteInput, arguments, _models.DeleteNoteOutput
+        return await _client.call_model(
+            self, "delete_note", _models.DeleteNoteInput, arguments, _models.DeleteNoteOutput
         )
 
     async def tag_tree(
@@ -109,6 +109,6 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "root": root,
         }
-        return await self._call_model(
-            "tag_tree", _models.TagTreeInput, arguments, _models.TagTreeOutput
+        return await _client.call_model(
+            self, "tag_tree", _models.TagTreeInput, arguments, _models.TagTreeOutput
         )

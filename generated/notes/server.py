@@ -30,20 +30,7 @@ from toolgen.runtime import RuntimeToolSet, ToolError, load_definitions
 from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
-    from .models import (
-        CountNotesInput,
-        CountNotesOutput,
-        CreateNoteInput,
-        CreateNoteOutput,
-        DeleteNoteInput,
-        DeleteNoteOutput,
-        GetNoteInput,
-        GetNoteOutput,
-        ListNotesInput,
-        ListNotesOutput,
-        TagTreeInput,
-        TagTreeOutput,
-    )
+    from . import models
 
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
@@ -69,10 +56,10 @@ a server of hundreds of tools then starts without building every model class."""
 
 
 def __getattr__(name: str) -> Any:
-    if name in _MODELS:
+    if name in _MODELS or name == "models":
         from . import models
 
-        return getattr(models, name)
+        return models if name == "models" else getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -86,27 +73,27 @@ class Handlers(abc.ABC):
     """One method per tool of notes."""
 
     @abc.abstractmethod
-    def create_note(self, args: CreateNoteInput) -> Returns[CreateNoteOutput]:
+    def create_note(self, args: models.CreateNoteInput) -> Returns[models.CreateNoteOutput]:
         """Create a new note and return it."""
 
     @abc.abstractmethod
-    def get_note(self, args: GetNoteInput) -> Returns[GetNoteOutput]:
+    def get_note(self, args: models.GetNoteInput) -> Returns[models.GetNoteOutput]:
         """Return one note by its identifier."""
 
     @abc.abstractmethod
-    def list_notes(self, args: ListNotesInput) -> Returns[ListNotesOutput]:
+    def list_notes(self, args: models.ListNotesInput) -> Returns[models.ListNotesOutput]:
         """List notes, newest first, optionally only those with a tag."""
 
     @abc.abstractmethod
-    def count_notes(self, args: CountNotesInput) -> Returns[CountNotesOutput]:
+    def count_notes(self, args: models.CountNotesInput) -> Returns[models.CountNotesOutput]:
         """How many notes are stored."""
 
     @abc.abstractmethod
-    def delete_note(self, args: DeleteNoteInput) -> Returns[DeleteNoteOutput]:
+    def delete_note(self, args: models.DeleteNoteInput) -> Returns[models.DeleteNoteOutput]:
         """Delete a note for good."""
 
     @abc.abstractmethod
-    def tag_tree(self, args: TagTreeInput) -> Returns[TagTreeOutput]:
+    def tag_tree(self, args: models.TagTreeInput) -> Returns[models.TagTreeOutput]:
         """The tags in use, arranged as a tree by prefix."""
 
 

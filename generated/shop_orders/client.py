@@ -46,8 +46,12 @@ class Client(_client.ToolClient):
             "max_price": max_price,
             "in_stock_only": in_stock_only,
         }
-        value = await self._call_value(
-            "search_products", _models.SearchProductsInput, arguments, _models.SearchProductsOutput
+        value = await _client.call_value(
+            self,
+            "search_products",
+            _models.SearchProductsInput,
+            arguments,
+            _models.SearchProductsOutput,
         )
         return _typing.cast("list[_models.SearchProductsOutputItem]", value)
 
@@ -66,8 +70,8 @@ class Client(_client.ToolClient):
             "note": note,
             "payment": payment,
         }
-        return await self._call_model(
-            "place_order", _models.PlaceOrderInput, arguments, _models.PlaceOrderOutput
+        return await _client.call_model(
+            self, "place_order", _models.PlaceOrderInput, arguments, _models.PlaceOrderOutput
         )
 
     async def get_order(
@@ -79,8 +83,8 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "id": id,
         }
-        return await self._call_model(
-            "get_order", _models.GetOrderInput, arguments, _models.GetOrderOutput
+        return await _client.call_model(
+            self, "get_order", _models.GetOrderInput, arguments, _models.GetOrderOutput
         )
 
     async def cancel_order(
@@ -95,7 +99,7 @@ class Client(_client.ToolClient):
             "id": id,
             "reason": reason,
         }
-        value = await self._call_value(
-            "cancel_order", _models.CancelOrderInput, arguments, _models.CancelOrderOutput
+        value = await _client.call_value(
+            self, "cancel_order", _models.CancelOrderInput, arguments, _models.CancelOrderOutput
         )
         return _typing.cast('_typing.Literal["cancelled", "already_shipped"]', value)

@@ -30,16 +30,7 @@ from toolgen.runtime import RuntimeToolSet, ToolError, load_definitions
 from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
-    from .models import (
-        CancelOrderInput,
-        CancelOrderOutput,
-        GetOrderInput,
-        GetOrderOutput,
-        PlaceOrderInput,
-        PlaceOrderOutput,
-        SearchProductsInput,
-        SearchProductsOutput,
-    )
+    from . import models
 
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
@@ -61,10 +52,10 @@ a server of hundreds of tools then starts without building every model class."""
 
 
 def __getattr__(name: str) -> Any:
-    if name in _MODELS:
+    if name in _MODELS or name == "models":
         from . import models
 
-        return getattr(models, name)
+        return models if name == "models" else getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -78,19 +69,21 @@ class Handlers(abc.ABC):
     """One method per tool of shop-orders."""
 
     @abc.abstractmethod
-    def search_products(self, args: SearchProductsInput) -> Returns[SearchProductsOutput]:
+    def search_products(
+        self, args: models.SearchProductsInput
+    ) -> Returns[models.SearchProductsOutput]:
         """Find catalogue products whose name matches a query."""
 
     @abc.abstractmethod
-    def place_order(self, args: PlaceOrderInput) -> Returns[PlaceOrderOutput]:
+    def place_order(self, args: models.PlaceOrderInput) -> Returns[models.PlaceOrderOutput]:
         """Place an order for one or more products and return it."""
 
     @abc.abstractmethod
-    def get_order(self, args: GetOrderInput) -> Returns[GetOrderOutput]:
+    def get_order(self, args: models.GetOrderInput) -> Returns[models.GetOrderOutput]:
         """Return an order by its identifier."""
 
     @abc.abstractmethod
-    def cancel_order(self, args: CancelOrderInput) -> Returns[CancelOrderOutput]:
+    def cancel_order(self, args: models.CancelOrderInput) -> Returns[models.CancelOrderOutput]:
         """Cancel an order that has not shipped yet. Returns the new status."""
 
 

@@ -135,6 +135,20 @@ def test_a_body_that_does_not_arrive_in_time_is_answered_408(
         assert read_all(sock).startswith(b"HTTP/1.1 408")
 
 
+def test_a_client_that_leaves_mid_body_is_not_logged_as_an_internal_error(
+    tools: toolgen.RuntimeToolSet, caplog: pytest.LogCaptureFixture
+) -> None:
+    with http_server(tools, {}) as url:
+        with raw(url) as sock:
+            sock.sendall(head(address(url), 100) + b'{"jsonrpc"')
+        with raw(url) as sock:  # the server goes on answering
+            body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+            sock.sendall(head(address(url), len(body)) + body)
+            read_all(sock)
+    internal = [r for r in caplog.records if "internal error" in r.getMessage()]
+    assert internal == [] and not any(r.exc_info for r in caplog.records)
+
+
 def test_bodies_buffered_at_once_are_bounded_server_wide(tools: toolgen.RuntimeToolSet) -> None:
     policy = SecurityPolicy(max_buffered=1000, body_timeout=GUARD * 3)
     with http_server(tools, {}, policy) as url, raw(url) as first, raw(url) as second:

@@ -335,11 +335,17 @@ def test_serve_http_admits_an_allow_listed_origin() -> None:
         ["--http", "127.0.0.1:0", "--allow-origin", "example.com"],
         ["--http", "127.0.0.1:0", "--workers", "0"],
         ["--workers", "2"],  # without --http
+        ["--http", "127.0.0.1:0", "--token", ""],  # would let any client in
+        ["--http", "127.0.0.1:0", "--token", " "],
+        ["--http", "127.0.0.1:0", "TOOLGEN_TOKEN="],  # an empty variable: click reads it unset
     ],
 )
 def test_serve_http_usage_errors_exit_2(args: list[str]) -> None:
+    env = {**os.environ, "TOOLGEN_TOKEN": ""} if "TOOLGEN_TOKEN=" in args else None
+    args = [a for a in args if a != "TOOLGEN_TOKEN="]
     result = subprocess.run(
         [sys.executable, "-m", "toolgen", "serve", "specs/conformance", "--mock", *args],
+        env=env,
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -347,3 +353,9 @@ def test_serve_http_usage_errors_exit_2(args: list[str]) -> None:
     )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("token", ["", "  "])
+def test_a_policy_with_an_empty_token_is_refused(token: str) -> None:
+    with pytest.raises(ValueError):
+        SecurityPolicy(token=token)

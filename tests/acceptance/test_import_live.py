@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 from conftest import TESTS
 from http_support import asgi_server, http_server
@@ -71,6 +72,23 @@ def test_a_hand_written_stdio_server_is_imported_page_by_page(tmp_path: Path) ->
     assert "$schema" not in search.input_schema
     assert "imported 2 tools" in result.stderr
     assert "2 from draft-07" in result.stderr
+
+
+def test_a_hostile_servers_text_is_escaped_and_its_bad_tools_repaired(tmp_path: Path) -> None:
+    """A newline and YAML in `serverInfo.version`, `\\r` and an escape sequence in its name,
+    a tool name with a trailing newline, a def that includes itself through allOf."""
+    command = shlex.join([sys.executable, str(HANDWRITTEN_STDIO), "--hostile"])
+    result = run("import", "--server", command, "-o", str(tmp_path / "out"), "--timeout", TIMEOUT)
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stderr and "\r" not in result.stderr
+    (spec,) = (tmp_path / "out").glob("*.yaml")
+    text = spec.read_text(encoding="utf-8")
+    assert "\r" not in text
+    assert all(line.startswith("#") for line in text.splitlines()[:3])
+    assert "x-injected" not in yaml.safe_load(text)
+    toolset = toolgen.load_toolset(tmp_path / "out")
+    assert [t.name for t in toolset.tools] == ["ok", "newline_", "keys"]
+    assert toolset.server.version == "1.0\nx-injected: 1\n#\r"
 
 
 def test_pages_that_go_round_in_a_circle_are_a_clear_error(tmp_path: Path) -> None:

@@ -2,7 +2,9 @@
 
 Written for `toolgen import` tests: a draft-07 schema as zod-to-json-schema emits
 it, `execution`, `_meta`, a `serverInfo` whose name is no spec server name, and
-`instructions`.
+`instructions`. With `--hostile`, what a hostile server sends instead: control characters,
+a newline and YAML in `serverInfo`, a tool name with a trailing newline,
+an escape sequence in a property name and definitions that include themselves.
 """
 
 from __future__ import annotations
@@ -41,6 +43,22 @@ PAGES: list[list[dict[str, Any]]] = [
 ]
 
 
+OSC = "\x1b]0;owned\x07\x1b[2J"
+HOSTILE: list[dict[str, Any]] = [
+    {"name": "ok", "description": "Fine.", "inputSchema": {"type": "object"}},
+    {"name": "newline\n", "description": "x", "inputSchema": {"type": "object"}},
+    {
+        "name": "keys",
+        "description": OSC,
+        "inputSchema": {
+            "type": "object",
+            "properties": {OSC: {"type": "string"}, "a": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"allOf": [{"$ref": "#/$defs/A"}]}},
+        },
+    },
+]
+
+
 def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     method, params = message.get("method"), message.get("params") or {}
     if "id" not in message:
@@ -52,10 +70,13 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
             "serverInfo": {"name": "Hand Written Docs", "version": "2.1.0"},
             "instructions": "Search before you rebuild.",
         }
+        if "--hostile" in sys.argv:
+            result["serverInfo"] = {"name": "x\r" + OSC, "version": "1.0\nx-injected: 1\n#\r"}
     elif method == "tools/list":
         page = 1 if params.get("cursor") == "page-2" else 0
-        result = {"tools": PAGES[page]}
-        if page == 0 or "--circular-cursor" in sys.argv:  # a broken server's pages loop
+        result = {"tools": HOSTILE if "--hostile" in sys.argv else PAGES[page]}
+        hostile = "--hostile" in sys.argv
+        if (page == 0 and not hostile) or "--circular-cursor" in sys.argv:  # pages that loop
             result["nextCursor"] = "page-2"
     elif method == "ping":
         result = {}

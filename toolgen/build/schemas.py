@@ -29,17 +29,31 @@ def schema_document(toolset: ToolSet, tool: Tool, part: str, source_note: str) -
     }
 
 
-def schema_path(tool: Tool, part: str) -> str:
-    return f"{SCHEMA_DIR}/{tool.name}.{part}.schema.json"
+def schema_stems(tools: tuple[Tool, ...]) -> dict[str, str]:
+    """Tool name → the stem of its schema files: the name, or for a name that differs from
+    an earlier one only in case (`Report`, `report`) the name and `~2`, `~3`...: file systems
+    that ignore case (macOS, Windows) would make them one file. `~` is in no tool name."""
+    taken: set[str] = set()
+    stems = {}
+    for tool in tools:
+        stem, n = tool.name, 1
+        while stem.casefold() in taken:
+            n += 1
+            stem = f"{tool.name}~{n}"
+        taken.add(stem.casefold())
+        stems[tool.name] = stem
+    return stems
 
 
 def render_schemas(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
     """(relative path, text) of every schema document of the spec set."""
     files = []
+    stems = schema_stems(toolset.tools)
     for tool in toolset.tools:
         for part in ("input", "output"):
             if part == "output" and tool.output_schema is None:
                 continue
             document = schema_document(toolset, tool, part, source_note)
-            files.append((schema_path(tool, part), json_text(document)))
+            path = f"{SCHEMA_DIR}/{stems[tool.name]}.{part}.schema.json"
+            files.append((path, json_text(document)))
     return files

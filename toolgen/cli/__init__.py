@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from toolgen.cli.common import echo
 from toolgen.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         return cli.main(args=args, prog_name="toolgen", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("toolgen: interrupted", err=True)
+        echo("toolgen: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
@@ -132,10 +133,10 @@ def report_internal_error(exc: BaseException) -> None:
 
         traceback.print_exception(exc)
     summary = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-    print(
+    echo(
         f"toolgen: internal error ({summary})\n"
         f"This is a bug in toolgen {__version__}, not a problem in your input. Please report it "
         "with the command you ran and the input that caused it (TOOLGEN_DEBUG=1 prints the "
         "traceback).",
-        file=sys.stderr,
+        err=True,
     )

@@ -19,7 +19,7 @@ from toolgen.build.run import DEFAULT_TARGETS, TARGETS
 from toolgen.build.run import build as run_build
 from toolgen.build.run import check as run_check
 from toolgen.build.writer import Drift
-from toolgen.cli.common import DEFAULT_OUT, DEFAULT_SPECS, check_name, fail_on_spec_errors
+from toolgen.cli.common import DEFAULT_OUT, DEFAULT_SPECS, check_name, echo, fail_on_spec_errors
 from toolgen.providers import Provider, toolset_view
 from toolgen.providers.report import report_text
 from toolgen.report.config import ConfigError, find_pyproject, load_section
@@ -218,7 +218,7 @@ def build(
     """
     started = time.perf_counter()
     targets = resolve_targets(target)
-    progress = None if quiet else (lambda line: click.echo(line, err=True))
+    progress = None if quiet else (lambda line: echo(line, err=True))
     try:
         # silence counts from the command's start
         with batch_run(), clock(since=process_started()):
@@ -236,15 +236,15 @@ def build(
         fail_on_spec_errors(exc)
         return
     if report.recovered and not quiet:
-        click.echo(f"{out}: finished what an interrupted build had started", err=True)
+        echo(f"{out}: finished what an interrupted build had started", err=True)
     if not quiet:
         elapsed = time.perf_counter() - started
         for path in report.scaffolds:
-            click.echo(f"wrote {path}: your handlers, to fill in (never overwritten)", err=True)
+            echo(f"wrote {path}: your handlers, to fill in (never overwritten)", err=True)
         for package in report.up_to_date:
-            click.echo(f"{out / package}: up to date", err=True)
+            echo(f"{out / package}: up to date", err=True)
         if report.packages:
-            click.echo(
+            echo(
                 f"built {', '.join(report.packages)} in {out}: {report.written} written, "
                 f"{report.deleted} removed, {report.unchanged} unchanged ({elapsed:.2f}s)",
                 err=True,
@@ -279,13 +279,13 @@ def check(
         fail_on_spec_errors(exc)
         return
     if not drift:
-        click.echo(f"{out} is up to date.", err=True)
+        echo(f"{out} is up to date.", err=True)
         return
-    click.echo(drift_summary(drift, out, build_command(specs, out, name, refs, target)), err=True)
+    echo(drift_summary(drift, out, build_command(specs, out, name, refs, target)), err=True)
     shown, left = capped(drift.diff, None if full_diff else SHOWN_DIFF_LINES)
-    click.echo(shown, nl=False)
+    echo(shown, nl=False)
     if left:
-        click.echo(f"... {left} more lines of diff: `toolgen check --diff` prints all.", err=True)
+        echo(f"... {left} more lines of diff: `toolgen check --diff` prints all.", err=True)
     sys.exit(1)
 
 
@@ -335,7 +335,7 @@ def tools(
         fail_on_spec_errors(exc)
         return
     if fmt == "mcp":
-        click.echo(json_text(list_tools_result(toolset, chosen)), nl=False)
+        echo(json_text(list_tools_result(toolset, chosen)), nl=False)
         return
     view = toolset_view(toolset, cast("Provider", fmt))  # click checked the choice
-    click.echo(report_text(view) if explain else json_text(view.document()), nl=False)
+    echo(report_text(view) if explain else json_text(view.document()), nl=False)

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from toolgen.cli.common import echo
 from toolgen.cli.importing import _headers
 
 
@@ -88,15 +89,15 @@ def call(
             timeout=timeout,
         )
     except CallError as exc:
-        click.echo(f"toolgen call: {exc}", err=True)
+        echo(f"toolgen call: {exc}", err=True)
         sys.exit(2)
     if outcome.is_error:
-        click.echo(outcome.text, err=True)
+        echo(outcome.text, err=True)
         sys.exit(1)
     if outcome.has_structured:
-        click.echo(json.dumps(outcome.structured, indent=2, ensure_ascii=False))
+        echo(json.dumps(outcome.structured, indent=2, ensure_ascii=False))
     else:
-        click.echo(outcome.text)
+        echo(outcome.text)
 
 
 def _arguments(text: str) -> dict[str, Any]:

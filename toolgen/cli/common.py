@@ -9,6 +9,7 @@ import click
 
 from toolgen.spec.errors import SpecError
 from toolgen.spec.model import SERVER_NAME_PATTERN
+from toolgen.spec.text import visible
 
 DEFAULT_SPECS = "specs"
 DEFAULT_OUT = "generated"
@@ -20,10 +21,17 @@ def check_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
+    """`click.echo` of text that may hold a server's or a spec's strings: control characters
+    but newline and tab are shown as `\\uXXXX` (`spec.text.visible`), so no escape sequence
+    reaches the terminal; JSON text stays valid and means the same."""
+    click.echo(visible(message), err=err, nl=nl)
+
+
 def fail_on_spec_errors(exc: SpecError) -> None:
     """Print every diagnostic (no traceback) and exit 1."""
     for diagnostic in exc.diagnostics:
-        click.echo(str(diagnostic), err=True)
+        echo(str(diagnostic), err=True)
     count = len(exc.diagnostics)
-    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     sys.exit(1)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from toolgen.cli.common import echo
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.diff.config import FAIL_ON
 from toolgen.diff.report import FORMATS
@@ -25,9 +26,9 @@ DEFAULT_NEW = "specs"
 def _load_failed(exc: SpecError, done: str = "compared") -> None:
     """Print every diagnostic (no traceback) and exit 2: the input does not load."""
     for diagnostic in exc.diagnostics:
-        click.echo(str(diagnostic), err=True)
+        echo(str(diagnostic), err=True)
     count = len(exc.diagnostics)
-    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was {done}.", err=True)
+    echo(f"{count} error{'s' if count != 1 else ''}; nothing was {done}.", err=True)
     sys.exit(2)
 
 
@@ -103,7 +104,7 @@ def diff(
         _load_failed(exc)
         return
     if report.old_absent:
-        click.echo(
+        echo(
             f"{DEFAULT_OLD}: nothing at revision HEAD yet (not committed); every server is new.",
             err=True,
         )
@@ -111,9 +112,9 @@ def diff(
     if output is not None:
         write_report(output, text)
     else:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
     if output_format == "text" or output is not None:
-        click.echo(summary(report), err=True, nl=False)
+        echo(summary(report), err=True, nl=False)
     if config.fails(report.changes):
         sys.exit(1)
 
@@ -150,4 +151,4 @@ def digest(path: str, protocol: str, output_format: str) -> None:
     except SpecError as exc:
         _load_failed(exc, "digested")
         return
-    click.echo(render_digests(servers, output_format), nl=False)
+    echo(render_digests(servers, output_format), nl=False)

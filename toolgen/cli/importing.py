@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from toolgen.cli.common import DEFAULT_OUT, check_name, fail_on_spec_errors
+from toolgen.cli.common import DEFAULT_OUT, check_name, echo, fail_on_spec_errors
 from toolgen.spec.errors import SpecError
 from toolgen.spec.positions import display_path
 
@@ -106,16 +106,16 @@ def import_(
         result = import_published(published, name=name)
         path = write_import(result, out, force=force)
     except LiveError as exc:
-        click.echo(f"toolgen import: error: {exc}", err=True)
+        echo(f"toolgen import: error: {exc}", err=True)
         sys.exit(2)
     except SpecError as exc:
         fail_on_spec_errors(exc)
         return
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        echo(f"warning: {warning}", err=True)
     if not quiet:
         converted = ", ".join(f"{n} from {d}" for d, n in sorted(result.converted.items()))
-        click.echo(
+        echo(
             f"imported {result.tools} tool{'s' if result.tools != 1 else ''} "
             f"into {display_path(path)}: "
             f"{result.identical} read back exactly as published ({result.revision})"
@@ -148,8 +148,8 @@ def init(directory: Path | None, handlers: bool, force: bool) -> None:
         fail_on_spec_errors(exc)
         return
     for path in written:
-        click.echo(f"wrote {path}", err=True)
+        echo(f"wrote {path}", err=True)
     if built is not None:
-        click.echo(f"your handlers are in {built}, which `toolgen build` wrote", err=True)
+        echo(f"your handlers are in {built}, which `toolgen build` wrote", err=True)
     serve = f"--handlers {root}/handlers.py:Handlers" if handlers and built is None else "--mock"
-    click.echo(f"next: toolgen lint {root} && toolgen serve {root} {serve}", err=True)
+    echo(f"next: toolgen lint {root} && toolgen serve {root} {serve}", err=True)

@@ -13,6 +13,7 @@ from typing import cast
 
 import click
 
+from toolgen.cli.common import echo
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.report.formats import FORMATS
 
@@ -113,7 +114,7 @@ def lint(
             raise click.BadParameter(
                 f"no rule {explain!r}; see `toolgen rules`", param_hint="--explain"
             )
-        click.echo(explain_rule(found), nl=False)
+        echo(explain_rule(found), nl=False)
         return
     try:
         base = load_config(None if isolated else config_path or find_pyproject(Path.cwd()))
@@ -145,10 +146,10 @@ def lint(
     if output is not None:
         write_report(output, report)
     else:
-        click.echo(report, nl=False)
+        echo(report, nl=False)
     if output_format == "text" or output is not None:
         checked = f"{run.tools} tool{'s' if run.tools != 1 else ''}"
-        click.echo(f"{summary(findings)} in {checked}.", err=True)
+        echo(f"{summary(findings)} in {checked}.", err=True)
     if run.load_failed:
         sys.exit(2)
     if any(config.fails(f.severity) for f in findings):
@@ -175,15 +176,15 @@ def rules(code: str | None, output_format: str) -> None:
         if found is None:
             raise click.BadParameter(f"no rule {code!r}", param_hint="CODE")
         if output_format == "json":
-            click.echo(docs.rules_json([found]), nl=False)
+            echo(docs.rules_json([found]), nl=False)
         else:
-            click.echo(docs.explain(found), nl=False)
+            echo(docs.explain(found), nl=False)
         return
     if output_format == "markdown":
-        click.echo(docs.rules_markdown(), nl=False)
+        echo(docs.rules_markdown(), nl=False)
     elif output_format == "table":
-        click.echo(docs.rules_table(), nl=False)
+        echo(docs.rules_table(), nl=False)
     elif output_format == "json":
-        click.echo(docs.rules_json(), nl=False)
+        echo(docs.rules_json(), nl=False)
     else:
-        click.echo(docs.rules_text(), nl=False)
+        echo(docs.rules_text(), nl=False)

@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 
 import click
 
+from toolgen.cli.common import echo
+from toolgen.serve.http.security import TOKEN_ENV
 from toolgen.spec.errors import SpecError
+
+
+def check_token(value: str | None) -> str | None:
+    """`--token`, refused when empty or blank: given so, or as an empty `TOOLGEN_TOKEN`
+    (which click reads as unset), it would serve without asking anyone for a token."""
+    if value is None:
+        value = os.environ.get(TOKEN_ENV)
+        if value is None:
+            return None
+    if not value.strip():
+        raise click.BadParameter(
+            f"the token is empty, so any client would get in; give a token, or none "
+            f"(and unset {TOKEN_ENV})"
+        )
+    return value
 
 
 @click.command()
@@ -62,7 +80,8 @@ from toolgen.spec.errors import SpecError
 )
 @click.option(
     "--token",
-    envvar="TOOLGEN_TOKEN",
+    envvar=TOKEN_ENV,
+    callback=lambda ctx, param, value: check_token(value),
     metavar="TOKEN",
     help="With --http: require Authorization: Bearer TOKEN (else 401). Default: $TOOLGEN_TOKEN.",
 )
@@ -105,7 +124,7 @@ def serve(
         tools = RuntimeToolSet(load_spec_set(list(specs) or [Path("specs")]))
     except SpecError as exc:
         for diagnostic in exc.diagnostics:
-            click.echo(str(diagnostic), err=True)
+            echo(str(diagnostic), err=True)
         sys.exit(1)
     if mock:
         from toolgen.serve.mock import mock_handlers

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from toolgen.cli.common import echo
 from toolgen.serve.toolset import RuntimeToolSet
 
 
@@ -53,7 +54,7 @@ def run_http(
             **options,
         )
     except OSError as exc:
-        click.echo(f"toolgen: error: {exc}", err=True)
+        echo(f"toolgen: error: {exc}", err=True)
         sys.exit(1)
     except AllWorkersStopped:  # each worker's end was reported as it happened
         sys.exit(1)

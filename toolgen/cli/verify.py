@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from toolgen.cli.common import echo
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.spec.errors import SpecError
 from toolgen.spec.protocol import SUPPORTED_REVISIONS
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 def _fail_usage(lines: list[str]) -> None:
     for line in lines:
-        click.echo(line, err=True)
+        echo(line, err=True)
     sys.exit(2)
 
 
@@ -174,9 +175,9 @@ def verify(
     if output is not None:
         write_report(output, text)
     else:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
     if fmt != "text" or output is not None:
-        click.echo(headline(report), err=True)
+        echo(headline(report), err=True)
     sys.exit(0 if report.ok else 1)
 
 

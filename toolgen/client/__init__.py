@@ -21,7 +21,7 @@ leaves out; the models import it from here (`toolgen.client.absent`).
 from __future__ import annotations
 
 from toolgen.client.absent import OMITTED, Omitted
-from toolgen.client.base import DriftPolicy, ToolClient
+from toolgen.client.base import DriftPolicy, ToolClient, call_model, call_result, call_value
 from toolgen.client.drift import Drift, DriftError, DriftWarning
 from toolgen.client.errors import ToolCallError
 from toolgen.client.sync import Blocking, blocking
@@ -37,4 +37,7 @@ __all__ = [
     "ToolCallError",
     "ToolClient",
     "blocking",
+    "call_model",
+    "call_result",
+    "call_value",
 ]

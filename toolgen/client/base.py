@@ -124,67 +124,79 @@ class ToolClient:
     async def check_drift(self) -> list[Drift]:
         """Compare the server's `tools/list` with the spec now; act as `drift_policy` says."""
         listed = await list_all_tools(self.session)
-        self.drift = compare(self.toolset().definitions(self._revision()), listed)
+        self.drift = compare(self.toolset().definitions(_revision(self)), listed)
         if self.drift and self.drift_policy == "error":
             raise DriftError(self.drift)
         if self.drift and self.drift_policy == "warn":
             warnings.warn(describe(self.drift), DriftWarning, stacklevel=2)
         return self.drift
 
-    def _revision(self) -> str:
-        version = self.session.protocol_version
-        if version is None:
-            raise RuntimeError("the session is not initialized: call initialize() or discover()")
-        return version
 
-    # -- calls (used by the generated methods) ----------------------------------------
+# -- calls (used by the generated methods) --------------------------------------------
+# Module functions, not methods: a generated `Client` holds one method per tool, whatever the
+# tools are called, so nothing the calls rely on lives in its namespace.
 
-    async def _call_result(
-        self, name: str, input_model: type[BaseModel], arguments: Mapping[str, Any]
-    ) -> CallToolResult:
-        """Validate the arguments, call, raise `ToolCallError` on `isError`: the SDK's
-        `CallToolResult` (what a tool without output schema returns: content blocks)."""
-        given = {key: value for key, value in arguments.items() if value is not OMITTED}
-        payload = input_model.model_validate(given).model_dump(
-            mode="json", by_alias=True, exclude_unset=True
-        )
-        if self.drift is None:
-            await self.check_drift()
-        result = await self.session.call_tool(name, payload)
-        if result.is_error:
-            raise ToolCallError(name, _text(result), result)
-        return result
 
-    async def _call_model(
-        self, name: str, input_model: type[BaseModel], arguments: Mapping[str, Any], output: type[M]
-    ) -> M:
-        """A tool with an object output: its Output model."""
-        result = await self._call_result(name, input_model, arguments)
-        return output.model_validate(self._value(name, result))
+def _revision(client: ToolClient) -> str:
+    version = client.session.protocol_version
+    if version is None:
+        raise RuntimeError("the session is not initialized: call initialize() or discover()")
+    return version
 
-    async def _call_value(
-        self,
-        name: str,
-        input_model: type[BaseModel],
-        arguments: Mapping[str, Any],
-        output: Any,
-    ) -> Any:
-        """A tool with a non-object output: the value, validated by its Output type alias."""
-        result = await self._call_result(name, input_model, arguments)
-        return _adapter(output).validate_python(self._value(name, result))
 
-    def _value(self, name: str, result: CallToolResult) -> Any:
-        """The structured value of a result, unwrapped where the revision wraps it."""
-        revision = self._revision()
-        tool = self.toolset().tool(name)
-        if not has_structured_output(revision):  # 2025-03-26: the value is in the text
-            text = _text(result)
-            string = (tool.output_schema or {}).get("type") == "string"
-            return text if string else json.loads(text)  # a string is sent as itself
-        value = result.structured_content
-        if wraps_output(tool, revision) and isinstance(value, dict) and "result" in value:
-            return value["result"]
-        return value
+async def call_result(
+    client: ToolClient, name: str, input_model: type[BaseModel], arguments: Mapping[str, Any]
+) -> CallToolResult:
+    """Validate the arguments, call, raise `ToolCallError` on `isError`: the SDK's
+    `CallToolResult` (what a tool without output schema returns: content blocks)."""
+    given = {key: value for key, value in arguments.items() if value is not OMITTED}
+    payload = input_model.model_validate(given).model_dump(
+        mode="json", by_alias=True, exclude_unset=True
+    )
+    if client.drift is None:
+        await client.check_drift()
+    result = await client.session.call_tool(name, payload)
+    if result.is_error:
+        raise ToolCallError(name, _text(result), result)
+    return result
+
+
+async def call_model(
+    client: ToolClient,
+    name: str,
+    input_model: type[BaseModel],
+    arguments: Mapping[str, Any],
+    output: type[M],
+) -> M:
+    """A tool with an object output: its Output model."""
+    result = await call_result(client, name, input_model, arguments)
+    return output.model_validate(_value(client, name, result))
+
+
+async def call_value(
+    client: ToolClient,
+    name: str,
+    input_model: type[BaseModel],
+    arguments: Mapping[str, Any],
+    output: Any,
+) -> Any:
+    """A tool with a non-object output: the value, validated by its Output type alias."""
+    result = await call_result(client, name, input_model, arguments)
+    return _adapter(output).validate_python(_value(client, name, result))
+
+
+def _value(client: ToolClient, name: str, result: CallToolResult) -> Any:
+    """The structured value of a result, unwrapped where the revision wraps it."""
+    revision = _revision(client)
+    tool = client.toolset().tool(name)
+    if not has_structured_output(revision):  # 2025-03-26: the value is in the text
+        text = _text(result)
+        string = (tool.output_schema or {}).get("type") == "string"
+        return text if string else json.loads(text)  # a string is sent as itself
+    value = result.structured_content
+    if wraps_output(tool, revision) and isinstance(value, dict) and "result" in value:
+        return value["result"]
+    return value
 
 
 def _text(result: CallToolResult) -> str:

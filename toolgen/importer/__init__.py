@@ -23,6 +23,7 @@ from toolgen.importer.verify import explain_differences, read_back, unreadable_t
 from toolgen.importer.yamlout import dump_yaml
 from toolgen.spec.errors import SpecError
 from toolgen.spec.protocol import EMITTED_REVISIONS
+from toolgen.spec.text import visible
 
 __all__ = [
     "ImportResult",
@@ -103,7 +104,7 @@ def _document(
     conversion = spec_document(published.tools, server, unreadable)
     block = conversion.document.get("server")
     file_name = f"{block['name']}.yaml" if block else "tools.yaml"
-    text = HEADER.format(origin=published.origin) + dump_yaml(conversion.document)
+    text = HEADER.format(origin=visible(published.origin, keep="")) + dump_yaml(conversion.document)
     return conversion, file_name, text
 
 

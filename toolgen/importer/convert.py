@@ -9,6 +9,7 @@ or the network; the same tools always give the same document.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,6 +88,10 @@ def spec_document(
 
 
 def _server_block(server: ServerInfo, warnings: list[ImportWarning]) -> dict[str, Any]:
+    fields, surrogates = repair.without_surrogates(dataclasses.asdict(server))
+    server = ServerInfo(**fields)
+    if surrogates:
+        warnings.append(ImportWarning(None, "server: lone surrogates replaced by U+FFFD"))
     name = server_name(server.name, "server")
     if name != server.name:
         warnings.append(
@@ -117,13 +122,15 @@ class _ToolImport:
         registry: DefRegistry,
         result: Conversion,
     ) -> None:
-        self.raw = raw
+        self.raw, surrogates = repair.without_surrogates(raw)
         self.registry = registry
         self.result = result
         renames: list[str] = []
-        self.name = repair.tool_name(raw.get("name"), index, seen, renames.append)
+        self.name = repair.tool_name(self.raw.get("name"), index, seen, renames.append)
         for message in renames:  # said of the name the tool has now
             self.warn(message)
+        if surrogates:
+            self.warn("lone surrogates (not Unicode text) replaced by U+FFFD")
 
     def warn(self, message: str) -> None:
         self.result.warnings.append(ImportWarning(self.name, message))

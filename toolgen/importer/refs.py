@@ -22,6 +22,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolgen.schema.allof import in_place_cycles
 from toolgen.schema.check import metaschema_errors
 from toolgen.schema.inline import merge_ref
 from toolgen.schema.jsonequal import same
@@ -110,8 +111,11 @@ class _Hoister:
         return Hoisted(rewritten, self.notes)
 
     def _empty_self_references(self) -> None:
-        for name in without_self_references(self.pending):
-            message = f"def {name!r} was only a reference to itself: it accepts anything"
+        for name, loop in without_self_references(self.pending).items():
+            message = (
+                f"def {name!r} was only a reference to itself ({' -> '.join([*loop, name])}, "
+                "through $ref and allOf): the reference back adds nothing and was removed"
+            )
             self.notes.append(((), message))
 
     def _keep_inline(
@@ -281,27 +285,51 @@ def _is_schema(tokens: list[str], value: Any) -> bool:
     return isinstance(value, dict) and next(iter(metaschema_errors(_def_body(value))), None) is None
 
 
-def without_self_references(defs: dict[str, Any]) -> list[str]:
-    """Empty (in place) the defs that are only a chain of refs back to themselves; their names.
+def without_self_references(defs: dict[str, Any]) -> dict[str, list[str]]:
+    """Repair (in place) the defs that reach themselves through `$ref`s and `allOf`s alone;
+    each → its loop. Every def on a loop includes all the others, so each is all their
+    other keywords together: the first def on the loop gets them, and the others point at
+    it (`A: {$ref: A}` then accepts anything; `B: {allOf: [{$ref: C}]}` with `C: {allOf:
+    [{$ref: B}, {type: string}]}` gives `B` the `type: string` and `C` a `$ref` to `B`)."""
+    repaired: dict[str, list[str]] = {}
+    while looping := in_place_cycles(defs, _spec_def_name):
+        done: set[str] = set()
+        for loop in looping.values():
+            members = set(loop)
+            if members & done:
+                continue  # loops that share a def: the next round sees what is left
+            done |= members
+            order = [n for n in defs if n in members]
+            parts = {n: _without_refs_to(defs[n], members) for n in order}
+            first = order[0]
+            defs[first] = _with_all_of(parts[first], [parts[n] for n in order[1:]])
+            for other in order[1:]:
+                defs[other] = _with_all_of(parts[other], [{"$ref": spec_ref(first)}])
+            for member in loop:
+                repaired.setdefault(member, looping[member])
+    return repaired
 
-    `{"$ref": "#/defs/A"}` as the whole of def A describes no value: it then accepts anything.
-    """
-    emptied = []
-    for name in defs:
-        seen, current = {name}, defs[name]
-        while isinstance(current, dict) and set(current) == {"$ref"}:
-            ref = current["$ref"]
-            target = _spec_def_name(ref)
-            if target is None or target not in defs:
-                break
-            if target in seen:
-                emptied.append(name)
-                break
-            seen.add(target)
-            current = defs[target]
-    for name in emptied:
-        defs[name] = {}
-    return emptied
+
+def _with_all_of(schema: Any, branches: list[Any]) -> Any:
+    branches = [branch for branch in branches if branch != {}]
+    if not branches or not isinstance(schema, dict):
+        return schema
+    return {**schema, "allOf": [*schema.get("allOf", []), *branches]}
+
+
+def _without_refs_to(schema: Any, names: set[str]) -> Any:
+    """`schema` without the in-place refs (its own `$ref`, its `allOf`s') to `names`."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    if _spec_def_name(out.get("$ref")) in names:
+        del out["$ref"]
+    if isinstance(out.get("allOf"), list):
+        branches = [_without_refs_to(branch, names) for branch in out["allOf"]]
+        out["allOf"] = [branch for branch in branches if branch != {}]
+        if not out["allOf"]:
+            del out["allOf"]
+    return out
 
 
 def _spec_def_name(ref: Any) -> str | None:

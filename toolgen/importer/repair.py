@@ -41,13 +41,36 @@ MAX_SCHEMA_REPAIRS: Final = 100
 Warn = Callable[[str], None]
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(value: Any) -> tuple[Any, bool]:
+    """`value` (parsed JSON) with each lone surrogate in its strings and keys replaced by
+    U+FFFD, and whether there was one: JSON can spell them (`"\\ud800"`), UTF-8 cannot."""
+    found = False
+
+    def clean(item: Any) -> Any:
+        nonlocal found
+        if isinstance(item, str):
+            fixed = _SURROGATE.sub("\ufffd", item)
+            found = found or fixed != item
+            return fixed
+        if isinstance(item, dict):
+            return {clean(k): clean(v) for k, v in item.items()}
+        if isinstance(item, list):
+            return [clean(v) for v in item]
+        return item
+
+    return clean(value), found
+
+
 def tool_name(raw: Any, index: int, seen: set[str], warn: Warn) -> str:
     """A valid tool name, unique among `seen`: the published one when it is both."""
     name = raw if isinstance(raw, str) else ""
     if not isinstance(raw, str):
         warn(f"tool #{index + 1} has no name (a string): named 'tool_{index + 1}'")
         name = f"tool_{index + 1}"
-    elif not TOOL_NAME.match(name):
+    elif not TOOL_NAME.fullmatch(name):
         fixed = _NOT_NAME_CHARS.sub("_", name)[:128] or f"tool_{index + 1}"
         warn(f"name {name!r} breaks the MCP name rule: renamed {fixed!r}")
         name = fixed

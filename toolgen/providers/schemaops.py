@@ -144,25 +144,37 @@ def implied_types(schema: Mapping[str, Any]) -> list[str]:
 
 
 def merge_all_of(
-    schema: Mapping[str, Any], root: Mapping[str, Any], path: str, losses: Losses
+    schema: Mapping[str, Any],
+    root: Mapping[str, Any],
+    path: str,
+    losses: Losses,
+    expanding: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """`schema` with its `allOf` branches merged in by force (`schema.allof.force_branch`),
     their refs resolved and their own `allOf`s merged first: a keyword two branches give
-    differently is kept from the first and described from the others."""
+    differently is kept from the first and described from the others. A branch whose refs
+    lead back to a def being merged (`A: {allOf: [{$ref: A}]}`) adds nothing and is dropped:
+    `expanding` holds the refs followed on the way here."""
     out = {k: v for k, v in schema.items() if k != "allOf"}
     notes: list[str] = []
     branches = schema.get("allOf")
     for index, branch in enumerate(branches if isinstance(branches, list) else []):
-        seen: set[str] = set()
+        seen = set(expanding)
+        cyclic = False
         while isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
             ref = branch["$ref"]
             target = resolve_pointer(root, ref)
-            if ref in seen or not isinstance(target, dict):
+            cyclic = ref in seen
+            if cyclic or not isinstance(target, dict):
                 break
             seen.add(ref)
             branch = {**target, **{k: v for k, v in branch.items() if k != "$ref"}}
+        if cyclic:
+            losses.add(join(path, "allOf", index), "$ref", "dropped", "a cycle back to itself")
+            continue
         if isinstance(branch, dict) and "allOf" in branch:
-            branch = merge_all_of(branch, root, join(path, "allOf", index), losses)
+            here = join(path, "allOf", index)
+            branch = merge_all_of(branch, root, here, losses, frozenset(seen))
         if isinstance(branch, dict):
             out, overridden = force_branch(out, branch, ANNOTATIONS)
             notes += [phrase(key, value) for key, value in overridden]

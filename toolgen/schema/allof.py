@@ -17,7 +17,7 @@ schema as its author meant it rather than as a validator does.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from toolgen.schema.jsonequal import same
@@ -89,3 +89,92 @@ def force_branch(
         elif out[key] != value and key not in quiet and key != "description":
             overridden.append((key, value))
     return out, overridden
+
+
+def in_place_refs(schema: Any) -> list[str]:
+    """The `$ref`s a value must match as it is (not below a property or an item): the
+    schema's own and those of its `allOf` branches, at any depth of `allOf`."""
+    refs = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if isinstance(node.get("$ref"), str):
+            refs.append(node["$ref"])
+        if isinstance(node.get("allOf"), list):
+            stack.extend(reversed(node["allOf"]))
+    return refs
+
+
+def in_place_cycles(
+    defs: Mapping[str, Any], target: Callable[[str], str | None]
+) -> dict[str, list[str]]:
+    """Each def that reaches itself through in-place refs alone (`A: {allOf: [{$ref: A}]}`,
+    or `A: {$ref: B}, B: {$ref: A}`) → such a loop, from it; `target`: the def a ref names.
+
+    Such a def gives no schema of its own to the loop, and following it never ends.
+    Linear in the defs and refs (strongly connected components, without recursion)."""
+    edges = {
+        name: [t for t in map(target, in_place_refs(schema)) if t is not None and t in defs]
+        for name, schema in defs.items()
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: dict[str, list[str]] = {}
+    for start in edges:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            if i < len(edges[node]):
+                work.append((node, i + 1))
+                nxt = edges[node][i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in edges[node]:
+                    members = set(component)
+                    loop = _loop(node, edges, members)
+                    for at, member in enumerate(loop):
+                        cycles[member] = loop[at:] + loop[:at]
+                    for member in members - set(loop):
+                        cycles[member] = _loop(member, edges, members)
+    return cycles
+
+
+def _loop(start: str, edges: Mapping[str, list[str]], members: set[str]) -> list[str]:
+    """The shortest way from `start` back to it within `members`: its defs, from `start`."""
+    came_from: dict[str, str] = {}
+    queue = [start]
+    for node in queue:
+        for nxt in edges[node]:
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return path[::-1]
+            if nxt in members and nxt not in came_from:
+                came_from[nxt] = node
+                queue.append(nxt)
+    return [start]

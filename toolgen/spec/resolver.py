@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolgen.schema.allof import in_place_cycles
 from toolgen.schema.check import compile_validator
 from toolgen.schema.jsonequal import same
 from toolgen.schema.limits import (
@@ -150,34 +151,20 @@ class Resolver:
         self._self_references()
 
     def _self_references(self) -> None:
-        """Report defs that are nothing but a `$ref` chain back to themselves (no value fits
-        them and no model can be generated for them). Each def is followed once: a chain of
-        2,000 defs took a minute when each one followed the rest of it again."""
+        """Report defs that reach themselves through `$ref`s and `allOf`s alone, with no
+        property or item between (`A: {allOf: [{$ref: A}]}`): no value fits them as written,
+        no model can be generated for them and a walker following them would never end."""
         origin_of = {
             bundled: self.defs.origins[key] for key, bundled in self.defs.bundled_names.items()
         }
-        looping: dict[str, list[str]] = {}  # a def on a loop -> the loop, starting from it
-        settled: set[str] = set()
-        for name in self.defs.schemas:
-            chain: list[str] = []
-            on_chain: set[str] = set()
-            target: str | None = name
-            while target is not None and target not in on_chain and target not in settled:
-                chain.append(target)
-                on_chain.add(target)
-                target = _pure_ref(self.defs.schemas.get(target))
-            if target is not None and target in on_chain:
-                loop = chain[chain.index(target) :]
-                for index, member in enumerate(loop):
-                    looping[member] = loop[index:] + loop[:index]
-            settled.update(chain)
+        looping = in_place_cycles(self.defs.schemas, def_name)
         for name in self.defs.schemas:
             if name in looping:
                 self.error(
                     ErrorCode.INVALID_SCHEMA,
                     f"def {name!r} is only a reference to itself "
-                    f"({' -> '.join([*looping[name], name])}): it describes no value; give it a "
-                    "schema of its own or remove it",
+                    f"({' -> '.join([*looping[name], name])}, through $ref and allOf): it "
+                    "describes no value; give it a schema of its own or remove it",
                     origin_of[name].locate(),
                 )
 
@@ -434,18 +421,6 @@ class Resolver:
 
 def _validator(schema: Mapping[str, Any]) -> Any:
     return compile_validator(schema)
-
-
-_ANNOTATION_KEYS = frozenset({"$ref", "title", "description", "$comment", "examples"})
-
-
-def _pure_ref(schema: Any) -> str | None:
-    """The def a schema that is nothing but a `$ref` (and annotations) names, else None."""
-    if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
-        return None
-    if not schema.keys() <= _ANNOTATION_KEYS:
-        return None
-    return def_name(schema["$ref"])
 
 
 def _as_schema(schema: Any) -> dict[str, Any]:

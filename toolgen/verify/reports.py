@@ -15,6 +15,7 @@ from typing import Any, Final
 from xml.etree import ElementTree as ET
 
 from toolgen.report.formats import SARIF_SCHEMA, artifact_uri
+from toolgen.spec.text import visible
 from toolgen.verify.checks import CHECKS, LEVELS, MAY, MUST, SHOULD
 from toolgen.verify.results import (
     ERROR,
@@ -183,7 +184,8 @@ def to_junit(report: Report) -> str:
         for key, value in counts[group].items():
             suite.set(key, str(value))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    text = ET.tostring(root, encoding="unicode")  # control characters raw: XML cannot hold them
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + visible(text, keep="\n\t\r") + "\n"
 
 
 _SARIF_LEVEL: Final = {MUST: "error", SHOULD: "warning", MAY: "note"}

@@ -12,12 +12,13 @@ import copy
 import json
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import CORPUS, DATA
 
-from toolgen.importer import Published, import_published
+from toolgen.importer import Published, import_published, write_import
 
 ROUNDS = 80
 DAMAGE: list[Any] = [
@@ -27,6 +28,9 @@ DAMAGE: list[Any] = [
     "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-04/schema#",
     "(?<=a)b[", {"$dynamicRef": "#nope"}, {"patternProperties": {"(": {}}}, ["nope"],
     {"a": {"$ref": "#/properties/b"}, "b": {"$ref": "#/properties/a"}}, "#/properties/a",
+    "x\ud800y", "name\n", "\x1b]0;t\x07", {"A": {"allOf": [{"$ref": "#/$defs/A"}]}},
+    {"A": {"allOf": [{"$ref": "#/$defs/B"}]}, "B": {"allOf": [{"$ref": "#/$defs/A"}, {}]}},
+    {"allOf": [{"$ref": "#"}]},
 ]  # fmt: skip
 KEYS = [
     "$ref", "type", "items", "properties", "required", "$defs", "definitions", "additionalItems",
@@ -83,3 +87,20 @@ def test_a_tool_the_repairs_miss_is_imported_accepting_any_object_with_a_warning
     assert warning.tool == "grep"
     assert "regex" in warning.message and "any object" in warning.message
     assert "name: echo\n  input:\n    type: object\n    properties:\n      q: {}" in result.text
+
+
+@pytest.mark.parametrize("where", ["description", "title", "key"])
+def test_a_lone_surrogate_is_replaced_and_said_not_an_internal_error(
+    where: str, tmp_path: Path
+) -> None:
+    lone = "x\ud800y"
+    tool: dict[str, Any] = {"name": "t", "inputSchema": {"type": "object"}}
+    if where == "key":
+        tool["inputSchema"]["properties"] = {lone: {"type": "string"}}
+    else:
+        tool[where] = lone
+    result = import_published(Published((tool,)))
+    write_import(result, tmp_path / "spec")
+    assert [w.tool for w in result.warnings] == ["t"]
+    assert "U+FFFD" in str(result.warnings[0])
+    assert "x\ufffdy" in (tmp_path / "spec" / result.file_name).read_text(encoding="utf-8")

@@ -23,7 +23,7 @@ from views_support import corpus_tools, gemini_subset_problems, openai_strict_pr
 
 from toolgen.cli import cli
 from toolgen.providers import toolset_view, view
-from toolgen.providers.model import approx_tokens
+from toolgen.providers.model import PROVIDERS, Provider, approx_tokens
 from toolgen.providers.names import (
     ANTHROPIC_NAMES,
     GEMINI_NAMES,
@@ -309,6 +309,29 @@ def test_gemini_cuts_recursion_after_a_bounded_depth() -> None:
     assert text.count('"kids"') == 2
     assert any(loss.action == "dropped" and loss.keyword == "$ref" for loss in converted.losses)
     gemini_types.FunctionDeclaration.model_validate(converted.definition)
+
+
+ALLOF_CYCLES = {
+    "a def that includes itself": {"A": {"allOf": [{"$ref": "#/$defs/A"}]}},
+    "two defs that include each other": {
+        "A": {"allOf": [{"$ref": "#/$defs/B"}], "description": "a"},
+        "B": {"allOf": [{"$ref": "#/$defs/A"}, {"type": "string", "minLength": 1}]},
+    },
+}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("defs", ALLOF_CYCLES.values(), ids=list(ALLOF_CYCLES))
+def test_a_ref_cycle_through_allof_converts_without_a_crash(
+    provider: Provider, defs: dict[str, Any]
+) -> None:
+    """A view that merges the `allOf` drops the ref back and says so; one that cannot keeps
+    the cycle as written, in `$defs`."""
+    schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": defs}
+    (converted,) = view(provider, [tool(schema)]).tools
+    dropped = any(loss.keyword == "$ref" and loss.action == "dropped" for loss in converted.losses)
+    text = json.dumps(converted.definition)
+    assert dropped or '"$defs"' in text
 
 
 # -- report and command line -----------------------------------------------------------

@@ -33,12 +33,20 @@ MODELS = "_models"
 TYPING = "_typing"
 CLIENT = "_client"
 MCP_TYPES = "_mcp_types"
-RESERVED_ARGUMENTS: Final = frozenset({"self", MODELS, TYPING, CLIENT, MCP_TYPES})
+BUILTINS: Final = frozenset({"str", "int", "float", "bool", "list", "dict", "object"})
+"""The builtins the generated annotations name (a method or argument so named would hide them)."""
+RESERVED_ARGUMENTS: Final = frozenset(
+    {"self", "arguments", "value", MODELS, TYPING, CLIENT, MCP_TYPES} | BUILTINS
+)
 """Names a keyword argument must not take: they are used inside the methods."""
 RESERVED_METHODS: Final = frozenset(
     {"session", "drift", "drift_policy", "check_drift", "toolset", "stdio", "http"}
+    | {"SERVER", "TOOLS_FILE", "_SERVER", "_TOOLS_FILE", MODELS, TYPING, CLIENT, MCP_TYPES}
+    | BUILTINS
 )
-"""`ToolClient` members a tool's method must not hide (such a method gets a `_tool` suffix)."""
+"""What a tool's method must not hide (such a method gets a `_tool` suffix): `ToolClient`'s
+public members and the names the class body reads. `ToolClient` keeps nothing else on the
+class: its calls are module functions, so no tool name reaches them."""
 _SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 _ANY = f"{TYPING}.Any"
 
@@ -49,9 +57,9 @@ def render_client(
     """`client.py` of the generated package."""
     plan = plan or build_plan(toolset)
     types = TypeNames(plan.schema.get("$defs", {}))
-    methods = tool_methods(toolset.tools)
+    methods = client_methods(toolset.tools)
     tools = [
-        _tool_context(tool, _method(methods[tool.name]), plan.tool_classes[tool.name], types)
+        _tool_context(tool, methods[tool.name], plan.tool_classes[tool.name], types)
         for tool in toolset.tools
     ]
     text = render(
@@ -67,8 +75,20 @@ def render_client(
     return [(CLIENT_FILE, text)]
 
 
-def _method(name: str) -> str:
-    return name + "_tool" if name in RESERVED_METHODS else name
+def client_methods(tools: tuple[Tool, ...]) -> dict[str, str]:
+    """Tool name → client method: the handler's name, suffixed `_tool` while it is reserved
+    or another tool's method already has it."""
+    handlers = tool_methods(tools)
+    taken = set(RESERVED_METHODS) | set(handlers.values())
+    methods = {}
+    for tool in tools:
+        method = handlers[tool.name]
+        if method in RESERVED_METHODS:
+            while method in taken:
+                method += "_tool"
+            taken.add(method)
+        methods[tool.name] = method
+    return methods
 
 
 def _tool_context(

@@ -51,10 +51,11 @@ def render_handlers_scaffold(toolset: ToolSet, plan: ModelPlan | None = None) ->
 
 def _context(toolset: ToolSet, plan: ModelPlan | None = None) -> dict[str, Any]:
     server = toolset.server
-    if not _SERVER_NAME.match(server.name):  # the spec model guarantees it; checked again
+    if not _SERVER_NAME.fullmatch(server.name):  # the spec model guarantees it; checked again
         raise ValueError(f"invalid server name {server.name!r}")
     names = model_class_names(toolset, plan)
     methods = tool_methods(toolset.tools)
+    _check_abc_names(toolset.tools, methods)
     tools = []
     imports: set[str] = set()
     for tool in toolset.tools:
@@ -77,7 +78,59 @@ def _context(toolset: ToolSet, plan: ModelPlan | None = None) -> dict[str, Any]:
         "tools": tools,
         "model_imports": sorted(imports, key=lambda name: (name.lower(), name)),  # as isort
         "example_method": tools[0]["method"] if tools else "some_tool",
+        "names": class_body_names(set(methods.values()), server.package),
     }
+
+
+def class_body_names(methods: set[str], package: str) -> dict[str, str]:
+    """The names the `Handlers` class bodies read (decorator, annotations), each kept apart from
+    every method name: a method defined earlier in a class body hides a module name there, for
+    Python (decorators) and for type checkers (annotations). `str` goes through `builtins` then."""
+    names = {
+        "abc": _free("abc", methods),
+        "returns": _free("Returns", methods),
+        "models": _free("models", methods),
+        "str": "str",
+        "builtins": "",
+    }
+    if "str" in methods:
+        names["builtins"] = _free("builtins", methods)
+        names["str"] = names["builtins"] + ".str"
+    names["import_abc"] = _import("abc", names["abc"])
+    names["import_builtins"] = _import("builtins", names["builtins"])
+    names["import_models"] = _import("models", names["models"], package)
+    names["import_models_here"] = _import("models", names["models"], ".")
+    return names
+
+
+def _import(module: str, alias: str, package: str = "") -> str:
+    line = f"from {package} import {module}" if package else f"import {module}"
+    return line if alias in (module, "") else f"{line} as {alias}"
+
+
+def _free(name: str, taken: set[str]) -> str:
+    while name in taken:
+        name += "_"
+    return name
+
+
+_ABC_OWNED = frozenset({"_abc_impl"})
+"""Class attributes Python's `abc` machinery sets on every `Handlers` subclass, over any method."""
+
+
+def _check_abc_names(tools: tuple[Tool, ...], methods: dict[str, str]) -> None:
+    problems = [
+        Diagnostic(
+            ErrorCode.INVALID_NAME,
+            f"tool {tool.name!r} becomes the Python method {methods[tool.name]!r}, which Python's "
+            "abc module sets on every Handlers class; rename the tool",
+            tool.origin.locate("name"),
+        )
+        for tool in tools
+        if methods[tool.name] in _ABC_OWNED
+    ]
+    if problems:
+        raise SpecError(problems)
 
 
 def tool_methods(tools: tuple[Tool, ...]) -> dict[str, str]:

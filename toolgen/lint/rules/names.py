@@ -33,7 +33,7 @@ def name_style(name: str) -> str:
     """The casing style of a tool name (of its last `.`-separated part), or `mixed`."""
     last = name.rsplit(".", 1)[-1]
     for style, pattern in _STYLES:
-        if pattern.match(last):
+        if pattern.fullmatch(last):
             return style
     return "mixed"
 
@@ -60,7 +60,7 @@ def invalid_tool_name(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Use `create_issue`.
     """
-    if not MCP_TOOL_NAME.match(tool.name):
+    if not MCP_TOOL_NAME.fullmatch(tool.name):
         yield Hit(
             f"tool name {tool.name!r} does not match the MCP rule ^[A-Za-z0-9_.-]{{1,128}}$",
             ctx.name_location(tool),

@@ -101,6 +101,9 @@ class McpEndpoint:
                     return await self._post(request, held)
             if request.method == "DELETE":
                 return self._delete(request)
+        except ClientDisconnect:  # gone mid-body: no one to answer, and no fault of ours
+            log.debug("client left during %s %s", request.method, request.url.path)
+            return error(400, jsonrpc.INVALID_REQUEST, "Client disconnected")
         except Exception:  # never a traceback on the wire
             log.exception("internal error while answering %s %s", request.method, request.url.path)
             return error(500, jsonrpc.INTERNAL_ERROR, "Internal error")

@@ -51,6 +51,10 @@ class SecurityPolicy:
     max_buffered: int = DEFAULT_MAX_BUFFERED
     """Bytes of request bodies buffered by all requests together (past it, 503)."""
 
+    def __post_init__(self) -> None:
+        if self.token is not None and not self.token.strip():
+            raise ValueError("the token is empty: every client would get in; give one or none")
+
 
 def is_loopback_host(host: str) -> bool:
     """Whether a host name (no port; IPv6 without brackets) is this machine's loopback."""

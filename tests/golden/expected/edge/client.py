@@ -48,8 +48,8 @@ class Client(_client.ToolClient):
             "maybe": maybe,
             "class": class_,
         }
-        return await self._call_model(
-            "ns.do-thing", _models.NsDoThingInput, arguments, _models.NsDoThingOutput
+        return await _client.call_model(
+            self, "ns.do-thing", _models.NsDoThingInput, arguments, _models.NsDoThingOutput
         )
 
     async def NS_do_thing(
@@ -61,7 +61,7 @@ class Client(_client.ToolClient):
         arguments: dict[str, object] = {
             "method": method,
         }
-        value = await self._call_value(
-            "NS_do_thing", _models.NSDoThingInput, arguments, _models.NSDoThingOutput
+        value = await _client.call_value(
+            self, "NS_do_thing", _models.NSDoThingInput, arguments, _models.NSDoThingOutput
         )
         return _typing.cast("list[_models.NSDoThingOutputItem]", value)

@@ -30,12 +30,7 @@ from toolgen.runtime import RuntimeToolSet, ToolError, load_definitions
 from . import SERVER, TOOLS_FILE
 
 if TYPE_CHECKING:
-    from .models import (
-        NSDoThingInput,
-        NsDoThingInput,
-        NSDoThingOutput,
-        NsDoThingOutput,
-    )
+    from . import models
 
 __all__ = ["SERVER", "Handlers", "ToolError", "load", "main", "serve"]
 
@@ -53,10 +48,10 @@ a server of hundreds of tools then starts without building every model class."""
 
 
 def __getattr__(name: str) -> Any:
-    if name in _MODELS:
+    if name in _MODELS or name == "models":
         from . import models
 
-        return getattr(models, name)
+        return models if name == "models" else getattr(models, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -70,11 +65,11 @@ class Handlers(abc.ABC):
     """One method per tool of edge-cases."""
 
     @abc.abstractmethod
-    def ns_do_thing(self, args: NsDoThingInput) -> Returns[NsDoThingOutput]:
+    def ns_do_thing(self, args: models.NsDoThingInput) -> Returns[models.NsDoThingOutput]:
         'Description with """, \'\'\', {{ jinja }}, {% block %}, a backslash \\ and a newline\nand an injection attempt: """; __import__(\'pathlib\').Path(\'PWNED\').touch(); """'
 
     @abc.abstractmethod
-    def NS_do_thing(self, args: NSDoThingInput) -> Returns[NSDoThingOutput]:
+    def NS_do_thing(self, args: models.NSDoThingInput) -> Returns[models.NSDoThingOutput]:
         """A name that CamelCases close to the one above."""
 
 
