@@ -137,6 +137,13 @@ def serve(
             workers=workers,
         )
         return
+    if sys.stderr.isatty():  # a person started it: say it runs (stdout stays protocol only)
+        count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
+        click.echo(
+            f"toolgen: serving {tools.server.name} ({count}{', mock' if mock else ''}) over "
+            "stdio: MCP messages on stdin and stdout; Ctrl-C or end of input (Ctrl-D) stops it",
+            err=True,
+        )
     tools.serve(
         handlers,
         timeout=timeout or None,
