@@ -75,9 +75,11 @@ def diff(
     and specs, i.e. what the working tree changes (before specs/ is
     committed, every server is new).
 
-    Each change has a stable code (docs/diff-changes.md). Configure in
-    pyproject.toml under [tool.toolgen.diff] (fail-on; ignore entries with a
-    code, an optional tool pattern and a reason).
+    Each change has a stable code (the "Diff changes" page of the docs). A
+    major bump of server.version accepts the breaking changes it covers: they
+    become notes. Configure in pyproject.toml under [tool.toolgen.diff]
+    (fail-on; accept-major-bump; ignore entries with a code, an optional tool
+    pattern and a reason).
 
     Exit codes: 0 nothing reaches --fail-on, 1 something does, 2 usage
     errors or input that does not load.
