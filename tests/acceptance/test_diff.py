@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from conftest import ROOT, SPECS, TESTS
 
 from toolgen.cli import cli
+from toolgen.version import DOCS_URL
 
 SARIF_SCHEMA = json.loads((TESTS / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
@@ -323,7 +324,8 @@ def test_markdown_is_a_pull_request_comment(notes: tuple[Path, Path]) -> None:
     edit(new / "notes.yaml", "title: Create a note", "title: New note")
     text = run(str(old), str(new), "--format", "markdown").stdout
     assert text.startswith("## toolgen diff: 2 breaking changes\n")
-    assert "[TD401](docs/diff-changes.md#td401-read-only-removed)" in text
+    assert f"[TD401]({DOCS_URL}diff-changes/#td401-read-only-removed)" in text
+    assert "](docs/" not in text  # never a path of toolgen's repository
     assert "<details><summary>1 non-breaking change</summary>" in text
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from toolgen.diff.codes import find
 from toolgen.diff.model import Change
 from toolgen.report.config import ConfigError, check_keys, load_section, one_of
+from toolgen.version import DOCS_URL
 
 FAIL_ON = ("breaking", "safety", "any", "never")
 _KNOWN = ("fail-on", "accept-major-bump", "ignore")
@@ -107,7 +108,7 @@ def _ignore(entry: Any, index: int) -> Ignore:
     code = entry.get("code")
     found = find(code) if isinstance(code, str) else None
     if found is None:
-        raise ConfigError(f"{where}: unknown change code {code!r} (see docs/diff-changes.md)")
+        raise ConfigError(f"{where}: unknown change code {code!r} (see {DOCS_URL}diff-changes/)")
     reason = entry.get("reason")
     if not isinstance(reason, str) or not reason.strip():
         raise ConfigError(
