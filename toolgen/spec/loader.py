@@ -123,6 +123,16 @@ def load_files(
 ) -> list[SpecFile]:
     """Parse (with `read`, by default `read_source`) and validate every file, reporting the
     problems of all files together."""
+    specs, problems, _ = parse_each(files, read)
+    if problems:
+        raise SpecError(problems)
+    return specs
+
+
+def parse_each(
+    files: Sequence[Path], read: Callable[[Path], SourceFile] | None = None
+) -> tuple[list[SpecFile], list[Diagnostic], set[Path]]:
+    """Parse and validate every file: (the good ones, the problems of the others, their paths)."""
     # YAML and the spec model load only when files are read: finding spec sets (a lint
     # answered from its cache) needs neither.
     from toolgen.spec.model import parse_spec_file
@@ -131,11 +141,11 @@ def load_files(
     read = read or read_source
     specs: list[SpecFile] = []
     problems: list[Diagnostic] = []
+    failed: set[Path] = set()
     for path in files:
         try:
             specs.append(parse_spec_file(read(path)))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
-    if problems:
-        raise SpecError(problems)
-    return specs
+            failed.add(path)
+    return specs, problems, failed
