@@ -157,6 +157,11 @@ def test_cli_prints_errors_with_positions_and_exit_code_1_without_traceback(proj
     assert "error[unknown-key]" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (project / "generated").exists()
+    [error, _, source, caret, *_] = result.stderr.splitlines()  # the line, then an excerpt
+    column = int(error.split(":")[2])
+    assert "anotations: {readOnlyHint" in source
+    assert caret.index("^") - caret.index("|") == column + 1  # under the column
+    assert "\033[" not in result.stderr  # no colour into a pipe
 
 
 def test_cli_check_exits_1_when_stale_and_0_when_fresh(

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from toolgen.report.terminal import print_spec_errors
 from toolgen.spec.errors import SpecError
 from toolgen.spec.model import SERVER_NAME_PATTERN
 
@@ -22,8 +23,7 @@ def check_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 def fail_on_spec_errors(exc: SpecError) -> None:
     """Print every diagnostic (no traceback) and exit 1."""
-    for diagnostic in exc.diagnostics:
-        click.echo(str(diagnostic), err=True)
+    print_spec_errors(exc.diagnostics)
     count = len(exc.diagnostics)
     click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     sys.exit(1)

@@ -15,6 +15,7 @@ import click
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.diff.config import FAIL_ON
 from toolgen.diff.report import FORMATS
+from toolgen.report.terminal import print_spec_errors
 from toolgen.spec.errors import SpecError
 from toolgen.spec.protocol import EMITTED_REVISIONS, LATEST_REVISION
 
@@ -24,8 +25,7 @@ DEFAULT_NEW = "specs"
 
 def _load_failed(exc: SpecError, done: str = "compared") -> None:
     """Print every diagnostic (no traceback) and exit 2: the input does not load."""
-    for diagnostic in exc.diagnostics:
-        click.echo(str(diagnostic), err=True)
+    print_spec_errors(exc.diagnostics)
     count = len(exc.diagnostics)
     click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was {done}.", err=True)
     sys.exit(2)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from toolgen.report.terminal import print_spec_errors
 from toolgen.spec.errors import SpecError
 
 
@@ -104,8 +105,7 @@ def serve(
     try:
         tools = RuntimeToolSet(load_spec_set(list(specs) or [Path("specs")]))
     except SpecError as exc:
-        for diagnostic in exc.diagnostics:
-            click.echo(str(diagnostic), err=True)
+        print_spec_errors(exc.diagnostics)
         sys.exit(1)
     if mock:
         from toolgen.serve.mock import mock_handlers
