@@ -118,21 +118,11 @@ def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
-def load_files(
-    files: Sequence[Path], read: Callable[[Path], SourceFile] | None = None
-) -> list[SpecFile]:
-    """Parse (with `read`, by default `read_source`) and validate every file, reporting the
-    problems of all files together."""
-    specs, problems, _ = parse_each(files, read)
-    if problems:
-        raise SpecError(problems)
-    return specs
-
-
 def parse_each(
     files: Sequence[Path], read: Callable[[Path], SourceFile] | None = None
 ) -> tuple[list[SpecFile], list[Diagnostic], set[Path]]:
-    """Parse and validate every file: (the good ones, the problems of the others, their paths)."""
+    """Parse (with `read`, by default `read_source`) and validate every file: (the files
+    that passed, the problems of the others, the paths of the others)."""
     # YAML and the spec model load only when files are read: finding spec sets (a lint
     # answered from its cache) needs neither.
     from toolgen.spec.model import parse_spec_file
