@@ -5,8 +5,9 @@ A case is a mapping:
 - `name`: what the case shows (a sentence);
 - `old`, `new`: one spec file's text each, after a fixed header: `toolgen: 1`
   and a `server` block (version 1.0.0 in OLD, 2.0.0 in NEW, so breaking
-  changes do not also report a missing major bump); positions count from the
-  snippet's first line;
+  changes do not also report a missing major bump; the cases run with
+  `accept-major-bump` off, so the bump does not make them notices); positions
+  count from the snippet's first line;
 - `old_files`, `new_files` (optional): more files of the spec set, name -> text
   (after a two-line header `toolgen: 1` and a comment, so positions count
   from the snippet's first line there too);
@@ -33,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from toolgen.diff.config import DiffConfig
 from toolgen.diff.model import Change
 from toolgen.diff.report import label
 from toolgen.diff.run import run_diff
@@ -57,6 +59,10 @@ def load_cases() -> list[dict[str, Any]]:
     return cases
 
 
+AS_CLASSIFIED = DiffConfig(accept_major_bump=False)
+"""Each change as the diff classifies it, whatever the versions say."""
+
+
 def case_id(case: dict[str, Any]) -> str:
     return f"{case['_file']}: {case['name']}"
 
@@ -69,7 +75,7 @@ def run_case(case: dict[str, Any], tmp: Path) -> list[Change]:
         for name, more in case.get(f"{side}_files", {}).items():
             (tmp / side / name).write_text(f"toolgen: 1\n# {name}\n{more}", encoding="utf-8")
     if not case.get("git"):
-        return run_diff(str(tmp / "old"), str(tmp / "new")).changes
+        return run_diff(str(tmp / "old"), str(tmp / "new"), AS_CLASSIFIED).changes
     for args in (["init", "-q"], ["add", "old"], ["commit", "-qm", "old"]):
         subprocess.run(
             ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
@@ -80,7 +86,7 @@ def run_case(case: dict[str, Any], tmp: Path) -> list[Change]:
         )
     shutil.rmtree(tmp / "old")  # what is read comes from the commit, not the working tree
     with chdir(tmp):
-        changes = run_diff("git:HEAD:old", "new").changes
+        changes = run_diff("git:HEAD:old", "new", AS_CLASSIFIED).changes
     assert all(
         c.location is None or c.location.file.startswith(("HEAD:old/", "new/")) for c in changes
     ), [c.location for c in changes]

@@ -105,7 +105,7 @@ class CliServer:
             self.process.kill()
             raise AssertionError(f"no address announced: {first!r}")
         self.announced = first
-        self.url = first.split(" at ", 1)[1].strip()
+        self.url = first.split(" at ", 1)[1].split()[0]
         self.lines: list[str] = []
         self.reader = threading.Thread(target=self._read_stderr, daemon=True)
         self.reader.start()

@@ -72,6 +72,28 @@ def test_check_is_clean_after_build_and_shows_a_diff_after_an_edit(project: Path
     assert "Make a note." in diff
 
 
+@pytest.mark.parametrize(
+    ("built", "checked"),
+    [
+        (["specs/notes", "specs/one"], ["specs"]),
+        (["specs/one"], ["specs/one/one.yaml"]),
+        (["specs/one/one.yaml"], ["specs/one/"]),
+    ],
+)
+def test_check_is_clean_however_the_same_specs_are_named(
+    project: Path, monkeypatch: pytest.MonkeyPatch, built: list[str], checked: list[str]
+) -> None:
+    monkeypatch.chdir(project)
+    (project / "specs" / "one").mkdir()
+    (project / "specs" / "one" / "one.yaml").write_text(
+        "toolgen: 1\nserver: {name: one, version: 1.0.0}\n"
+        "tools:\n  - {name: ping, description: Answer., input: {type: object}}\n"
+    )
+    for spec_set in built:
+        build([spec_set], Path("generated"))
+    assert not check(checked, Path("generated"))
+
+
 def test_check_reports_hand_edited_generated_files(project: Path) -> None:
     specs = [project / "specs" / "notes"]
     build(specs, project / "generated")
@@ -135,6 +157,11 @@ def test_cli_prints_errors_with_positions_and_exit_code_1_without_traceback(proj
     assert "error[unknown-key]" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (project / "generated").exists()
+    [error, _, source, caret, *_] = result.stderr.splitlines()  # the line, then an excerpt
+    column = int(error.split(":")[2])
+    assert "anotations: {readOnlyHint" in source
+    assert caret.index("^") - caret.index("|") == column + 1  # under the column
+    assert "\033[" not in result.stderr  # no colour into a pipe
 
 
 def test_cli_check_exits_1_when_stale_and_0_when_fresh(

@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from conftest import ROOT, SPECS, TESTS
 
 from toolgen.cli import cli
+from toolgen.version import DOCS_URL
 
 SARIF_SCHEMA = json.loads((TESTS / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
@@ -79,6 +80,34 @@ def test_a_read_only_tool_that_writes_fails_the_diff(notes: tuple[Path, Path]) -
     assert any(" TD401 breaking readOnly: true → false" in line for line in lines), lines
     assert all(line.endswith("[list_notes]") or "TD601" in line for line in lines)
     assert any("TD601 error" in line for line in lines)  # 1.0.0 stays 1.0.0
+
+
+def test_a_major_version_bump_accepts_the_breaking_changes_it_announces(
+    notes: tuple[Path, Path], tmp_path: Path
+) -> None:
+    old, new = notes
+    make_list_notes_write(new)
+    edit(new / "notes.yaml", "version: 1.0.0", "version: 2.0.0")
+    result = run(str(old), str(new), "--format", "json")
+    assert result.exit_code == 0, result.output
+    changes = json.loads(result.stdout)["changes"]
+    accepted = {c["code"]: c for c in changes if c["code"] in ("TD401", "TD402")}
+    assert len(accepted) == 2
+    assert all(not c["breaking"] and c["severity"] == "info" for c in accepted.values())
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.toolgen.diff]\naccept-major-bump = false\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["diff", str(old), str(new), "--config", str(config)])
+    assert result.exit_code == 1
+    assert " TD401 breaking " in result.stdout
+
+
+def test_a_minor_bump_accepts_nothing(notes: tuple[Path, Path]) -> None:
+    old, new = notes
+    make_list_notes_write(new)
+    edit(new / "notes.yaml", "version: 1.0.0", "version: 1.1.0")
+    result = run(str(old), str(new))
+    assert result.exit_code == 1
+    assert " TD401 breaking " in result.stdout and " TD601 error " in result.stdout
 
 
 def test_fail_on_safety_ignores_other_breaking_changes(notes: tuple[Path, Path]) -> None:
@@ -295,7 +324,8 @@ def test_markdown_is_a_pull_request_comment(notes: tuple[Path, Path]) -> None:
     edit(new / "notes.yaml", "title: Create a note", "title: New note")
     text = run(str(old), str(new), "--format", "markdown").stdout
     assert text.startswith("## toolgen diff: 2 breaking changes\n")
-    assert "[TD401](docs/diff-changes.md#td401-read-only-removed)" in text
+    assert f"[TD401]({DOCS_URL}diff-changes/#td401-read-only-removed)" in text
+    assert "](docs/" not in text  # never a path of toolgen's repository
     assert "<details><summary>1 non-breaking change</summary>" in text
 
 

@@ -18,6 +18,7 @@ from conftest import ROOT
 
 from toolgen.spec.model import FORMAT_SCHEMA
 from toolgen.spec.protocol import SUPPORTED_REVISIONS
+from toolgen.version import DOCS_URL
 
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
@@ -84,6 +85,7 @@ def test_the_readme_set_up_commands_install_what_ci_installs() -> None:
 def test_the_format_schema_is_published_where_its_id_says() -> None:
     site = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["site_url"]
     schema = json.loads(FORMAT_SCHEMA.read_text(encoding="utf-8"))
+    assert site == DOCS_URL  # the one address toolgen's own messages and comments link to
     assert schema["$id"] == site + "spec-format.schema.json"
     assert (ROOT / "docs" / "spec-format.schema.json").is_file()  # copied to the site's root
     assert "SPEC-FORMAT" not in json.dumps(schema)

@@ -293,7 +293,7 @@ def start_cli(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess
     if "http://" not in line:
         process.kill()
         raise AssertionError(f"no address announced: {line!r}")
-    return process, line.split(" at ", 1)[1].strip()
+    return process, line.split(" at ", 1)[1].split()[0]
 
 
 def stop(process: subprocess.Popen[Any]) -> None:

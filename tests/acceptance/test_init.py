@@ -10,6 +10,7 @@ from click.testing import CliRunner, Result
 from runtime_support.frames import FrameClient
 
 from toolgen.cli import cli
+from toolgen.version import DOCS_URL
 
 
 def run(*args: str) -> Result:
@@ -28,6 +29,12 @@ def test_the_starter_lints_without_a_single_finding(starter: Path) -> None:
     result = run("lint", str(starter), "--format", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["findings"] == []
+
+
+def test_the_starter_points_to_the_format_page_of_the_published_docs(starter: Path) -> None:
+    head = (starter / "hello.yaml").read_text(encoding="utf-8").split("toolgen: 1")[0]
+    assert f"{DOCS_URL}spec-format/" in head
+    assert "docs/" not in head.replace(DOCS_URL, "")
 
 
 def test_the_starter_builds(starter: Path) -> None:

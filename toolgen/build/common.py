@@ -26,6 +26,13 @@ def header_text(source_note: str) -> str:
     return GENERATED_BY.format(source=safe_note(source_note))
 
 
+def header_source(header: str) -> str | None:
+    """The source a notice written by `header_text` names; None for any other text."""
+    before, _, after = GENERATED_BY.partition("{source}")
+    source = header.removeprefix(before).removesuffix(after)
+    return source if source and len(source) + len(before) + len(after) == len(header) else None
+
+
 def python_header(source_note: str) -> str:
     """The header comment for generated Python files."""
     return f"# {header_text(source_note)}\n"

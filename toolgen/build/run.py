@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from toolgen import cache
-from toolgen.build.common import header_text
+from toolgen.build.common import header_source, header_text
 from toolgen.build.progress import Progress, clock, step
 from toolgen.build.python.client import render_client
 from toolgen.build.python.modelplan import ModelPlan, build_plan
@@ -36,7 +36,14 @@ from toolgen.build.schemas import render_schemas
 from toolgen.build.tooldefs import render_tooldefs
 from toolgen.build.typescript.module import render_typescript
 from toolgen.build.views import render_views
-from toolgen.build.writer import Drift, PackageOutput, drift, is_up_to_date, write
+from toolgen.build.writer import (
+    Drift,
+    PackageOutput,
+    drift,
+    is_up_to_date,
+    read_manifest,
+    write,
+)
 from toolgen.spec.errors import Diagnostic, SpecError
 from toolgen.spec.ir import Refs, ToolSet
 from toolgen.spec.loader import SpecSetFiles, spec_sets
@@ -153,6 +160,7 @@ def render_all(
     out: Path,
     *,
     skip_fresh: bool,
+    as_recorded: bool = False,
     progress: Progress | None = None,
     scaffold: bool = False,
     name: str | None = None,
@@ -162,7 +170,10 @@ def render_all(
     """Render every spec set; with `skip_fresh`, skip those whose output under `out` holds
     what their input rendered last time (the fresh packages are returned apart). A spec set
     without a `server` block is named `name`, else after its directory (`progress` says so). `refs`
-    overrides how each spec set's tool definitions write `$ref`s (`server.refs`)."""
+    overrides how each spec set's tool definitions write `$ref`s (`server.refs`). With
+    `as_recorded`, a package already under `out` is rendered with the source note and input
+    hash its manifest records: how the specs were named (a file, its directory, a directory
+    of spec sets) is no difference."""
     outputs: list[PackageOutput] = []
     fresh: list[str] = []
     problems: list[Diagnostic] = []
@@ -179,6 +190,8 @@ def render_all(
             problems.extend(exc.diagnostics)
             continue
         package = toolset.server.package
+        if as_recorded and (recorded := _recorded(out / package)):
+            note, digest = recorded
         if progress and not toolset.server.declared:
             how = "as --name says" if name else "after its directory (--name NAME chooses)"
             progress(f"{note} has no server block: naming the server {toolset.server.name!r} {how}")
@@ -200,6 +213,14 @@ def render_all(
     if problems:
         raise SpecError(problems)
     return outputs, fresh
+
+
+def _recorded(package_dir: Path) -> tuple[str, str] | None:
+    """The source note and input hash the manifest in `package_dir` records, or None."""
+    manifest = read_manifest(package_dir) or {}
+    note = header_source(str(manifest.get("comment")))
+    digest = manifest.get("input")
+    return (note, digest) if note is not None and isinstance(digest, str) else None
 
 
 def _fresh(out: Path, digest: str) -> str | None:
@@ -279,8 +300,9 @@ def check(
     refs: Refs | None = None,
     targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> Drift:
-    """How `out` differs from a fresh render of the spec sets (empty when up to date)."""
+    """How `out` differs from a fresh render of the spec sets (empty when up to date), the
+    headers naming the specs as the output already does."""
     outputs, _ = render_all(
-        spec_paths, out, skip_fresh=False, name=name, refs=refs, targets=targets
+        spec_paths, out, skip_fresh=False, as_recorded=True, name=name, refs=refs, targets=targets
     )
     return drift(out, outputs)

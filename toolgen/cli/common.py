@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from toolgen.report.terminal import print_spec_errors
 from toolgen.spec.errors import SpecError
 from toolgen.spec.model import SERVER_NAME_PATTERN
 from toolgen.spec.text import visible
@@ -30,8 +31,7 @@ def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
 
 def fail_on_spec_errors(exc: SpecError) -> None:
     """Print every diagnostic (no traceback) and exit 1."""
-    for diagnostic in exc.diagnostics:
-        echo(str(diagnostic), err=True)
+    print_spec_errors(exc.diagnostics)
     count = len(exc.diagnostics)
     echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     sys.exit(1)

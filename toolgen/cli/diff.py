@@ -16,6 +16,7 @@ from toolgen.cli.common import echo
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
 from toolgen.diff.config import FAIL_ON
 from toolgen.diff.report import FORMATS
+from toolgen.report.terminal import print_spec_errors
 from toolgen.spec.errors import SpecError
 from toolgen.spec.protocol import EMITTED_REVISIONS, LATEST_REVISION
 
@@ -25,8 +26,7 @@ DEFAULT_NEW = "specs"
 
 def _load_failed(exc: SpecError, done: str = "compared") -> None:
     """Print every diagnostic (no traceback) and exit 2: the input does not load."""
-    for diagnostic in exc.diagnostics:
-        echo(str(diagnostic), err=True)
+    print_spec_errors(exc.diagnostics)
     count = len(exc.diagnostics)
     echo(f"{count} error{'s' if count != 1 else ''}; nothing was {done}.", err=True)
     sys.exit(2)
@@ -76,9 +76,11 @@ def diff(
     and specs, i.e. what the working tree changes (before specs/ is
     committed, every server is new).
 
-    Each change has a stable code (docs/diff-changes.md). Configure in
-    pyproject.toml under [tool.toolgen.diff] (fail-on; ignore entries with a
-    code, an optional tool pattern and a reason).
+    Each change has a stable code (the "Diff changes" page of the docs). A
+    major bump of server.version accepts the breaking changes it covers: they
+    become notes. Configure in pyproject.toml under [tool.toolgen.diff]
+    (fail-on; accept-major-bump; ignore entries with a code, an optional tool
+    pattern and a reason).
 
     Exit codes: 0 nothing reaches --fail-on, 1 something does, 2 usage
     errors or input that does not load.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from toolgen.cli.common import echo
+from toolgen.report.terminal import print_spec_errors
 from toolgen.serve.http.security import TOKEN_ENV
 from toolgen.spec.errors import SpecError
 
@@ -123,8 +123,7 @@ def serve(
     try:
         tools = RuntimeToolSet(load_spec_set(list(specs) or [Path("specs")]))
     except SpecError as exc:
-        for diagnostic in exc.diagnostics:
-            echo(str(diagnostic), err=True)
+        print_spec_errors(exc.diagnostics)
         sys.exit(1)
     if mock:
         from toolgen.serve.mock import mock_handlers
@@ -156,6 +155,13 @@ def serve(
             workers=workers,
         )
         return
+    if sys.stderr.isatty():  # a person started it: say it runs (stdout stays protocol only)
+        count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
+        click.echo(
+            f"toolgen: serving {tools.server.name} ({count}{', mock' if mock else ''}) over "
+            "stdio: MCP messages on stdin and stdout; Ctrl-C or end of input (Ctrl-D) stops it",
+            err=True,
+        )
     tools.serve(
         handlers,
         timeout=timeout or None,

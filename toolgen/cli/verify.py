@@ -136,7 +136,8 @@ def verify(
     Every check enforces a rule of the MCP specification, JSON-RPC 2.0 or the spec set,
     at a level (must, should, may). Exit 0 when no failure reaches --fail-on's level
     (default: must), 1 when one does or verify itself broke, 2 for usage errors or a
-    server that cannot be started or reached. Checks and rules: docs/verify-checks.md.
+    server that cannot be started or reached. Checks and rules: the "Verify checks" page
+    of the docs.
     """
     if (server is None) == (url is None):
         raise click.UsageError('give exactly one of --server "CMD ARGS..." and --url URL')

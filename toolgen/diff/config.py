@@ -3,6 +3,7 @@
 ```toml
 [tool.toolgen.diff]
 fail-on = "breaking"            # breaking (default), safety, any, never
+accept-major-bump = true        # a major server.version bump makes breaking changes notices
 ignore = [                      # every entry needs a reason
   {code = "TD502", reason = "descriptions are reviewed by hand"},
   {code = "input-property-removed", tool = "legacy_*", reason = "legacy tools ignore extra arguments"},
@@ -25,9 +26,10 @@ from typing import Any
 from toolgen.diff.codes import find
 from toolgen.diff.model import Change
 from toolgen.report.config import ConfigError, check_keys, load_section, one_of
+from toolgen.version import DOCS_URL
 
 FAIL_ON = ("breaking", "safety", "any", "never")
-_KNOWN = ("fail-on", "ignore")
+_KNOWN = ("fail-on", "accept-major-bump", "ignore")
 _ENTRY_KEYS = ("code", "tool", "reason")
 
 
@@ -52,6 +54,8 @@ class DiffConfig:
     """What to ignore and when a diff fails."""
 
     fail_on: str = "breaking"
+    accept_major_bump: bool = True
+    """Whether a major `server.version` bump turns the breaking changes it covers into notices."""
     ignores: tuple[Ignore, ...] = ()
     source: Path | None = None
 
@@ -82,8 +86,12 @@ def parse_section(section: Mapping[str, Any]) -> DiffConfig:
     entries = section.get("ignore", [])
     if not isinstance(entries, list):
         raise ConfigError("'ignore' must be a list of tables {code, tool, reason}")
+    accept = section.get("accept-major-bump", True)
+    if not isinstance(accept, bool):
+        raise ConfigError(f"'accept-major-bump' must be true or false, got {accept!r}")
     return DiffConfig(
         fail_on=check_fail_on(section.get("fail-on", "breaking")),
+        accept_major_bump=accept,
         ignores=tuple(_ignore(entry, index) for index, entry in enumerate(entries)),
     )
 
@@ -100,7 +108,7 @@ def _ignore(entry: Any, index: int) -> Ignore:
     code = entry.get("code")
     found = find(code) if isinstance(code, str) else None
     if found is None:
-        raise ConfigError(f"{where}: unknown change code {code!r} (see docs/diff-changes.md)")
+        raise ConfigError(f"{where}: unknown change code {code!r} (see {DOCS_URL}diff-changes/)")
     reason = entry.get("reason")
     if not isinstance(reason, str) or not reason.strip():
         raise ConfigError(

@@ -16,9 +16,11 @@ from toolgen.diff.codes import CODES, Code
 from toolgen.diff.model import Change, Report, ServerDiff
 from toolgen.report import formats
 from toolgen.report.findings import Severity
+from toolgen.version import DOCS_URL
 
 FORMATS = ("text", "json", "sarif", "github", "markdown")
-DOCS = "docs/diff-changes.md"
+DOCS = f"{DOCS_URL}diff-changes/"
+"""The published page of the change codes (a pull request comment links there)."""
 _SHORT = 19  # "sha256:" + 12 hex digits
 
 

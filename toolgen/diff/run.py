@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from toolgen.diff.config import DiffConfig
 from toolgen.diff.model import Report
-from toolgen.diff.sets import diff_sides, version_check
+from toolgen.diff.sets import accepted, diff_sides, major_bump, version_check
 from toolgen.diff.sides import Reader, load_side
 from toolgen.spec import collector
 
@@ -15,7 +15,9 @@ def run_diff(
     """Diff what `old` and `new` name (paths or `git:REV:PATH`); `SpecError` when one does not load.
 
     Ignored changes are left out (and counted); the version check runs on
-    what remains, so ignoring every breaking change also silences it.
+    what remains, so ignoring every breaking change also silences it. A major version
+    bump announces the breaking changes it covers: they become notices (unless the
+    configuration's `accept_major_bump` is off).
     `old_absent_ok`: OLD at a git revision that does not have it yet is empty
     (`Report.old_absent`), not an error.
     """
@@ -35,4 +37,6 @@ def run_diff(
                 report.ignored += 1
             else:
                 server.changes.append(check)
+        elif config.accept_major_bump and major_bump(server):
+            server.changes = [accepted(c, server) if c.breaking else c for c in kept]
     return report

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -236,25 +237,48 @@ def _server_docs(old: ToolSet, new: ToolSet) -> Iterable[Change]:
             )
 
 
+def _semver(version: str | None) -> tuple[int, ...] | None:
+    match = _SEMVER.match(version) if version is not None else None
+    return tuple(map(int, match.groups())) if match else None
+
+
+def major_bump(server: ServerDiff) -> bool | None:
+    """Whether `server.version` went up a major version (a minor one before 1.0.0); None
+    when a side has no version or either is no semantic version."""
+    a, b = _semver(server.old_version), _semver(server.new_version)
+    if a is None or b is None:
+        return None
+    return b[0] > a[0] or (a[0] == 0 == b[0] and b[1] > a[1])
+
+
 def version_check(server: ServerDiff) -> Change | None:
     """`version-not-bumped` when the server has breaking changes and no new major version."""
     if server.old_version is None or server.new_version is None:
         return None
     if not any(c.breaking for c in server.changes):
         return None
-    old, new = _SEMVER.match(server.old_version), _SEMVER.match(server.new_version)
+    bumped, a = major_bump(server), _semver(server.old_version)
     where = server.version_origin.locate("version") if server.version_origin else None
-    if old is None or new is None:
+    if bumped is None:
         if server.old_version != server.new_version:
             return None  # not semantic versions: any new version may be a major one
         message = f"breaking changes, but server.version stays {server.new_version!r}"
+    elif bumped or a is None:
+        return None
     else:
-        a, b = tuple(map(int, old.groups())), tuple(map(int, new.groups()))
-        bumped = b[0] > a[0] or (a[0] == 0 and b[0] == 0 and b[1] > a[1])
-        if bumped:
-            return None
         want = f"{a[0] + 1}.0.0" if a[0] > 0 else f"0.{a[1] + 1}.0"
         message = f"breaking changes, but server.version {server.old_version!r} → {server.new_version!r} is not a major bump (expected {want} or later)"
     return make_change(
         "TD601", message, tool=None, path="/server/version", location=where, severity=Severity.ERROR
+    )
+
+
+def accepted(change: Change, server: ServerDiff) -> Change:
+    """A breaking `change` that the server's major version bump announces, as a notice."""
+    bump = f"{server.old_version} → {server.new_version}"
+    return replace(
+        change,
+        breaking=False,
+        severity=Severity.INFO,
+        message=f"{change.message} (accepted: the major version bump {bump} announces it)",
     )

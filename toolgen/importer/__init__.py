@@ -24,6 +24,7 @@ from toolgen.importer.yamlout import dump_yaml
 from toolgen.spec.errors import SpecError
 from toolgen.spec.protocol import EMITTED_REVISIONS
 from toolgen.spec.text import visible
+from toolgen.version import DOCS_URL
 
 __all__ = [
     "ImportResult",
@@ -41,7 +42,7 @@ Tool has every field (`icons`, `execution`, `_meta`, `outputSchema`, `title`).""
 HEADER = """\
 # Imported by `toolgen import` from {origin}.
 # This spec set is yours now: edit it, `toolgen lint` it, `toolgen build` it.
-# The format: docs/spec-format.md in toolgen's repository.
+# The format: {docs}spec-format/
 """
 
 
@@ -104,7 +105,9 @@ def _document(
     conversion = spec_document(published.tools, server, unreadable)
     block = conversion.document.get("server")
     file_name = f"{block['name']}.yaml" if block else "tools.yaml"
-    text = HEADER.format(origin=visible(published.origin, keep="")) + dump_yaml(conversion.document)
+    text = HEADER.format(origin=visible(published.origin, keep=""), docs=DOCS_URL) + dump_yaml(
+        conversion.document
+    )
     return conversion, file_name, text
 
 

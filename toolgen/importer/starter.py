@@ -13,10 +13,11 @@ from toolgen.build.python.package import scaffold_path
 from toolgen.importer.output import write_spec_set
 from toolgen.spec.ir import Server
 from toolgen.spec.naming import server_name
+from toolgen.version import DOCS_URL
 
 SPEC = """\
 # A toolgen spec set: the tools of one MCP server, described once.
-# Every key is explained in docs/spec-format.md of toolgen's repository.
+# Every key is explained at {docs}spec-format/
 #   toolgen lint {root}            check hints, names, schemas, descriptions
 #   toolgen serve {root} --mock    serve it now, answering from the examples
 #   toolgen build {root}           JSON Schemas, tool definitions, models, a server stub
@@ -107,7 +108,11 @@ def starter_files(root: Path, *, handlers: bool = False) -> dict[str, str]:
     title = name.replace("-", " ").replace("_", " ").capitalize()
     shown = root.as_posix()
     name_line = f"name: {name}".ljust(33)  # the comments stay in one column
-    files = {f"{name}.yaml": SPEC.format(root=shown, name=name, name_line=name_line, title=title)}
+    files = {
+        f"{name}.yaml": SPEC.format(
+            root=shown, docs=DOCS_URL, name=name, name_line=name_line, title=title
+        )
+    }
     if handlers:
         files["handlers.py"] = HANDLERS.format(root=shown, name=name)
     return files

@@ -14,10 +14,32 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from toolgen.providers.model import View
 from toolgen.schema.pointer import resolve_pointer
+
+
+class SdkResult(Protocol):
+    """A result object of an MCP SDK (`mcp.types.CallToolResult`, any pydantic model)."""
+
+    def model_dump(self, *, mode: str = ..., by_alias: bool = ..., exclude_none: bool = ...) -> Any:
+        """The object as JSON data, under its wire names."""
+
+
+Result = Mapping[str, Any] | SdkResult
+"""An MCP `CallToolResult`: as a JSON object, or as an SDK's object."""
+
+
+def as_json(result: Result) -> Mapping[str, Any]:
+    """The result as the JSON object the wire carries (an SDK object is dumped as it would
+    be sent: wire names, no unset fields)."""
+    if isinstance(result, Mapping):
+        return result
+    dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if not isinstance(dumped, Mapping):
+        raise TypeError(f"a tool result must be a JSON object, not {type(dumped).__name__}")
+    return dumped
 
 
 class CallMappingError(ValueError):
@@ -136,8 +158,10 @@ def _object_schemas(schema: Any, root: Mapping[str, Any]) -> list[dict[str, Any]
 # -- results ----------------------------------------------------------------------
 
 
-def result_message(view: View, call: McpCall, result: Mapping[str, Any]) -> dict[str, Any]:
-    """The provider's message carrying an MCP `CallToolResult` back to the model."""
+def result_message(view: View, call: McpCall, result: Result) -> dict[str, Any]:
+    """The provider's message carrying an MCP `CallToolResult` (a dict or an SDK's object)
+    back to the model."""
+    result = as_json(result)
     is_error = bool(result.get("isError"))
     blocks = [b for b in result.get("content") or [] if isinstance(b, Mapping)]
     if view.provider == "openai":
@@ -206,9 +230,7 @@ def _anthropic_block(block: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "text", "text": _block_text(block)}
 
 
-def result_messages(
-    view: View, results: Sequence[tuple[McpCall, Mapping[str, Any]]]
-) -> list[dict[str, Any]]:
+def result_messages(view: View, results: Sequence[tuple[McpCall, Result]]) -> list[dict[str, Any]]:
     """The messages answering one model turn's tool calls: OpenAI one message (Responses:
     one `function_call_output` item) per call; Anthropic and Gemini one user message
     holding every result, as their APIs want."""

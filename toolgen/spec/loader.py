@@ -118,11 +118,11 @@ def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
-def load_files(
+def parse_each(
     files: Sequence[Path], read: Callable[[Path], SourceFile] | None = None
-) -> list[SpecFile]:
-    """Parse (with `read`, by default `read_source`) and validate every file, reporting the
-    problems of all files together."""
+) -> tuple[list[SpecFile], list[Diagnostic], set[Path]]:
+    """Parse (with `read`, by default `read_source`) and validate every file: (the files
+    that passed, the problems of the others, the paths of the others)."""
     # YAML and the spec model load only when files are read: finding spec sets (a lint
     # answered from its cache) needs neither.
     from toolgen.spec.model import parse_spec_file
@@ -131,11 +131,11 @@ def load_files(
     read = read or read_source
     specs: list[SpecFile] = []
     problems: list[Diagnostic] = []
+    failed: set[Path] = set()
     for path in files:
         try:
             specs.append(parse_spec_file(read(path)))
         except SpecError as exc:
             problems.extend(exc.diagnostics)
-    if problems:
-        raise SpecError(problems)
-    return specs
+            failed.add(path)
+    return specs, problems, failed

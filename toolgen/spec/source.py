@@ -10,6 +10,7 @@ and `SourceFile.locate` turns a path into `file:line:col`.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator
@@ -125,7 +126,7 @@ def parse_composed(text: str, path: Path, display: str) -> SourceFile:
         ) from None
     finally:
         loader.dispose()
-    builder = _Builder(display)
+    builder = _Builder(display, text)
     data = builder.build(node, ()) if node is not None else None
     if builder.errors:
         raise SpecError(builder.errors)
@@ -139,7 +140,7 @@ def _read_plain_yaml(
 ) -> tuple[Any, dict[JsonPath, Position], dict[JsonPath, Position]] | None:
     """(data, positions, key positions) of a file in plain YAML with no problem, read from
     the parser's events (`yamlevents`); None when the thorough reader below must read it."""
-    builder = _Builder(display)
+    builder = _Builder(display, text)
     loader = _BaseLoader(text)
     try:
         read = yamlevents.read(loader.get_event, builder.plain, _MAX_NODES)
@@ -153,8 +154,9 @@ def _read_plain_yaml(
 class _Builder:
     """Turns a composed node graph into JSON-like values, recording positions."""
 
-    def __init__(self, display: str) -> None:
+    def __init__(self, display: str, text: str) -> None:
         self.display = display
+        self.text = text
         self.positions: dict[JsonPath, Position] = {}
         self.key_positions: dict[JsonPath, Position] = {}
         self.errors: list[Diagnostic] = []
@@ -207,7 +209,16 @@ class _Builder:
 
     def _mapping(self, node: yaml.Node, path: JsonPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
+        before: yaml.Node | None = None  # the value before this entry
         for key_node, value_node in node.value:
+            if (
+                isinstance(node, yaml.MappingNode)
+                and node.flow_style
+                and _no_colon(key_node, value_node)
+            ):
+                self.skipped.append(self._comma_split(key_node, before))
+                continue
+            before = value_node
             key = self._scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str):
                 self._error(
@@ -226,6 +237,20 @@ class _Builder:
             )
             result[key] = self.build(value_node, child)
         return result
+
+    def _comma_split(self, key_node: yaml.Node, before: yaml.Node | None) -> Diagnostic:
+        """An entry of a `{...}` mapping with no `:`: most often the rest of the value before
+        it, split off at an unquoted comma (`description: Dates, e.g. ...`)."""
+        mark = key_node.start_mark
+        whole = self.text[
+            before.start_mark.index if before else mark.index : key_node.end_mark.index
+        ]
+        return Diagnostic(
+            ErrorCode.YAML_SYNTAX,
+            f"{key_node.value!r} has no value: in a `{{...}}` mapping an unquoted `, ` ends a "
+            f"string; quote the whole string: {json.dumps(whole, ensure_ascii=False)}",
+            Location(self.display, mark.line + 1, mark.column + 1),
+        )
 
     def _duplicate(self, key: str, node: yaml.Node, first: Position) -> Diagnostic:
         mark = node.start_mark
@@ -289,6 +314,16 @@ class _Builder:
             )
             return None
         return value
+
+
+def _no_colon(key: yaml.Node, value: yaml.Node) -> bool:
+    """Whether a mapping entry is a plain key with no `:` (YAML reads it as `key: null`)."""
+    return (
+        isinstance(value, yaml.ScalarNode)
+        and value.tag == _PLAIN
+        and value.value == ""
+        and value.start_mark.index == key.end_mark.index
+    )
 
 
 def reads_as_string(text: str) -> bool:

@@ -31,6 +31,8 @@ def syntax_error(exc: yaml.MarkedYAMLError, text: str, display: str) -> Diagnost
     line = mark.line + 1 if mark else 1
     where = Location(display, line, mark.column + 1 if mark else 1)
     message = "invalid YAML: " + " ".join(p for p in (context, problem) if p)
+    if "flow mapping" in context and "expected ','" in problem:
+        message += "; in a `{...}` mapping, quote a value that holds `: ` or `, `"
     return Diagnostic(ErrorCode.YAML_SYNTAX, message + _hint(text, line), where)
 
 

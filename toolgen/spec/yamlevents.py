@@ -7,7 +7,7 @@ for those this reader gives exactly what `toolgen.spec.source` gives (the same
 values, positions and key positions, recorded in the same order). Anything
 else gives up (`GiveUp`), and the caller reads the file the thorough way, which
 reports problems with all their detail: a syntax error, an anchor, an alias, a
-tag, a key that is not a string, a duplicate key, a value too deep, a scalar that
+tag, a key that is not a string, a duplicate key, a `{...}` entry with no `:`, a value too deep, a scalar that
 does not resolve cleanly.
 """
 
@@ -75,12 +75,12 @@ class EventReader:
         if len(path) >= limits.MAX_DEPTH:
             raise GiveUp
         if kind is MappingStartEvent:
-            return self.mapping(path)
+            return self.mapping(path, bool(event.flow_style))
         if kind is SequenceStartEvent:
             return self.sequence(path)
         raise GiveUp  # an alias
 
-    def mapping(self, path: JsonPath) -> dict[str, Any]:
+    def mapping(self, path: JsonPath, flow: bool) -> dict[str, Any]:
         result: dict[str, Any] = {}
         next_event = self.next_event
         while True:
@@ -93,7 +93,10 @@ class EventReader:
             child = (*path, key)
             mark = event.start_mark
             self.key_positions[child] = (mark.line + 1, mark.column + 1)
-            result[key] = self.value(next_event(), child)
+            value = next_event()
+            if flow and value.start_mark.index == event.end_mark.index:
+                raise GiveUp  # a key with no `:`, most often split off at an unquoted comma
+            result[key] = self.value(value, child)
 
     def key(self, event: Any) -> str:
         """A mapping key: a string scalar, or `GiveUp`."""

@@ -14,13 +14,21 @@ import jsonschema
 import pytest
 from conftest import ROOT
 from google.genai import types as gemini_types
+from mcp.types import CallToolResult
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolMessageParam
 from openai.types.responses import ResponseFunctionToolCall, ResponseInputItemParam
 from pydantic import TypeAdapter
 from test_views import ALL_TOOLS
 
 from toolgen.providers import view
-from toolgen.providers.calls import CallMappingError, McpCall, mcp_call, result_message, strip_nulls
+from toolgen.providers.calls import (
+    CallMappingError,
+    McpCall,
+    mcp_call,
+    result_message,
+    result_messages,
+    strip_nulls,
+)
 from toolgen.schema.sample import sample
 
 
@@ -204,6 +212,19 @@ def test_result_messages_have_each_providers_shape() -> None:
     content = gemini_types.Content.model_validate(gemini_msg)
     assert content.parts and content.parts[0].function_response is not None
     assert content.parts[0].function_response.response == {"output": {"id": 1}}
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "gemini"])
+@pytest.mark.parametrize("result", [RESULT, ERROR])
+def test_result_messages_take_sdk_results_and_plain_dicts_alike(
+    provider: str, result: dict[str, Any]
+) -> None:
+    tools = [{"name": "get.note", "inputSchema": {"type": "object"}}]
+    call = McpCall("get.note", {}, "get_note", "call_9")
+    sdk_result = CallToolResult.model_validate(result)
+    v = view(provider, tools)  # type: ignore[arg-type]
+    assert result_messages(v, [(call, sdk_result)]) == result_messages(v, [(call, result)])
+    assert result_message(v, call, sdk_result) == result_message(v, call, result)
 
 
 def _load_example() -> Any:

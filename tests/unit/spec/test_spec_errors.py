@@ -89,6 +89,14 @@ YAML_MESSAGES = [
         "tools:\n  - name: a\n    input: {type: object}\n    input: {type: object}\n",
         "if it belongs inside the block above it, indent it further",
     ),
+    (
+        "tools:\n  - name: a\n    input: {type: object, description: One, two}\n",
+        'quote the whole string: "One, two"',
+    ),
+    (
+        "tools:\n  - name: a\n    input: {type: object, description: Note: this}\n",
+        "in a `{...}` mapping, quote a value that holds `: ` or `, `",
+    ),
 ]
 
 

@@ -57,16 +57,14 @@ def unknown_keyword(node: SchemaNode, ctx: Context) -> Iterator[Hit]:
     most resembles.
 
     Why: Validators ignore unknown keywords, so a typo (`minimun`,
-    `requried`) silently drops a constraint. In YAML flow mappings a comma
-    inside an unquoted description splits it, and the rest becomes a stray
-    keyword: `{type: string, description: Note, or null.}` has a key
-    `or null.`.
+    `requried`) silently drops a constraint. (A description split at an
+    unquoted comma in a `{...}` mapping is a spec error, not this finding.)
 
     Example:
 
         count: {type: integer, minimun: 1}                  # TG315
 
-    Fix the spelling, quote the text, or prefix your own keywords with `x-`.
+    Fix the spelling, or prefix your own keywords with `x-`.
     """
     schema = node.schema
     if not isinstance(schema, dict):

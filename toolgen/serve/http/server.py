@@ -142,7 +142,7 @@ def serve_http(
     """Serve `tools` with `handlers` over Streamable HTTP at `http://host:port/mcp`.
 
     Blocks until interrupted (Ctrl-C / SIGTERM). Port 0 picks a free port; the
-    address actually bound is logged to stderr (`toolgen: serving ... at URL`).
+    address actually bound is logged to stderr (`toolgen: serving ... at URL (Ctrl-C stops it)`).
     `workers` > 1 forks that many worker processes on the one port (see `workers`);
     then a `handlers` class is created in each worker (connections it opens stay the
     worker's own), while an instance is shared, copied by the fork.
@@ -177,7 +177,7 @@ def serve_http(
     several = f" with {workers} workers" if workers > 1 else ""
     print(
         f"toolgen: serving {tools.server.name}{several} at "
-        f"http://{shown}:{listeners[0].getsockname()[1]}{MCP_PATH}",
+        f"http://{shown}:{listeners[0].getsockname()[1]}{MCP_PATH} (Ctrl-C stops it)",
         file=sys.stderr,
         flush=True,
     )
