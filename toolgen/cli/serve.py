@@ -10,8 +10,10 @@ from pathlib import Path
 import click
 
 from toolgen.report.terminal import print_spec_errors
-from toolgen.serve.http.security import TOKEN_ENV
 from toolgen.spec.errors import SpecError
+
+TOKEN_ENV = "TOOLGEN_TOKEN"
+"""Where `serve --http` reads its bearer token when `--token` is not given."""
 
 
 def check_token(value: str | None) -> str | None:

@@ -29,8 +29,6 @@ DEFAULT_BODY_TIMEOUT: Final = 30.0
 DEFAULT_MAX_BUFFERED: Final = 64 * 1024 * 1024
 """Largest request body accepted (bytes): far above any real tool call, small enough to
 keep a flood of huge bodies from exhausting memory."""
-TOKEN_ENV: Final = "TOOLGEN_TOKEN"
-"""Environment variable `toolgen serve --http` reads the bearer token from."""
 
 
 @dataclass(frozen=True, slots=True)
