@@ -569,17 +569,6 @@ def test_a_message_of_several_megabytes_is_read_whole(legacy: Frames) -> None:
     assert result["structuredContent"]["text"] == text
 
 
-def test_line_reader_drops_an_oversize_line_and_keeps_reading(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from toolgen.serve import stdio
-
-    monkeypatch.setattr(stdio, "MAX_MESSAGE", 10)
-    chunks = iter([b'{"a":', b"1}\n{", b'"b":2222', b"2222222", b"22}\n", b"{}\n", b"[1]", b""])
-    lines = list(stdio.read_lines(chunks.__next__))
-    assert lines == [b'{"a":1}', None, b"{}", b"[1]"]  # None: the oversize line, reported once
-
-
 # -- command line -----------------------------------------------------------------------
 
 

@@ -33,7 +33,6 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
 from typing import IO, Any, Final
 
 try:
@@ -41,6 +40,7 @@ try:
 except ImportError:  # pragma: no cover - not on POSIX
     fcntl = None  # type: ignore[assignment]
 
+from toolgen.limits import TooLong, read_lines
 from toolgen.serve import jsonrpc
 from toolgen.serve.calls import PendingCall
 from toolgen.serve.connection import Connection, Response
@@ -102,7 +102,7 @@ class _Session:
         """Async calls and batches running on the loop."""
         self._in = stdin
         self._out = stdout
-        self._lines = read_lines(lambda: _read(stdin))
+        self._lines = read_lines(lambda: _read(stdin), MAX_MESSAGE)
         self._write_lock = threading.Lock()
         self._closed = False
         self._on_loop = bool(engine.task_support)
@@ -187,9 +187,9 @@ class _Session:
             log.exception("reading stdin failed")
             self._end()
 
-    def _handle(self, line: bytes | None) -> None:
+    def _handle(self, line: bytes | TooLong) -> None:
         """One line, on the leader."""
-        if line is None:
+        if isinstance(line, TooLong):
             message = f"Message too large: the limit is {MAX_MESSAGE} bytes per line"
             self.send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, message))
             return
@@ -332,36 +332,6 @@ class _Notifier:
         call = self._call()
         if call is not None and self._session.connection.inflight.get(self._request_id) is call:
             self._session.send(notification)
-
-
-def read_lines(read: Callable[[], bytes]) -> Iterator[bytes | None]:
-    """The lines `read()` gives (without their newline) until it gives b"", the last one
-    without a newline included; None for a line over `MAX_MESSAGE`, which is dropped (a
-    partial line is kept as a list of chunks, so a long message costs linear time)."""
-    parts: list[bytes] = []
-    size = 0
-    skipping = False
-    while chunk := read():
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            if skipping:
-                skipping = False  # the end of an oversize line: dropped
-            elif parts:
-                parts.append(chunk[start:end])
-                yield b"".join(parts)
-                parts, size = [], 0
-            else:
-                yield chunk[start:end]
-            start = end + 1
-        if start < len(chunk) and not skipping:
-            size += len(chunk) - start
-            if size > MAX_MESSAGE:
-                parts, size, skipping = [], 0, True
-                yield None
-            else:
-                parts.append(chunk[start:])
-    if parts:
-        yield b"".join(parts)
 
 
 def _read(fd: int) -> bytes:
