@@ -5,6 +5,8 @@ it, `execution`, `_meta`, a `serverInfo` whose name is no spec server name, and
 `instructions`. With `--hostile`, what a hostile server sends instead: control characters,
 a newline and YAML in `serverInfo`, a tool name with a trailing newline,
 an escape sequence in a property name and definitions that include themselves.
+With `--flood BYTES`, `tools/list` answers one tool whose description is BYTES long
+(one valid message, larger than a client's read limit in the tests).
 """
 
 from __future__ import annotations
@@ -72,18 +74,27 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
         }
         if "--hostile" in sys.argv:
             result["serverInfo"] = {"name": "x\r" + OSC, "version": "1.0\nx-injected: 1\n#\r"}
+    elif method == "tools/list" and "--flood" in sys.argv:
+        result = {"tools": [flood_tool(int(sys.argv[sys.argv.index("--flood") + 1]))]}
     elif method == "tools/list":
         page = 1 if params.get("cursor") == "page-2" else 0
         result = {"tools": HOSTILE if "--hostile" in sys.argv else PAGES[page]}
         hostile = "--hostile" in sys.argv
         if (page == 0 and not hostile) or "--circular-cursor" in sys.argv:  # pages that loop
             result["nextCursor"] = "page-2"
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": f"called {params.get('name')}"}]}
     elif method == "ping":
         result = {}
     else:
         error = {"code": -32601, "message": f"unknown method {method}"}
         return {"jsonrpc": "2.0", "id": message["id"], "error": error}
     return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+
+def flood_tool(size: int) -> dict[str, Any]:
+    tool = {"name": "big", "description": "x" * size, "inputSchema": {"type": "object"}}
+    return {**tool, "annotations": {"readOnlyHint": True}}
 
 
 def main() -> None:

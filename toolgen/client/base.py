@@ -95,7 +95,8 @@ class ToolClient:
         drift: DriftPolicy = "warn",
         mode: str = "auto",
     ) -> AsyncIterator[Self]:
-        """Start `argv` as an MCP server on stdio and connect (the SDK's `stdio_client`).
+        """Start `argv` as an MCP server on stdio and connect (the SDK's client, reading
+        within `toolgen.limits`).
 
         `env`: the server's environment (None: the SDK's safe default, not this
         process's). `mode`: `"auto"` (the stateless revision if the server offers it,
@@ -116,7 +117,8 @@ class ToolClient:
         drift: DriftPolicy = "warn",
         mode: str = "auto",
     ) -> AsyncIterator[Self]:
-        """Connect to a Streamable HTTP endpoint (the SDK's `streamable_http_client`);
+        """Connect to a Streamable HTTP endpoint (the SDK's `streamable_http_client`,
+        reading within `toolgen.limits`);
         `headers` go with every request (e.g. `{"Authorization": "Bearer ..."}`)."""
         async with open_session(url=url, headers=headers, mode=mode) as session:
             yield await cls(session, drift=drift).__aenter__()

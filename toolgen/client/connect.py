@@ -2,15 +2,18 @@
 Streamable HTTP, in the era `mode` picks; and read a server's whole tool list.
 
 Typed clients (`ToolClient.stdio` / `.http`) and `toolgen call` connect here, so
-there is one way this package opens a connection, on the SDK's own transports.
+there is one way this package opens a connection: the SDK's client on transports
+that read within `toolgen.limits` (see `transports`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from toolgen.limits import MAX_PAGES, max_message
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -34,46 +37,68 @@ async def open_session(
     (also one raised in the caller's block) comes out as itself.
     """
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from toolgen.client.transports import http_client, stdio_transport
 
     with _one_error():
-        if command:
-            from mcp import StdioServerParameters
-
-            server = StdioServerParameters(
-                command=command[0],
-                args=list(command[1:]),
-                env=None if env is None else dict(env),
-                cwd=cwd,
-            )
-            async with Client(server, mode=mode) as sdk:
-                yield sdk.session
-            return
-        if not url:
-            raise ValueError("give a server command or a URL")
-        import httpx2
-        from mcp.client.streamable_http import streamable_http_client
-
-        timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults for MCP traffic
-        async with (
-            httpx2.AsyncClient(headers=dict(headers or {}), timeout=timeout) as http,
-            Client(streamable_http_client(url, http_client=http), mode=mode) as sdk,
-        ):
+        async with AsyncExitStack() as stack:
+            if command:
+                transport: Any = stdio_transport(command, env=env, cwd=cwd)
+            elif url:
+                http = await stack.enter_async_context(http_client(headers))
+                transport = streamable_http_client(
+                    url, http_client=http, max_sse_event_size=max_message()
+                )
+            else:
+                raise ValueError("give a server command or a URL")
+            sdk = await stack.enter_async_context(Client(transport, mode=mode))
             yield sdk.session
+
+
+class PaginationError(Exception):
+    """A server's list never ends: a cursor came twice, or pages ran past `MAX_PAGES`."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the server {detail}")
+        self.detail = detail
+        """What the server did, to follow a name for it."""
+
+
+Page = tuple[list[Any], Any]
+"""One page of a list: its items and its `nextCursor` (anything but a non-empty string ends)."""
+
+
+async def read_pages(fetch: Callable[[str | None], Awaitable[Page]]) -> list[Any]:
+    """The items of every page `fetch(cursor)` gives, first page with cursor None."""
+    items: list[Any] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page, after = await fetch(cursor)
+        items += page
+        if not isinstance(after, str) or not after:
+            return items
+        if after in seen:
+            raise PaginationError(
+                f"sent the tools/list cursor {after!r} twice: its pages go round in a circle"
+            )
+        seen.add(after)
+        cursor = after
+    raise PaginationError(f"kept paginating tools/list past {MAX_PAGES} pages")
 
 
 async def list_all_tools(session: ClientSession) -> list[dict[str, Any]]:
     """Every tool the server lists (all pages), as wire dicts."""
     from mcp_types import PaginatedRequestParams
 
-    listed: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while True:
+    async def fetch(cursor: str | None) -> Page:
         params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
         page = await session.list_tools(params=params)
-        listed += [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools]
-        cursor = page.next_cursor
-        if cursor is None:
-            return listed
+        tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools]
+        return tools, page.next_cursor
+
+    return await read_pages(fetch)
 
 
 @contextmanager

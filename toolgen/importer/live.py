@@ -2,7 +2,8 @@
 
 `--server "CMD ARGS..."` starts a server over stdio (with this process's
 environment, so tokens in the environment reach it); `--url URL` talks
-Streamable HTTP, with headers for auth. Every page of `tools/list` is read.
+Streamable HTTP, with headers for auth. Every page of `tools/list` is read (up to
+`toolgen.limits.MAX_PAGES`), each message within `toolgen.limits.max_message()`.
 Results are taken as raw JSON, not as the SDK's models, so fields the SDK
 does not model (`x-` keys, unknown annotations) reach the import and are
 reported there instead of vanishing. The whole exchange is bounded in time.
@@ -21,8 +22,8 @@ from typing import Any
 from toolgen.importer.convert import ServerInfo
 from toolgen.importer.sources import Published
 
-MAX_PAGES = 1000
-"""A server that keeps answering `nextCursor` is cut off here (and the import says so)."""
+ERRLOG_TAIL = 2000
+"""Characters of a failed stdio server's stderr quoted in the error."""
 
 
 class LiveError(Exception):
@@ -80,17 +81,18 @@ def _run(streams: Any, timeout: float, what: str, notes: Sequence[str] = ()) -> 
 
 
 class _SdkLog(logging.Handler):
-    """While installed, keeps the SDK's log records (with their tracebacks) off the terminal;
-    what they say about the server (a line on stdout that is not JSON-RPC) goes into the
-    error message instead."""
+    """While installed, keeps the client's log records (the SDK's and toolgen's transports',
+    with their tracebacks) off the terminal; what they say about the server (a line on
+    stdout that is not JSON-RPC) goes into the error message instead."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.notes: list[str] = []
-        self.logger = logging.getLogger("mcp")
-        self.propagate = self.logger.propagate
-        self.logger.addHandler(self)
-        self.logger.propagate = False
+        self.loggers = [logging.getLogger(name) for name in ("mcp", "toolgen.client")]
+        self.propagate = [logger.propagate for logger in self.loggers]
+        for logger in self.loggers:
+            logger.addHandler(self)
+            logger.propagate = False
 
     def emit(self, record: logging.LogRecord) -> None:
         note = record.getMessage()
@@ -102,33 +104,40 @@ class _SdkLog(logging.Handler):
             self.notes.append(note)
 
     def detail(self) -> str:
-        return "".join(f"\n  the SDK client: {note}" for note in self.notes[:3])
+        return "".join(f"\n  the client: {note}" for note in self.notes[:3])
 
     def close(self) -> None:
-        self.logger.removeHandler(self)
-        self.logger.propagate = self.propagate
+        for logger, propagate in zip(self.loggers, self.propagate, strict=True):
+            logger.removeHandler(self)
+            logger.propagate = propagate
         super().close()
 
 
 def _reason(exc: BaseException) -> str:
-    inner = getattr(exc, "exceptions", None)
-    if inner:
-        return _reason(inner[0])
+    exc = _leaf(exc)
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first error a task group's `ExceptionGroup` holds, however deep."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc
 
 
 @asynccontextmanager
 async def _stdio(argv: list[str]) -> AsyncIterator[Any]:
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from toolgen.client.transports import stdio_transport
 
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+    with tempfile.TemporaryFile("w+b") as errlog:
         try:
-            async with stdio_client(params, errlog=errlog) as streams:
+            async with stdio_transport(argv, env=os.environ, errlog=errlog) as streams:
                 yield streams
         except Exception as exc:
-            errlog.seek(0)
-            tail = errlog.read()[-2000:].strip()
+            if isinstance(_leaf(exc), LiveError):
+                raise _leaf(exc) from None
+            errlog.seek(max(0, errlog.seek(0, os.SEEK_END) - 4 * ERRLOG_TAIL))
+            tail = errlog.read().decode("utf-8", "replace")[-ERRLOG_TAIL:].strip()
             detail = f"\n{tail}" if tail else ""
             raise LiveError(
                 f"the stdio server `{argv[0]}` failed: {_reason(exc)}{detail}"
@@ -139,23 +148,29 @@ async def _stdio(argv: list[str]) -> AsyncIterator[Any]:
 async def _http(url: str, headers: dict[str, str], refusals: list[str]) -> AsyncIterator[Any]:
     """Streamable HTTP streams to `url`; each POST the server refuses (HTTP 4xx/5xx) is noted
     in `refusals` (the SDK's error says only "Server returned an error response")."""
-    import httpx
+    import httpx2
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async def note(response: httpx.Response) -> None:
+    from toolgen.client.transports import http_client
+    from toolgen.limits import max_message
+
+    async def note(response: httpx2.Response) -> None:
         if response.request.method == "POST" and response.status_code >= 400:
             refusals.append(f"HTTP {response.status_code} {response.reason_phrase} to POST {url}")
 
-    async with create_mcp_http_client(headers=headers) as client:
+    async with http_client(headers) as client:
         client.event_hooks["response"].append(note)
-        async with streamable_http_client(url, http_client=client) as streams:
+        async with streamable_http_client(
+            url, http_client=client, max_sse_event_size=max_message()
+        ) as streams:
             yield streams
 
 
 async def _list(read: Any, write: Any, what: str) -> Published:
     from mcp import ClientSession, types
     from pydantic import BaseModel, ConfigDict
+
+    from toolgen.client.connect import Page, PaginationError, read_pages
 
     class RawPage(BaseModel):
         """A `tools/list` result kept as sent: every field, no coercion."""
@@ -164,28 +179,20 @@ async def _list(read: Any, write: Any, what: str) -> Published:
 
     async with ClientSession(read, write) as session:
         init = await session.initialize()
-        tools: list[Any] = []
-        cursor: str | None = None
-        cursors: set[str] = set()
-        for _ in range(MAX_PAGES):
+
+        async def fetch(cursor: str | None) -> Page:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             result = await session.send_request(types.ListToolsRequest(params=params), RawPage)
             page = result.model_extra or {}
             listed = page.get("tools")
             if not isinstance(listed, list):
                 raise LiveError(f"{what} answered tools/list without a list of tools")
-            tools.extend(listed)
-            cursor = page.get("nextCursor")
-            if not isinstance(cursor, str) or not cursor:
-                break
-            if cursor in cursors:
-                raise LiveError(
-                    f"{what} sent the tools/list cursor {cursor!r} twice: its pages go round "
-                    "in a circle"
-                )
-            cursors.add(cursor)
-        else:
-            raise LiveError(f"{what} kept paginating tools/list past {MAX_PAGES} pages")
+            return listed, page.get("nextCursor")
+
+        try:
+            tools = await read_pages(fetch)
+        except PaginationError as exc:
+            raise LiveError(f"{what} {exc.detail}") from None
     info = init.server_info
     server = ServerInfo(
         name=info.name,
