@@ -76,7 +76,8 @@ def test_a_hand_written_stdio_server_is_imported_page_by_page(tmp_path: Path) ->
 
 def test_a_hostile_servers_text_is_escaped_and_its_bad_tools_repaired(tmp_path: Path) -> None:
     """A newline and YAML in `serverInfo.version`, `\\r` and an escape sequence in its name,
-    a tool name with a trailing newline, a def that includes itself through allOf."""
+    a lone surrogate, a tool name with a trailing newline, a def that includes itself
+    through allOf."""
     command = shlex.join([sys.executable, str(HANDWRITTEN_STDIO), "--hostile"])
     result = run("import", "--server", command, "-o", str(tmp_path / "out"), "--timeout", TIMEOUT)
     assert result.exit_code == 0, result.output
@@ -89,6 +90,8 @@ def test_a_hostile_servers_text_is_escaped_and_its_bad_tools_repaired(tmp_path: 
     toolset = toolgen.load_toolset(tmp_path / "out")
     assert [t.name for t in toolset.tools] == ["ok", "newline_", "keys"]
     assert toolset.server.version == "1.0\nx-injected: 1\n#\r"
+    assert toolset.tools[0].description == "Fine\ufffd."
+    assert "lone surrogates" in result.stderr
 
 
 def test_pages_that_go_round_in_a_circle_are_a_clear_error(tmp_path: Path) -> None:

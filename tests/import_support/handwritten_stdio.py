@@ -3,7 +3,7 @@
 Written for `toolgen import` tests: a draft-07 schema as zod-to-json-schema emits
 it, `execution`, `_meta`, a `serverInfo` whose name is no spec server name, and
 `instructions`. With `--hostile`, what a hostile server sends instead: control characters,
-a newline and YAML in `serverInfo`, a tool name with a trailing newline,
+a newline and YAML in `serverInfo`, a lone surrogate, a tool name with a trailing newline,
 an escape sequence in a property name and definitions that include themselves.
 With `--flood BYTES`, `tools/list` answers one tool whose description is BYTES long
 (one valid message, larger than a client's read limit in the tests).
@@ -47,7 +47,7 @@ PAGES: list[list[dict[str, Any]]] = [
 
 OSC = "\x1b]0;owned\x07\x1b[2J"
 HOSTILE: list[dict[str, Any]] = [
-    {"name": "ok", "description": "Fine.", "inputSchema": {"type": "object"}},
+    {"name": "ok", "description": "Fine\ud800.", "inputSchema": {"type": "object"}},
     {"name": "newline\n", "description": "x", "inputSchema": {"type": "object"}},
     {
         "name": "keys",

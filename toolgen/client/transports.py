@@ -11,6 +11,7 @@ Typed clients, `toolgen call` and `toolgen import` connect through them.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -24,6 +25,7 @@ from anyio.abc import Process
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
+from pydantic import ValidationError
 
 from toolgen.limits import MESSAGE_ENV, Lines, TooLong, max_message
 from toolgen.spec.text import visible
@@ -114,11 +116,18 @@ async def stdio_transport(
 
 
 def _parsed(line: bytes) -> SessionMessage | Exception:
+    """One line as a message; a line that pydantic's JSON reader refuses but Python's
+    reads (an escaped lone surrogate: JSON, though not Unicode text) is taken as read,
+    so that the reader of the message, not the transport, decides what to do with it."""
     try:
         return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:  # said here, and handed to the session
+        with contextlib.suppress(ValueError, RecursionError):
+            message = jsonrpc_message_adapter.validate_python(json.loads(line), by_name=False)
+            return SessionMessage(message)
+        why = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         text = visible(line[:LINE_QUOTED].decode("utf-8", "replace"))
-        log.warning("the server wrote a line that is not a JSON-RPC message: %r", text)
+        log.warning("the server wrote a line that is not a JSON-RPC message (%s): %r", why, text)
         return exc
 
 
