@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import orjson
@@ -44,7 +44,7 @@ from toolgen.build.typescript.types import (
 )
 from toolgen.schema.jsonequal import same
 from toolgen.spec.ir import Tool, ToolSet
-from toolgen.spec.protocol import SUPPORTED_REVISIONS, WRAPPED_META_KEY, list_tools_result
+from toolgen.spec.protocol import SUPPORTED_REVISIONS, list_tools_result
 
 TESTED_WITH: Final = {
     "node": "22",
@@ -58,7 +58,8 @@ TESTED_WITH: Final = {
 TS_RESERVED: Final = frozenset(
     {
         "Client", "ClientOptions", "CallToolResult", "Drift", "DriftError", "DriftPolicy",
-        "Handlers", "JsonObject", "JsonValue", "Listings", "LISTINGS", "McpServer", "Promise",
+        "Handlers", "JsonObject", "JsonValue", "Listings", "LISTED_SCHEMAS", "LISTINGS",
+        "McpServer", "Promise",
         "Readonly", "Record", "SCHEMAS", "SdkClient", "SERVER", "ServerContext", "ToolCallError",
         "ToolClient", "ToolContent", "ToolEntry", "ToolError", "ToolName", "ToolSchemas", "TOOLS",
     }
@@ -112,6 +113,8 @@ class Module:
         self.defs = all_defs(toolset)
         self.def_types = def_classes(self.defs, names)
         self.methods = _methods(toolset.tools, self.stems)
+        self.listings = {rev: list_tools_result(toolset, rev) for rev in SUPPORTED_REVISIONS}
+        self.listed = _listed_schemas(toolset, self.listings.values())
 
     def text(self) -> str:
         server = self.toolset.server
@@ -274,6 +277,17 @@ class Module:
                 out.append(f"    output: {_json(tool.output_schema, '    ')},\n")
             out.append("  },\n")
         out.append("};\n\n")
+        if self.listed:
+            out.append(
+                "/** Schemas as the listings send them where they differ from `SCHEMAS` (each\n"
+                " * `$ref` inlined, or the output wrapped), written once for every revision. */\n"
+                "const LISTED_SCHEMAS = {\n"
+            )
+            for name, schemas in self.listed.items():
+                out.append(f"  {ts_string(name)}: {{\n")
+                out += [f"    {key}: {_json(value, '    ')},\n" for key, value in schemas.items()]
+                out.append("  },\n")
+            out.append("};\n\n")
         out.append(
             "/** The `tools/list` result of each protocol revision (the build's\n"
             " * `tools/<revision>.json`), as `registerTools` serves it and `Client` expects it. */\n"
@@ -292,18 +306,21 @@ class Module:
         return "".join(out)
 
     def _listing(self, revision: str) -> str:
-        result = list_tools_result(self.toolset, revision)
+        result = self.listings[revision]
         lines = ["{\n    tools: ["]
         for tool, definition in zip(self.toolset.tools, result["tools"], strict=True):
-            wrapped = WRAPPED_META_KEY in (definition.get("_meta") or {})
             fields = []
             for key, value in definition.items():
-                if key == "inputSchema" and value == tool.input_schema:
-                    text = f"SCHEMAS[{ts_string(tool.name)}].input"
-                elif key == "outputSchema" and not wrapped and value == tool.output_schema:
-                    text = f"SCHEMAS[{ts_string(tool.name)}].output!"
-                else:
-                    text = _json(value, "        ")
+                text = _json(value, "        ")
+                if key in _SCHEMA_KEYS:
+                    schema = _SCHEMA_KEYS[key]
+                    name = ts_string(tool.name)
+                    if same(value, self.listed.get(tool.name, {}).get(schema)):
+                        text = f"LISTED_SCHEMAS[{name}].{schema}"
+                    elif same(
+                        value, tool.input_schema if schema == "input" else tool.output_schema
+                    ):
+                        text = f"SCHEMAS[{name}].{schema}" + ("!" if schema == "output" else "")
                 fields.append(f"        {ts_string(key)}: {text},\n")
             lines.append("\n      {\n" + "".join(fields) + "      },")
         lines.append("\n    ],\n" if result["tools"] else "],\n")
@@ -311,6 +328,25 @@ class Module:
             if key != "tools":
                 lines.append(f"    {ts_string(key)}: {_json(value, '    ')},\n")
         return "".join(lines) + "  }"
+
+
+_SCHEMA_KEYS: Final = {"inputSchema": "input", "outputSchema": "output"}
+
+
+def _listed_schemas(
+    toolset: ToolSet, listings: Iterable[Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Tool name → the first schemas its listings send that differ from its own (`input`,
+    `output`), so that each is written once and every revision that sends it refers to it."""
+    listed: dict[str, dict[str, Any]] = {}
+    for listing in listings:
+        for tool, definition in zip(toolset.tools, listing["tools"], strict=True):
+            own = {"input": tool.input_schema, "output": tool.output_schema}
+            for key, schema in _SCHEMA_KEYS.items():
+                value = definition.get(key)
+                if value is not None and not same(value, own[schema]):
+                    listed.setdefault(tool.name, {}).setdefault(schema, value)
+    return listed
 
 
 def _methods(tools: tuple[Tool, ...], stems: Mapping[str, str]) -> dict[str, str]:

@@ -270,6 +270,29 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
   },
 };
 
+/** Schemas as the listings send them where they differ from `SCHEMAS` (each
+ * `$ref` inlined, or the output wrapped), written once for every revision. */
+const LISTED_SCHEMAS = {
+  "NS_do_thing": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "array",
+          "items": {
+            "type": "number",
+            "exclusiveMinimum": 0
+          }
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+};
+
 /** The `tools/list` result of each protocol revision (the build's
  * `tools/<revision>.json`), as `registerTools` serves it and `Client` expects it. */
 export const LISTINGS: Listings = {
@@ -327,22 +350,7 @@ export const LISTINGS: Listings = {
         "name": "NS_do_thing",
         "description": "A name that CamelCases close to the one above.",
         "inputSchema": SCHEMAS["NS_do_thing"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "array",
-              "items": {
-                "type": "number",
-                "exclusiveMinimum": 0
-              }
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["NS_do_thing"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -370,22 +378,7 @@ export const LISTINGS: Listings = {
         "name": "NS_do_thing",
         "description": "A name that CamelCases close to the one above.",
         "inputSchema": SCHEMAS["NS_do_thing"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "array",
-              "items": {
-                "type": "number",
-                "exclusiveMinimum": 0
-              }
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["NS_do_thing"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },

@@ -1215,133 +1215,340 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
   },
 };
 
-/** The `tools/list` result of each protocol revision (the build's
- * `tools/<revision>.json`), as `registerTools` serves it and `Client` expects it. */
-export const LISTINGS: Listings = {
-  "2024-11-05": {
-    tools: [
-      {
-        "name": "scalars",
-        "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": {
+/** Schemas as the listings send them where they differ from `SCHEMAS` (each
+ * `$ref` inlined, or the output wrapped), written once for every revision. */
+const LISTED_SCHEMAS = {
+  "scalars": {
+    input: {
+      "type": "object",
+      "properties": {
+        "text": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 10,
+          "pattern": "^[a-z]+$",
+          "description": "Lower case */ text."
+        },
+        "when": {
+          "type": "string",
+          "format": "date-time",
+          "description": "Any string (format is not checked)."
+        },
+        "email": {
+          "type": "string",
+          "format": "email",
+          "maxLength": 254
+        },
+        "ratio": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1,
+          "multipleOf": 0.25
+        },
+        "count": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "small": {
+          "type": "integer",
+          "exclusiveMinimum": -3,
+          "exclusiveMaximum": 3,
+          "default": 0
+        },
+        "flag": {
+          "type": "boolean",
+          "default": false
+        },
+        "nothing": {
+          "type": "null"
+        },
+        "maybe": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "color": {
+          "enum": [
+            "red",
+            "green",
+            null,
+            7
+          ]
+        },
+        "typed_enum": {
+          "type": "string",
+          "enum": [
+            "a",
+            "b",
+            1
+          ]
+        },
+        "fixed": {
+          "const": "fixed"
+        },
+        "answer": {
+          "const": 42
+        },
+        "pair": {
+          "const": [
+            1,
+            "two"
+          ]
+        },
+        "point": {
+          "const": {
+            "x": 1,
+            "y": 2
+          }
+        },
+        "anything": {
+          "description": "Any JSON value."
+        },
+        "deprecated": {
+          "type": "string",
+          "deprecated": true,
+          "readOnly": true,
+          "writeOnly": false,
+          "examples": [
+            "old"
+          ]
+        },
+        "encoded": {
+          "type": "string",
+          "contentEncoding": "base64",
+          "contentMediaType": "image/png"
+        }
+      },
+      "required": [
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    output: {
+      "type": "object",
+      "properties": {
+        "ok": {
+          "const": true
+        },
+        "echo": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "ok"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "combinators": {
+    input: {
+      "type": "object",
+      "properties": {
+        "shape": {
+          "description": "A tagged union.",
+          "oneOf": [
+            {
+              "type": "object",
+              "title": "Circle",
+              "properties": {
+                "kind": {
+                  "const": "circle"
+                },
+                "radius": {
+                  "type": "number",
+                  "exclusiveMinimum": 0
+                }
+              },
+              "required": [
+                "kind",
+                "radius"
+              ],
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
+              "title": "Rect",
+              "properties": {
+                "kind": {
+                  "const": "rect"
+                },
+                "width": {
+                  "type": "number",
+                  "minimum": 0
+                },
+                "height": {
+                  "type": "number",
+                  "minimum": 0
+                }
+              },
+              "required": [
+                "kind",
+                "width",
+                "height"
+              ],
+              "additionalProperties": false
+            }
+          ]
+        },
+        "expr": {
+          "$ref": "#/$defs/Expr"
+        },
+        "id": {
+          "anyOf": [
+            {
+              "type": "string",
+              "minLength": 1
+            },
+            {
+              "type": "integer",
+              "minimum": 1
+            }
+          ]
+        },
+        "either": {
+          "oneOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ]
+        },
+        "both": {
+          "allOf": [
+            {
+              "type": "object",
+              "properties": {
+                "a": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "a"
+              ]
+            },
+            {
+              "type": "object",
+              "properties": {
+                "b": {
+                  "type": "integer"
+                }
+              },
+              "required": [
+                "b"
+              ]
+            }
+          ]
+        },
+        "not_empty": {
+          "type": "string",
+          "not": {
+            "const": ""
+          }
+        },
+        "contact": {
           "type": "object",
           "properties": {
-            "text": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 10,
-              "pattern": "^[a-z]+$",
-              "description": "Lower case */ text."
+            "method": {
+              "enum": [
+                "phone",
+                "email"
+              ]
             },
-            "when": {
-              "type": "string",
-              "format": "date-time",
-              "description": "Any string (format is not checked)."
+            "phone": {
+              "type": "string"
             },
             "email": {
-              "type": "string",
-              "format": "email",
-              "maxLength": 254
-            },
-            "ratio": {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 1,
-              "multipleOf": 0.25
-            },
-            "count": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "small": {
-              "type": "integer",
-              "exclusiveMinimum": -3,
-              "exclusiveMaximum": 3,
-              "default": 0
-            },
-            "flag": {
-              "type": "boolean",
-              "default": false
-            },
-            "nothing": {
-              "type": "null"
-            },
-            "maybe": {
-              "type": [
-                "string",
-                "null"
-              ]
-            },
-            "color": {
-              "enum": [
-                "red",
-                "green",
-                null,
-                7
-              ]
-            },
-            "typed_enum": {
-              "type": "string",
-              "enum": [
-                "a",
-                "b",
-                1
-              ]
-            },
-            "fixed": {
-              "const": "fixed"
-            },
-            "answer": {
-              "const": 42
-            },
-            "pair": {
-              "const": [
-                1,
-                "two"
-              ]
-            },
-            "point": {
-              "const": {
-                "x": 1,
-                "y": 2
-              }
-            },
-            "anything": {
-              "description": "Any JSON value."
-            },
-            "deprecated": {
-              "type": "string",
-              "deprecated": true,
-              "readOnly": true,
-              "writeOnly": false,
-              "examples": [
-                "old"
-              ]
-            },
-            "encoded": {
-              "type": "string",
-              "contentEncoding": "base64",
-              "contentMediaType": "image/png"
+              "type": "string"
             }
           },
-          "required": [
-            "text"
-          ],
-          "additionalProperties": false
+          "if": {
+            "properties": {
+              "method": {
+                "const": "phone"
+              }
+            },
+            "required": [
+              "method"
+            ]
+          },
+          "then": {
+            "required": [
+              "phone"
+            ]
+          },
+          "else": {
+            "required": [
+              "email"
+            ]
+          }
         },
+        "described_ref": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "A ref with a sibling keyword.",
+          "maximum": 10
+        }
       },
-      {
-        "name": "collections",
-        "description": "Arrays, tuples and objects with every keyword that shapes them.",
-        "inputSchema": SCHEMAS["collections"].input,
-      },
-      {
-        "name": "combinators",
-        "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "shape": {
+      "required": [
+        "shape"
+      ],
+      "additionalProperties": false,
+      "anyOf": [
+        {
+          "required": [
+            "expr"
+          ]
+        },
+        {
+          "required": [
+            "id"
+          ]
+        }
+      ],
+      "$defs": {
+        "Expr": {
+          "description": "A recursive union (a number, or an operation on expressions).",
+          "anyOf": [
+            {
+              "type": "number"
+            },
+            {
+              "type": "object",
+              "properties": {
+                "op": {
+                  "enum": [
+                    "add",
+                    "mul"
+                  ]
+                },
+                "args": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/$defs/Expr"
+                  },
+                  "minItems": 2
+                }
+              },
+              "required": [
+                "op",
+                "args"
+              ],
+              "additionalProperties": false
+            }
+          ]
+        }
+      }
+    },
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "description": "A union root.",
+          "anyOf": [
+            {
               "description": "A tagged union.",
               "oneOf": [
                 {
@@ -1387,171 +1594,161 @@ export const LISTINGS: Listings = {
                 }
               ]
             },
-            "expr": {
-              "$ref": "#/$defs/Expr"
-            },
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1
-                },
-                {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              ]
-            },
-            "either": {
-              "oneOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "both": {
-              "allOf": [
-                {
-                  "type": "object",
-                  "properties": {
-                    "a": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "a"
-                  ]
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "b": {
-                      "type": "integer"
-                    }
-                  },
-                  "required": [
-                    "b"
-                  ]
-                }
-              ]
-            },
-            "not_empty": {
-              "type": "string",
-              "not": {
-                "const": ""
-              }
-            },
-            "contact": {
-              "type": "object",
-              "properties": {
-                "method": {
-                  "enum": [
-                    "phone",
-                    "email"
-                  ]
-                },
-                "phone": {
-                  "type": "string"
-                },
-                "email": {
-                  "type": "string"
-                }
-              },
-              "if": {
-                "properties": {
-                  "method": {
-                    "const": "phone"
-                  }
-                },
-                "required": [
-                  "method"
-                ]
-              },
-              "then": {
-                "required": [
-                  "phone"
-                ]
-              },
-              "else": {
-                "required": [
-                  "email"
-                ]
-              }
-            },
-            "described_ref": {
-              "type": "integer",
-              "minimum": 0,
-              "description": "A ref with a sibling keyword.",
-              "maximum": 10
-            }
-          },
-          "required": [
-            "shape"
-          ],
-          "additionalProperties": false,
-          "anyOf": [
             {
-              "required": [
-                "expr"
-              ]
-            },
-            {
-              "required": [
-                "id"
-              ]
+              "type": "null"
             }
-          ],
-          "$defs": {
-            "Expr": {
-              "description": "A recursive union (a number, or an operation on expressions).",
-              "anyOf": [
-                {
-                  "type": "number"
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "op": {
-                      "enum": [
-                        "add",
-                        "mul"
-                      ]
-                    },
-                    "args": {
-                      "type": "array",
-                      "items": {
-                        "$ref": "#/$defs/Expr"
-                      },
-                      "minItems": 2
-                    }
-                  },
-                  "required": [
-                    "op",
-                    "args"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            }
+          ]
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "tree": {
+    input: {
+      "type": "object",
+      "properties": {
+        "depth": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "additionalProperties": false
+    },
+  },
+  "collections": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "array",
+          "description": "A non-object output (wrapped for revisions before 2026-07-28).",
+          "items": {
+            "type": "string"
           }
-        },
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "to_string": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "get-x": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "get_x": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "3d.render": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "nothing": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "null"
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+  "pick": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "enum": [
+            "left",
+            "right"
+          ]
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
+};
+
+/** The `tools/list` result of each protocol revision (the build's
+ * `tools/<revision>.json`), as `registerTools` serves it and `Client` expects it. */
+export const LISTINGS: Listings = {
+  "2024-11-05": {
+    tools: [
+      {
+        "name": "scalars",
+        "description": "Strings, numbers, integers, booleans, null, enums and consts.",
+        "inputSchema": LISTED_SCHEMAS["scalars"].input,
+      },
+      {
+        "name": "collections",
+        "description": "Arrays, tuples and objects with every keyword that shapes them.",
+        "inputSchema": SCHEMAS["collections"].input,
+      },
+      {
+        "name": "combinators",
+        "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
+        "inputSchema": LISTED_SCHEMAS["combinators"].input,
       },
       {
         "name": "tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "depth": {
-              "type": "integer",
-              "minimum": 0
-            }
-          },
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["tree"].input,
       },
       {
         "name": "odd.names",
@@ -1600,112 +1797,7 @@ export const LISTINGS: Listings = {
       {
         "name": "scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "text": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 10,
-              "pattern": "^[a-z]+$",
-              "description": "Lower case */ text."
-            },
-            "when": {
-              "type": "string",
-              "format": "date-time",
-              "description": "Any string (format is not checked)."
-            },
-            "email": {
-              "type": "string",
-              "format": "email",
-              "maxLength": 254
-            },
-            "ratio": {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 1,
-              "multipleOf": 0.25
-            },
-            "count": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "small": {
-              "type": "integer",
-              "exclusiveMinimum": -3,
-              "exclusiveMaximum": 3,
-              "default": 0
-            },
-            "flag": {
-              "type": "boolean",
-              "default": false
-            },
-            "nothing": {
-              "type": "null"
-            },
-            "maybe": {
-              "type": [
-                "string",
-                "null"
-              ]
-            },
-            "color": {
-              "enum": [
-                "red",
-                "green",
-                null,
-                7
-              ]
-            },
-            "typed_enum": {
-              "type": "string",
-              "enum": [
-                "a",
-                "b",
-                1
-              ]
-            },
-            "fixed": {
-              "const": "fixed"
-            },
-            "answer": {
-              "const": 42
-            },
-            "pair": {
-              "const": [
-                1,
-                "two"
-              ]
-            },
-            "point": {
-              "const": {
-                "x": 1,
-                "y": 2
-              }
-            },
-            "anything": {
-              "description": "Any JSON value."
-            },
-            "deprecated": {
-              "type": "string",
-              "deprecated": true,
-              "readOnly": true,
-              "writeOnly": false,
-              "examples": [
-                "old"
-              ]
-            },
-            "encoded": {
-              "type": "string",
-              "contentEncoding": "base64",
-              "contentMediaType": "image/png"
-            }
-          },
-          "required": [
-            "text"
-          ],
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["scalars"].input,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1727,206 +1819,7 @@ export const LISTINGS: Listings = {
       {
         "name": "combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "shape": {
-              "description": "A tagged union.",
-              "oneOf": [
-                {
-                  "type": "object",
-                  "title": "Circle",
-                  "properties": {
-                    "kind": {
-                      "const": "circle"
-                    },
-                    "radius": {
-                      "type": "number",
-                      "exclusiveMinimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "radius"
-                  ],
-                  "additionalProperties": false
-                },
-                {
-                  "type": "object",
-                  "title": "Rect",
-                  "properties": {
-                    "kind": {
-                      "const": "rect"
-                    },
-                    "width": {
-                      "type": "number",
-                      "minimum": 0
-                    },
-                    "height": {
-                      "type": "number",
-                      "minimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "width",
-                    "height"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            },
-            "expr": {
-              "$ref": "#/$defs/Expr"
-            },
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1
-                },
-                {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              ]
-            },
-            "either": {
-              "oneOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "both": {
-              "allOf": [
-                {
-                  "type": "object",
-                  "properties": {
-                    "a": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "a"
-                  ]
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "b": {
-                      "type": "integer"
-                    }
-                  },
-                  "required": [
-                    "b"
-                  ]
-                }
-              ]
-            },
-            "not_empty": {
-              "type": "string",
-              "not": {
-                "const": ""
-              }
-            },
-            "contact": {
-              "type": "object",
-              "properties": {
-                "method": {
-                  "enum": [
-                    "phone",
-                    "email"
-                  ]
-                },
-                "phone": {
-                  "type": "string"
-                },
-                "email": {
-                  "type": "string"
-                }
-              },
-              "if": {
-                "properties": {
-                  "method": {
-                    "const": "phone"
-                  }
-                },
-                "required": [
-                  "method"
-                ]
-              },
-              "then": {
-                "required": [
-                  "phone"
-                ]
-              },
-              "else": {
-                "required": [
-                  "email"
-                ]
-              }
-            },
-            "described_ref": {
-              "type": "integer",
-              "minimum": 0,
-              "description": "A ref with a sibling keyword.",
-              "maximum": 10
-            }
-          },
-          "required": [
-            "shape"
-          ],
-          "additionalProperties": false,
-          "anyOf": [
-            {
-              "required": [
-                "expr"
-              ]
-            },
-            {
-              "required": [
-                "id"
-              ]
-            }
-          ],
-          "$defs": {
-            "Expr": {
-              "description": "A recursive union (a number, or an operation on expressions).",
-              "anyOf": [
-                {
-                  "type": "number"
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "op": {
-                      "enum": [
-                        "add",
-                        "mul"
-                      ]
-                    },
-                    "args": {
-                      "type": "array",
-                      "items": {
-                        "$ref": "#/$defs/Expr"
-                      },
-                      "minItems": 2
-                    }
-                  },
-                  "required": [
-                    "op",
-                    "args"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            }
-          }
-        },
+        "inputSchema": LISTED_SCHEMAS["combinators"].input,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1937,16 +1830,7 @@ export const LISTINGS: Listings = {
       {
         "name": "tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "depth": {
-              "type": "integer",
-              "minimum": 0
-            }
-          },
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["tree"].input,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -2050,127 +1934,8 @@ export const LISTINGS: Listings = {
         "name": "scalars",
         "title": "Scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "text": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 10,
-              "pattern": "^[a-z]+$",
-              "description": "Lower case */ text."
-            },
-            "when": {
-              "type": "string",
-              "format": "date-time",
-              "description": "Any string (format is not checked)."
-            },
-            "email": {
-              "type": "string",
-              "format": "email",
-              "maxLength": 254
-            },
-            "ratio": {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 1,
-              "multipleOf": 0.25
-            },
-            "count": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "small": {
-              "type": "integer",
-              "exclusiveMinimum": -3,
-              "exclusiveMaximum": 3,
-              "default": 0
-            },
-            "flag": {
-              "type": "boolean",
-              "default": false
-            },
-            "nothing": {
-              "type": "null"
-            },
-            "maybe": {
-              "type": [
-                "string",
-                "null"
-              ]
-            },
-            "color": {
-              "enum": [
-                "red",
-                "green",
-                null,
-                7
-              ]
-            },
-            "typed_enum": {
-              "type": "string",
-              "enum": [
-                "a",
-                "b",
-                1
-              ]
-            },
-            "fixed": {
-              "const": "fixed"
-            },
-            "answer": {
-              "const": 42
-            },
-            "pair": {
-              "const": [
-                1,
-                "two"
-              ]
-            },
-            "point": {
-              "const": {
-                "x": 1,
-                "y": 2
-              }
-            },
-            "anything": {
-              "description": "Any JSON value."
-            },
-            "deprecated": {
-              "type": "string",
-              "deprecated": true,
-              "readOnly": true,
-              "writeOnly": false,
-              "examples": [
-                "old"
-              ]
-            },
-            "encoded": {
-              "type": "string",
-              "contentEncoding": "base64",
-              "contentMediaType": "image/png"
-            }
-          },
-          "required": [
-            "text"
-          ],
-          "additionalProperties": false
-        },
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "ok": {
-              "const": true
-            },
-            "echo": {
-              "type": "string"
-            }
-          },
-          "required": [
-            "ok"
-          ],
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["scalars"].input,
+        "outputSchema": LISTED_SCHEMAS["scalars"].output,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -2182,22 +1947,7 @@ export const LISTINGS: Listings = {
         "title": "Collections",
         "description": "Arrays, tuples and objects with every keyword that shapes them.",
         "inputSchema": SCHEMAS["collections"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "array",
-              "description": "A non-object output (wrapped for revisions before 2026-07-28).",
-              "items": {
-                "type": "string"
-              }
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["collections"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2211,269 +1961,8 @@ export const LISTINGS: Listings = {
         "name": "combinators",
         "title": "Combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "shape": {
-              "description": "A tagged union.",
-              "oneOf": [
-                {
-                  "type": "object",
-                  "title": "Circle",
-                  "properties": {
-                    "kind": {
-                      "const": "circle"
-                    },
-                    "radius": {
-                      "type": "number",
-                      "exclusiveMinimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "radius"
-                  ],
-                  "additionalProperties": false
-                },
-                {
-                  "type": "object",
-                  "title": "Rect",
-                  "properties": {
-                    "kind": {
-                      "const": "rect"
-                    },
-                    "width": {
-                      "type": "number",
-                      "minimum": 0
-                    },
-                    "height": {
-                      "type": "number",
-                      "minimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "width",
-                    "height"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            },
-            "expr": {
-              "$ref": "#/$defs/Expr"
-            },
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1
-                },
-                {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              ]
-            },
-            "either": {
-              "oneOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "both": {
-              "allOf": [
-                {
-                  "type": "object",
-                  "properties": {
-                    "a": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "a"
-                  ]
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "b": {
-                      "type": "integer"
-                    }
-                  },
-                  "required": [
-                    "b"
-                  ]
-                }
-              ]
-            },
-            "not_empty": {
-              "type": "string",
-              "not": {
-                "const": ""
-              }
-            },
-            "contact": {
-              "type": "object",
-              "properties": {
-                "method": {
-                  "enum": [
-                    "phone",
-                    "email"
-                  ]
-                },
-                "phone": {
-                  "type": "string"
-                },
-                "email": {
-                  "type": "string"
-                }
-              },
-              "if": {
-                "properties": {
-                  "method": {
-                    "const": "phone"
-                  }
-                },
-                "required": [
-                  "method"
-                ]
-              },
-              "then": {
-                "required": [
-                  "phone"
-                ]
-              },
-              "else": {
-                "required": [
-                  "email"
-                ]
-              }
-            },
-            "described_ref": {
-              "type": "integer",
-              "minimum": 0,
-              "description": "A ref with a sibling keyword.",
-              "maximum": 10
-            }
-          },
-          "required": [
-            "shape"
-          ],
-          "additionalProperties": false,
-          "anyOf": [
-            {
-              "required": [
-                "expr"
-              ]
-            },
-            {
-              "required": [
-                "id"
-              ]
-            }
-          ],
-          "$defs": {
-            "Expr": {
-              "description": "A recursive union (a number, or an operation on expressions).",
-              "anyOf": [
-                {
-                  "type": "number"
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "op": {
-                      "enum": [
-                        "add",
-                        "mul"
-                      ]
-                    },
-                    "args": {
-                      "type": "array",
-                      "items": {
-                        "$ref": "#/$defs/Expr"
-                      },
-                      "minItems": 2
-                    }
-                  },
-                  "required": [
-                    "op",
-                    "args"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            }
-          }
-        },
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "description": "A union root.",
-              "anyOf": [
-                {
-                  "description": "A tagged union.",
-                  "oneOf": [
-                    {
-                      "type": "object",
-                      "title": "Circle",
-                      "properties": {
-                        "kind": {
-                          "const": "circle"
-                        },
-                        "radius": {
-                          "type": "number",
-                          "exclusiveMinimum": 0
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "radius"
-                      ],
-                      "additionalProperties": false
-                    },
-                    {
-                      "type": "object",
-                      "title": "Rect",
-                      "properties": {
-                        "kind": {
-                          "const": "rect"
-                        },
-                        "width": {
-                          "type": "number",
-                          "minimum": 0
-                        },
-                        "height": {
-                          "type": "number",
-                          "minimum": 0
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "width",
-                        "height"
-                      ],
-                      "additionalProperties": false
-                    }
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["combinators"].input,
+        "outputSchema": LISTED_SCHEMAS["combinators"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2487,16 +1976,7 @@ export const LISTINGS: Listings = {
         "name": "tree",
         "title": "Tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "depth": {
-              "type": "integer",
-              "minimum": 0
-            }
-          },
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["tree"].input,
         "outputSchema": SCHEMAS["tree"].output!,
         "annotations": {
           "readOnlyHint": true,
@@ -2521,18 +2001,7 @@ export const LISTINGS: Listings = {
         "title": "A method name every object has",
         "description": "Its method is toStringTool.",
         "inputSchema": SCHEMAS["to_string"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "string"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["to_string"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2547,18 +2016,7 @@ export const LISTINGS: Listings = {
         "title": "Get x (dash)",
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "integer"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["get-x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2573,18 +2031,7 @@ export const LISTINGS: Listings = {
         "title": "Get x (underscore)",
         "description": "Same CamelCase as get-x, so it spells its separator out.",
         "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "number"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2599,18 +2046,7 @@ export const LISTINGS: Listings = {
         "title": "Render in 3D",
         "description": "A leading digit and a dot.",
         "inputSchema": SCHEMAS["3d.render"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "boolean"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["3d.render"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2625,18 +2061,7 @@ export const LISTINGS: Listings = {
         "title": "Nothing",
         "description": "A null output.",
         "inputSchema": SCHEMAS["nothing"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "null"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["nothing"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2651,21 +2076,7 @@ export const LISTINGS: Listings = {
         "title": "Pick",
         "description": "An enum output.",
         "inputSchema": SCHEMAS["pick"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "enum": [
-                "left",
-                "right"
-              ]
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["pick"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2694,127 +2105,8 @@ export const LISTINGS: Listings = {
         "name": "scalars",
         "title": "Scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "text": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 10,
-              "pattern": "^[a-z]+$",
-              "description": "Lower case */ text."
-            },
-            "when": {
-              "type": "string",
-              "format": "date-time",
-              "description": "Any string (format is not checked)."
-            },
-            "email": {
-              "type": "string",
-              "format": "email",
-              "maxLength": 254
-            },
-            "ratio": {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 1,
-              "multipleOf": 0.25
-            },
-            "count": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "small": {
-              "type": "integer",
-              "exclusiveMinimum": -3,
-              "exclusiveMaximum": 3,
-              "default": 0
-            },
-            "flag": {
-              "type": "boolean",
-              "default": false
-            },
-            "nothing": {
-              "type": "null"
-            },
-            "maybe": {
-              "type": [
-                "string",
-                "null"
-              ]
-            },
-            "color": {
-              "enum": [
-                "red",
-                "green",
-                null,
-                7
-              ]
-            },
-            "typed_enum": {
-              "type": "string",
-              "enum": [
-                "a",
-                "b",
-                1
-              ]
-            },
-            "fixed": {
-              "const": "fixed"
-            },
-            "answer": {
-              "const": 42
-            },
-            "pair": {
-              "const": [
-                1,
-                "two"
-              ]
-            },
-            "point": {
-              "const": {
-                "x": 1,
-                "y": 2
-              }
-            },
-            "anything": {
-              "description": "Any JSON value."
-            },
-            "deprecated": {
-              "type": "string",
-              "deprecated": true,
-              "readOnly": true,
-              "writeOnly": false,
-              "examples": [
-                "old"
-              ]
-            },
-            "encoded": {
-              "type": "string",
-              "contentEncoding": "base64",
-              "contentMediaType": "image/png"
-            }
-          },
-          "required": [
-            "text"
-          ],
-          "additionalProperties": false
-        },
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "ok": {
-              "const": true
-            },
-            "echo": {
-              "type": "string"
-            }
-          },
-          "required": [
-            "ok"
-          ],
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["scalars"].input,
+        "outputSchema": LISTED_SCHEMAS["scalars"].output,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -2826,22 +2118,7 @@ export const LISTINGS: Listings = {
         "title": "Collections",
         "description": "Arrays, tuples and objects with every keyword that shapes them.",
         "inputSchema": SCHEMAS["collections"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "array",
-              "description": "A non-object output (wrapped for revisions before 2026-07-28).",
-              "items": {
-                "type": "string"
-              }
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["collections"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2855,269 +2132,8 @@ export const LISTINGS: Listings = {
         "name": "combinators",
         "title": "Combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "shape": {
-              "description": "A tagged union.",
-              "oneOf": [
-                {
-                  "type": "object",
-                  "title": "Circle",
-                  "properties": {
-                    "kind": {
-                      "const": "circle"
-                    },
-                    "radius": {
-                      "type": "number",
-                      "exclusiveMinimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "radius"
-                  ],
-                  "additionalProperties": false
-                },
-                {
-                  "type": "object",
-                  "title": "Rect",
-                  "properties": {
-                    "kind": {
-                      "const": "rect"
-                    },
-                    "width": {
-                      "type": "number",
-                      "minimum": 0
-                    },
-                    "height": {
-                      "type": "number",
-                      "minimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "width",
-                    "height"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            },
-            "expr": {
-              "$ref": "#/$defs/Expr"
-            },
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1
-                },
-                {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              ]
-            },
-            "either": {
-              "oneOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "both": {
-              "allOf": [
-                {
-                  "type": "object",
-                  "properties": {
-                    "a": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "a"
-                  ]
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "b": {
-                      "type": "integer"
-                    }
-                  },
-                  "required": [
-                    "b"
-                  ]
-                }
-              ]
-            },
-            "not_empty": {
-              "type": "string",
-              "not": {
-                "const": ""
-              }
-            },
-            "contact": {
-              "type": "object",
-              "properties": {
-                "method": {
-                  "enum": [
-                    "phone",
-                    "email"
-                  ]
-                },
-                "phone": {
-                  "type": "string"
-                },
-                "email": {
-                  "type": "string"
-                }
-              },
-              "if": {
-                "properties": {
-                  "method": {
-                    "const": "phone"
-                  }
-                },
-                "required": [
-                  "method"
-                ]
-              },
-              "then": {
-                "required": [
-                  "phone"
-                ]
-              },
-              "else": {
-                "required": [
-                  "email"
-                ]
-              }
-            },
-            "described_ref": {
-              "type": "integer",
-              "minimum": 0,
-              "description": "A ref with a sibling keyword.",
-              "maximum": 10
-            }
-          },
-          "required": [
-            "shape"
-          ],
-          "additionalProperties": false,
-          "anyOf": [
-            {
-              "required": [
-                "expr"
-              ]
-            },
-            {
-              "required": [
-                "id"
-              ]
-            }
-          ],
-          "$defs": {
-            "Expr": {
-              "description": "A recursive union (a number, or an operation on expressions).",
-              "anyOf": [
-                {
-                  "type": "number"
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "op": {
-                      "enum": [
-                        "add",
-                        "mul"
-                      ]
-                    },
-                    "args": {
-                      "type": "array",
-                      "items": {
-                        "$ref": "#/$defs/Expr"
-                      },
-                      "minItems": 2
-                    }
-                  },
-                  "required": [
-                    "op",
-                    "args"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            }
-          }
-        },
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "description": "A union root.",
-              "anyOf": [
-                {
-                  "description": "A tagged union.",
-                  "oneOf": [
-                    {
-                      "type": "object",
-                      "title": "Circle",
-                      "properties": {
-                        "kind": {
-                          "const": "circle"
-                        },
-                        "radius": {
-                          "type": "number",
-                          "exclusiveMinimum": 0
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "radius"
-                      ],
-                      "additionalProperties": false
-                    },
-                    {
-                      "type": "object",
-                      "title": "Rect",
-                      "properties": {
-                        "kind": {
-                          "const": "rect"
-                        },
-                        "width": {
-                          "type": "number",
-                          "minimum": 0
-                        },
-                        "height": {
-                          "type": "number",
-                          "minimum": 0
-                        }
-                      },
-                      "required": [
-                        "kind",
-                        "width",
-                        "height"
-                      ],
-                      "additionalProperties": false
-                    }
-                  ]
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["combinators"].input,
+        "outputSchema": LISTED_SCHEMAS["combinators"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -3131,16 +2147,7 @@ export const LISTINGS: Listings = {
         "name": "tree",
         "title": "Tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "depth": {
-              "type": "integer",
-              "minimum": 0
-            }
-          },
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["tree"].input,
         "outputSchema": SCHEMAS["tree"].output!,
         "annotations": {
           "readOnlyHint": true,
@@ -3165,18 +2172,7 @@ export const LISTINGS: Listings = {
         "title": "A method name every object has",
         "description": "Its method is toStringTool.",
         "inputSchema": SCHEMAS["to_string"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "string"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["to_string"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -3191,18 +2187,7 @@ export const LISTINGS: Listings = {
         "title": "Get x (dash)",
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "integer"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["get-x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -3217,18 +2202,7 @@ export const LISTINGS: Listings = {
         "title": "Get x (underscore)",
         "description": "Same CamelCase as get-x, so it spells its separator out.",
         "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "number"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -3243,18 +2217,7 @@ export const LISTINGS: Listings = {
         "title": "Render in 3D",
         "description": "A leading digit and a dot.",
         "inputSchema": SCHEMAS["3d.render"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "boolean"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["3d.render"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -3269,18 +2232,7 @@ export const LISTINGS: Listings = {
         "title": "Nothing",
         "description": "A null output.",
         "inputSchema": SCHEMAS["nothing"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "type": "null"
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["nothing"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -3295,21 +2247,7 @@ export const LISTINGS: Listings = {
         "title": "Pick",
         "description": "An enum output.",
         "inputSchema": SCHEMAS["pick"].input,
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "result": {
-              "enum": [
-                "left",
-                "right"
-              ]
-            }
-          },
-          "required": [
-            "result"
-          ],
-          "additionalProperties": false
-        },
+        "outputSchema": LISTED_SCHEMAS["pick"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -3338,127 +2276,8 @@ export const LISTINGS: Listings = {
         "name": "scalars",
         "title": "Scalars",
         "description": "Strings, numbers, integers, booleans, null, enums and consts.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "text": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 10,
-              "pattern": "^[a-z]+$",
-              "description": "Lower case */ text."
-            },
-            "when": {
-              "type": "string",
-              "format": "date-time",
-              "description": "Any string (format is not checked)."
-            },
-            "email": {
-              "type": "string",
-              "format": "email",
-              "maxLength": 254
-            },
-            "ratio": {
-              "type": "number",
-              "minimum": 0,
-              "maximum": 1,
-              "multipleOf": 0.25
-            },
-            "count": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "small": {
-              "type": "integer",
-              "exclusiveMinimum": -3,
-              "exclusiveMaximum": 3,
-              "default": 0
-            },
-            "flag": {
-              "type": "boolean",
-              "default": false
-            },
-            "nothing": {
-              "type": "null"
-            },
-            "maybe": {
-              "type": [
-                "string",
-                "null"
-              ]
-            },
-            "color": {
-              "enum": [
-                "red",
-                "green",
-                null,
-                7
-              ]
-            },
-            "typed_enum": {
-              "type": "string",
-              "enum": [
-                "a",
-                "b",
-                1
-              ]
-            },
-            "fixed": {
-              "const": "fixed"
-            },
-            "answer": {
-              "const": 42
-            },
-            "pair": {
-              "const": [
-                1,
-                "two"
-              ]
-            },
-            "point": {
-              "const": {
-                "x": 1,
-                "y": 2
-              }
-            },
-            "anything": {
-              "description": "Any JSON value."
-            },
-            "deprecated": {
-              "type": "string",
-              "deprecated": true,
-              "readOnly": true,
-              "writeOnly": false,
-              "examples": [
-                "old"
-              ]
-            },
-            "encoded": {
-              "type": "string",
-              "contentEncoding": "base64",
-              "contentMediaType": "image/png"
-            }
-          },
-          "required": [
-            "text"
-          ],
-          "additionalProperties": false
-        },
-        "outputSchema": {
-          "type": "object",
-          "properties": {
-            "ok": {
-              "const": true
-            },
-            "echo": {
-              "type": "string"
-            }
-          },
-          "required": [
-            "ok"
-          ],
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["scalars"].input,
+        "outputSchema": LISTED_SCHEMAS["scalars"].output,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -3481,206 +2300,7 @@ export const LISTINGS: Listings = {
         "name": "combinators",
         "title": "Combinators",
         "description": "allOf, anyOf, oneOf, not, if/then/else and refs with siblings.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "shape": {
-              "description": "A tagged union.",
-              "oneOf": [
-                {
-                  "type": "object",
-                  "title": "Circle",
-                  "properties": {
-                    "kind": {
-                      "const": "circle"
-                    },
-                    "radius": {
-                      "type": "number",
-                      "exclusiveMinimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "radius"
-                  ],
-                  "additionalProperties": false
-                },
-                {
-                  "type": "object",
-                  "title": "Rect",
-                  "properties": {
-                    "kind": {
-                      "const": "rect"
-                    },
-                    "width": {
-                      "type": "number",
-                      "minimum": 0
-                    },
-                    "height": {
-                      "type": "number",
-                      "minimum": 0
-                    }
-                  },
-                  "required": [
-                    "kind",
-                    "width",
-                    "height"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            },
-            "expr": {
-              "$ref": "#/$defs/Expr"
-            },
-            "id": {
-              "anyOf": [
-                {
-                  "type": "string",
-                  "minLength": 1
-                },
-                {
-                  "type": "integer",
-                  "minimum": 1
-                }
-              ]
-            },
-            "either": {
-              "oneOf": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "both": {
-              "allOf": [
-                {
-                  "type": "object",
-                  "properties": {
-                    "a": {
-                      "type": "string"
-                    }
-                  },
-                  "required": [
-                    "a"
-                  ]
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "b": {
-                      "type": "integer"
-                    }
-                  },
-                  "required": [
-                    "b"
-                  ]
-                }
-              ]
-            },
-            "not_empty": {
-              "type": "string",
-              "not": {
-                "const": ""
-              }
-            },
-            "contact": {
-              "type": "object",
-              "properties": {
-                "method": {
-                  "enum": [
-                    "phone",
-                    "email"
-                  ]
-                },
-                "phone": {
-                  "type": "string"
-                },
-                "email": {
-                  "type": "string"
-                }
-              },
-              "if": {
-                "properties": {
-                  "method": {
-                    "const": "phone"
-                  }
-                },
-                "required": [
-                  "method"
-                ]
-              },
-              "then": {
-                "required": [
-                  "phone"
-                ]
-              },
-              "else": {
-                "required": [
-                  "email"
-                ]
-              }
-            },
-            "described_ref": {
-              "type": "integer",
-              "minimum": 0,
-              "description": "A ref with a sibling keyword.",
-              "maximum": 10
-            }
-          },
-          "required": [
-            "shape"
-          ],
-          "additionalProperties": false,
-          "anyOf": [
-            {
-              "required": [
-                "expr"
-              ]
-            },
-            {
-              "required": [
-                "id"
-              ]
-            }
-          ],
-          "$defs": {
-            "Expr": {
-              "description": "A recursive union (a number, or an operation on expressions).",
-              "anyOf": [
-                {
-                  "type": "number"
-                },
-                {
-                  "type": "object",
-                  "properties": {
-                    "op": {
-                      "enum": [
-                        "add",
-                        "mul"
-                      ]
-                    },
-                    "args": {
-                      "type": "array",
-                      "items": {
-                        "$ref": "#/$defs/Expr"
-                      },
-                      "minItems": 2
-                    }
-                  },
-                  "required": [
-                    "op",
-                    "args"
-                  ],
-                  "additionalProperties": false
-                }
-              ]
-            }
-          }
-        },
+        "inputSchema": LISTED_SCHEMAS["combinators"].input,
         "outputSchema": {
           "description": "A union root.",
           "anyOf": [
@@ -3745,16 +2365,7 @@ export const LISTINGS: Listings = {
         "name": "tree",
         "title": "Tree",
         "description": "A recursive output, exactly a def.",
-        "inputSchema": {
-          "type": "object",
-          "properties": {
-            "depth": {
-              "type": "integer",
-              "minimum": 0
-            }
-          },
-          "additionalProperties": false
-        },
+        "inputSchema": LISTED_SCHEMAS["tree"].input,
         "outputSchema": SCHEMAS["tree"].output!,
         "annotations": {
           "readOnlyHint": true,
