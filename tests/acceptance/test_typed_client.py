@@ -10,6 +10,7 @@ import threading
 import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -216,6 +217,66 @@ def test_a_server_without_the_spec_tools_is_reported_as_drift_and_warned() -> No
         (tool.name, "missing") for tool in Client.toolset()
     }
     assert out["warnings"] == [DriftWarning]
+
+
+class ListingSession(RecordingSession):
+    """A session whose server lists the spec's definitions, with `count_notes` (read-only in
+    the spec) and `delete_note` (destructive in the spec) listed as `hints` say."""
+
+    protocol_version = "2025-11-25"
+
+    def __init__(self, hints: list[Any]) -> None:
+        super().__init__()
+        definitions = Client.toolset().definitions(self.protocol_version)
+        self.listed = [d for d in definitions if d["name"] not in ("count_notes", "delete_note")]
+        for name in ("count_notes", "delete_note"):
+            spec = next(d for d in definitions if d["name"] == name)
+            self.listed += [{**spec, "annotations": entry} for entry in hints]
+
+    async def list_tools(self, params: Any = None) -> Any:
+        tools = [SimpleNamespace(model_dump=lambda tool=tool, **_: tool) for tool in self.listed]
+        return SimpleNamespace(tools=tools, next_cursor=None)
+
+    async def call_tool(self, name: str, arguments: Any) -> Any:
+        self.sent.append((name, arguments))
+        value = {"deleted": True} if name == "delete_note" else {"result": 1}
+        return SimpleNamespace(is_error=False, content=[], structured_content=value)
+
+
+READ_ONLY = {"readOnlyHint": True}
+DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True}
+
+
+@pytest.mark.parametrize(
+    ("hints", "refused"),
+    [
+        ([READ_ONLY], False),
+        ([{"readOnlyHint": False}], True),
+        ([{"readOnlyHint": "true"}], True),
+        ([None], True),
+        ([READ_ONLY, DESTRUCTIVE], True),
+        ([{"destructiveHint": False}], False),
+    ],
+)
+@pytest.mark.parametrize("policy", ["ignore", "warn"])
+def test_a_tool_the_spec_calls_safe_is_not_called_when_the_server_hints_it_may_destroy(
+    hints: list[Any], refused: bool, policy: str
+) -> None:
+    session = ListingSession(hints)
+    client = Client(session, drift=policy)  # type: ignore[arg-type]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DriftWarning)
+        if refused:
+            with pytest.raises(DriftError) as caught:
+                anyio.run(client.count_notes)
+            assert [(d.tool, d.field) for d in caught.value.drift] == [("count_notes", "safety")]
+        else:
+            assert anyio.run(client.count_notes) == 1
+        anyio.run(lambda: client.delete_note(id="n_0123abcd"))  # destructive in the spec: consent by code
+    assert [name for name, _ in session.sent] == [
+        *([] if refused else ["count_notes"]),
+        "delete_note",
+    ]
 
 
 def test_the_example_client_script_runs_its_tour() -> None:

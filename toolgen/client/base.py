@@ -1,7 +1,8 @@
 """`ToolClient`: what every generated `Client` inherits (connect, drift, calls, results).
 
 A generated method validates its keyword arguments with the tool's Input model
-(a pydantic `ValidationError` before anything is sent), calls the tool through
+(a pydantic `ValidationError` before anything is sent), refuses a tool the spec calls
+safe that the server hints may destroy data (`DriftError`, see `drift`), calls the tool through
 the official SDK's `ClientSession` (which checks `structuredContent` against the
 listed output schema), raises `ToolCallError` on `isError`, and parses the
 structured result into the Output model; a non-object output is unwrapped from
@@ -157,6 +158,9 @@ async def call_result(
     )
     if client.drift is None:
         await client.check_drift()
+    unsafe = [d for d in client.drift or () if d.tool == name and d.field == "safety"]
+    if unsafe:
+        raise DriftError(unsafe)
     result = await client.session.call_tool(name, payload)
     if result.is_error:
         raise ToolCallError(name, _text(result), result)

@@ -8,6 +8,11 @@ differs from the spec's definition for the negotiated protocol revision, or a
 tool the server lists more than once (each entry is compared: a tool listed
 once as the spec has it and once as destructive drifts). Tools the server lists
 beyond the spec are not drift.
+
+One drift is about safety, not types: a tool the spec calls safe (read-only, or not
+destructive) that some listing entry hints may destroy data (`may_destroy`, the rule
+`verify` and `toolgen call` apply). Code that calls the tool relied on the spec's
+word; the typed client does not call it, whatever the drift policy.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolgen.schema.inline import inline_refs
+from toolgen.spec.protocol import may_destroy
 
 COMPARED: Final = ("title", "description", "inputSchema", "outputSchema", "annotations", "_meta")
 """The fields of a tool definition a client depends on."""
@@ -31,8 +37,9 @@ class Drift:
 
     tool: str
     field: str
-    """`missing` (the server does not list the tool), `name` (it lists it more than once), or
-    the definition field that differs."""
+    """`missing` (the server does not list the tool), `name` (it lists it more than once),
+    `safety` (the spec says safe, the server may destroy: never called), or the definition
+    field that differs."""
     message: str
 
     def __str__(self) -> str:
@@ -73,7 +80,16 @@ def compare(
         elif len(entries) > 1:
             found.append(Drift(name, "name", f"the server lists this tool {len(entries)} times"))
         found += [drift for served in entries for drift in _fields(name, spec, served)]
+        hints = [served.get("annotations") for served in entries]
+        if entries and not may_destroy(spec.get("annotations")) and may_destroy(*hints):
+            found.append(Drift(name, "safety", UNSAFE))
     return found
+
+
+UNSAFE: Final = (
+    "the spec says it is safe to call, the server hints it may destroy data: the client "
+    "does not call it"
+)
 
 
 def _fields(name: str, spec: Mapping[str, Any], served: Mapping[str, Any]) -> list[Drift]:

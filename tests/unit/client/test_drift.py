@@ -36,5 +36,6 @@ def test_a_changed_def_is_drift_whichever_way_it_is_written() -> None:
 def test_a_tool_listed_twice_drifts_and_each_entry_is_compared() -> None:
     reader = {**INLINED, "annotations": {"readOnlyHint": True}}
     destructive = {**INLINED, "annotations": {"destructiveHint": True}}
-    assert [d.field for d in compare([reader], [destructive, reader])] == ["name", "annotations"]
+    found = [d.field for d in compare([reader], [destructive, reader])]
+    assert found == ["name", "annotations", "safety"]
     assert [d.field for d in compare([reader], [reader, reader])] == ["name"]
