@@ -31,6 +31,16 @@ os.environ.setdefault("TOOLGEN_CACHE_DIR", tempfile.mkdtemp(prefix="toolgen-test
 """toolgen caches results (`toolgen.cache`): never in the user's ~/.cache."""
 
 VALID_SERVER = "toolgen: 1\nserver: {name: demo, version: '1.0.0'}\n"
+UNSAFE_LISTINGS: list[tuple[list[Any], bool]] = [
+    ([{"readOnlyHint": True}], False),
+    ([{"readOnlyHint": False}], True),
+    ([{"readOnlyHint": "true"}], True),
+    ([None], True),
+    ([{"readOnlyHint": True}, {"readOnlyHint": False, "destructiveHint": True}], True),
+    ([{"destructiveHint": False}], False),
+]
+"""How a server lists a tool its spec calls read-only (one annotations object per listing
+entry), and whether a typed client must then refuse to call it."""
 
 
 @pytest.fixture

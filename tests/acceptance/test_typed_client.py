@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import GENERATED, ROOT, SPECS
+from conftest import GENERATED, ROOT, SPECS, UNSAFE_LISTINGS
 from pydantic import ValidationError
 
 from toolgen.client import Drift, DriftError, DriftWarning, ToolCallError, blocking
@@ -243,21 +243,7 @@ class ListingSession(RecordingSession):
         return SimpleNamespace(is_error=False, content=[], structured_content=value)
 
 
-READ_ONLY = {"readOnlyHint": True}
-DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True}
-
-
-@pytest.mark.parametrize(
-    ("hints", "refused"),
-    [
-        ([READ_ONLY], False),
-        ([{"readOnlyHint": False}], True),
-        ([{"readOnlyHint": "true"}], True),
-        ([None], True),
-        ([READ_ONLY, DESTRUCTIVE], True),
-        ([{"destructiveHint": False}], False),
-    ],
-)
+@pytest.mark.parametrize(("hints", "refused"), UNSAFE_LISTINGS)
 @pytest.mark.parametrize("policy", ["ignore", "warn"])
 def test_a_tool_the_spec_calls_safe_is_not_called_when_the_server_hints_it_may_destroy(
     hints: list[Any], refused: bool, policy: str
@@ -272,7 +258,9 @@ def test_a_tool_the_spec_calls_safe_is_not_called_when_the_server_hints_it_may_d
             assert [(d.tool, d.field) for d in caught.value.drift] == [("count_notes", "safety")]
         else:
             assert anyio.run(client.count_notes) == 1
-        anyio.run(lambda: client.delete_note(id="n_0123abcd"))  # destructive in the spec: consent by code
+        anyio.run(
+            lambda: client.delete_note(id="n_0123abcd")
+        )  # destructive in the spec: consent by code
     assert [name for name, _ in session.sent] == [
         *([] if refused else ["count_notes"]),
         "delete_note",

@@ -20,8 +20,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, SPECS
-from typescript_support import MEMORY_SERVER, NODE, SUPPORT, Project, require, toolgen, tsc_errors
+from conftest import DATA, SPECS, UNSAFE_LISTINGS
+from typescript_support import (
+    MEMORY_SERVER,
+    NODE,
+    SUPPORT,
+    Project,
+    require,
+    run,
+    toolgen,
+    tsc_errors,
+)
 
 from toolgen import load_toolset
 from toolgen.client.drift import compare
@@ -225,6 +234,18 @@ def test_the_generated_client_calls_every_notes_tool_with_typed_results(
     assert report["missing"]["error"] == "ToolCallError"
     assert "no note n_0000dead" in report["missing"]["message"]
     assert report["drift"] == {"value": []}
+
+
+@pytest.mark.parametrize(("hints", "refused"), UNSAFE_LISTINGS)
+def test_the_generated_client_does_not_call_a_tool_the_spec_calls_safe_that_may_destroy(
+    project: Project, hints: list[Any], refused: bool
+) -> None:
+    done = run([*project.node_command("safety_client"), json.dumps(hints)], cwd=project.root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["called"] == ([] if refused else ["count_notes"])
+    assert report["error"] == ("DriftError" if refused else None)
+    assert (["count_notes", "safety"] in report["drift"]) == refused
 
 
 @pytest.mark.parametrize("era", ERAS)

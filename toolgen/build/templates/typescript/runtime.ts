@@ -57,7 +57,8 @@ export class ToolCallError extends Error {
   }
 }
 
-/** One way the server's tools differ from the spec: a tool it does not list, or a field. */
+/** One way the server's tools differ from the spec: a tool it does not list (`missing`) or lists
+ * twice (`name`), a field, or `safety` (the spec says safe, the server may destroy: not called). */
 export interface Drift {
   readonly tool: string;
   readonly field: string;
@@ -249,6 +250,8 @@ export class ToolClient {
   /** Call `tool`; `isError` throws `ToolCallError`. The SDK's result (tools without output). */
   async result(tool: string, input: object): Promise<CallToolResult> {
     if (this.drift === undefined) await this.checkDrift();
+    const unsafe = (this.drift ?? []).filter((drift) => drift.tool === tool && drift.field === "safety");
+    if (unsafe.length > 0) throw new DriftError(unsafe);
     const result = await this.sdk.callTool({ name: tool, arguments: input as Record<string, unknown> });
     if (result.isError) throw new ToolCallError(tool, textOf(result), result);
     return result;
@@ -281,29 +284,60 @@ function textOf(result: CallToolResult): string {
 }
 
 /** How the `listed` definitions differ from the `expected` ones: the fields a client depends on
- * (`_meta`: only the keys the spec declares). Tools the server lists beyond the spec are not drift. */
+ * (`_meta`: only the keys the spec declares), each entry of a tool listed more than once, and
+ * `safety`: the spec calls the tool safe, some entry hints it may destroy data (never called).
+ * Tools the server lists beyond the spec are not drift. */
 function compare(expected: readonly JsonObject[], listed: readonly JsonObject[]): Drift[] {
-  const byName = new Map(listed.map((tool) => [String(tool["name"]), tool]));
+  const byName = new Map<string, JsonObject[]>();
+  for (const tool of listed) byName.set(String(tool["name"]), [...(byName.get(String(tool["name"])) ?? []), tool]);
   const found: Drift[] = [];
   for (const spec of expected) {
     const tool = String(spec["name"]);
-    const served = byName.get(tool);
-    if (served === undefined) {
+    const entries = byName.get(tool) ?? [];
+    if (entries.length === 0) {
       found.push({ tool, field: "missing", message: "the server does not list this tool" });
       continue;
     }
-    for (const field of COMPARED) {
-      const want = spec[field];
-      let got: JsonValue | undefined = served[field];
-      if (field === "_meta" && got !== undefined && got !== null && typeof got === "object") {
-        const declared = (want ?? {}) as JsonObject;
-        const kept = Object.entries(got).filter(([key]) => key in declared);
-        got = kept.length > 0 ? Object.fromEntries(kept) : undefined;
-      }
-      if (!same(want, got)) found.push({ tool, field, message: difference(field, want, got) });
+    if (entries.length > 1) {
+      found.push({ tool, field: "name", message: `the server lists this tool ${entries.length} times` });
+    }
+    for (const served of entries) found.push(...fields(tool, spec, served));
+    if (!mayDestroy(spec["annotations"]) && mayDestroy(...entries.map((served) => served["annotations"]))) {
+      found.push({ tool, field: "safety", message: UNSAFE });
     }
   }
   return found;
+}
+
+const UNSAFE = "the spec says it is safe to call, the server hints it may destroy data: the client does not call it";
+
+function fields(tool: string, spec: JsonObject, served: JsonObject): Drift[] {
+  const found: Drift[] = [];
+  for (const field of COMPARED) {
+    const want = spec[field];
+    let got: JsonValue | undefined = served[field];
+    if (field === "_meta" && got !== undefined && got !== null && typeof got === "object") {
+      const declared = (want ?? {}) as JsonObject;
+      const kept = Object.entries(got).filter(([key]) => key in declared);
+      got = kept.length > 0 ? Object.fromEntries(kept) : undefined;
+    }
+    if (!same(want, got)) found.push({ tool, field, message: difference(field, want, got) });
+  }
+  return found;
+}
+
+/** Whether a tool may destroy data by any of these `annotations` (the spec's, each listing
+ * entry's): safe only by `readOnlyHint: true` or `destructiveHint: false` as booleans; anything
+ * else reads as the MCP default, destructive. The rule of `toolgen call` and `toolgen verify`. */
+function mayDestroy(...annotations: (JsonValue | undefined)[]): boolean {
+  return annotations.some(
+    (hints) =>
+      hints === undefined ||
+      hints === null ||
+      typeof hints !== "object" ||
+      Array.isArray(hints) ||
+      (hints["readOnlyHint"] !== true && hints["destructiveHint"] !== false),
+  );
 }
 
 function difference(field: string, want: JsonValue | undefined, got: JsonValue | undefined): string {
