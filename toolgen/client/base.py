@@ -176,7 +176,8 @@ async def call_model(
 ) -> M:
     """A tool with an object output: its Output model."""
     result = await call_result(client, name, input_model, arguments)
-    return output.model_validate(_value(client, name, result))
+    value = _value(client, name, result)
+    return output.model_validate(value, by_alias=True, by_name=False)  # JSON names only
 
 
 async def call_value(
@@ -188,7 +189,8 @@ async def call_value(
 ) -> Any:
     """A tool with a non-object output: the value, validated by its Output type alias."""
     result = await call_result(client, name, input_model, arguments)
-    return _adapter(output).validate_python(_value(client, name, result))
+    value = _value(client, name, result)
+    return _adapter(output).validate_python(value, by_alias=True, by_name=False)
 
 
 def _value(client: ToolClient, name: str, result: CallToolResult) -> Any:

@@ -61,7 +61,8 @@ class BoundHandler:
             return ()
         model = self.input_model
         if model is not None:
-            return (model.model_validate(arguments),)
+            # JSON names only: a key spelled as a field's Python name is no property
+            return (model.model_validate(arguments, by_alias=True, by_name=False),)
         return (arguments,)
 
 
