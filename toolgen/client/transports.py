@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import signal
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
@@ -31,6 +32,8 @@ from toolgen.limits import MESSAGE_ENV, Lines, TooLong, max_message
 from toolgen.spec.text import visible
 
 log = logging.getLogger(__name__)
+SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of a UTF-16 surrogate (a lone one is JSON but not Unicode text)."""
 LINE_QUOTED: Final = 200
 """Bytes of a stdout line that is not JSON-RPC quoted in the log."""
 EXIT_GRACE: Final = 2.0
@@ -122,9 +125,10 @@ def _parsed(line: bytes) -> SessionMessage | Exception:
     try:
         return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:  # said here, and handed to the session
-        with contextlib.suppress(ValueError, RecursionError):
-            message = jsonrpc_message_adapter.validate_python(json.loads(line), by_name=False)
-            return SessionMessage(message)
+        if SURROGATE_ESCAPE.search(line):
+            with contextlib.suppress(ValueError, RecursionError):
+                message = jsonrpc_message_adapter.validate_python(json.loads(line), by_name=False)
+                return SessionMessage(message)
         why = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         text = visible(line[:LINE_QUOTED].decode("utf-8", "replace"))
         log.warning("the server wrote a line that is not a JSON-RPC message (%s): %r", why, text)
