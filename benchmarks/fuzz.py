@@ -12,17 +12,24 @@ input that broke the contract:
 2. kill: `toolgen build` of the notes specs is SIGKILLed at a random moment while it
    rebuilds after an edit; the next build must leave exactly what a clean build
    gives, and `toolgen check` must then pass.
-3. properties: the hypothesis properties of `tests/acceptance/test_fuzz.py` (spec loader, engine,
+3. names: spec sets whose tool and property names are drawn at random from the
+   generated code's own names (keywords, builtins, the client's members and imports,
+   dunders, letters Python folds) are built; a build ends in a package that imports,
+   or in a located spec error (exit 1), nothing else.
+4. properties: the hypothesis properties of `tests/acceptance/test_fuzz.py` (spec loader, engine,
    HTTP app, the JSON-RPC codec at the 64-bit edges, field names Python folds) with
    `--examples` examples each instead of the suite's few.
 
-    python benchmarks/fuzz.py --seconds 20 --kills 5 --examples 300     # what CI runs
-    python benchmarks/fuzz.py --seconds 600 --kills 100 --examples 5000 # a long run
+    python benchmarks/fuzz.py --seconds 20 --kills 5 --names 4 --examples 300   # what CI runs
+    python benchmarks/fuzz.py --seconds 600 --kills 100 --names 100 --examples 5000
 """
 
 from __future__ import annotations
 
 import argparse
+import builtins
+import json
+import keyword
 import os
 import random
 import shutil
@@ -214,6 +221,60 @@ def fuzz_kills(kills: int, rng: random.Random) -> None:
                 raise SystemExit(1)
 
 
+def name_pool() -> tuple[list[str], list[str]]:
+    """Tool names and property names aimed at the generated code's own namespace."""
+    from toolgen.build.python.client import RESERVED_METHODS
+
+    own = [*sorted(RESERVED_METHODS), "abc", "models", "typing", "pydantic", "toolgen", "os"]
+    own += ["server", "client", "load", "serve", "_call_model", "_value", "_client", "T"]
+    own += ["__init__", "__class__", "__dict__", "_abc_impl", "Report", "report", "self"]
+    python = keyword.kwlist + keyword.softkwlist + sorted(dir(builtins))[-60:]
+    tools = sorted({name for name in own + python if len(name) <= 64})
+    folded = ["\uff41", "\u212a", "\u017f", "\ufb01", "a", "K", "s", "fi", "class_", "arguments"]
+    return tools, tools + folded
+
+
+def fuzz_names(rounds: int, rng: random.Random) -> int:
+    """Build spec sets of hostile names: a package that imports, or a located error.
+    Returns how many built (the others were refused)."""
+    tools, properties = name_pool()
+    built = 0
+    with tempfile.TemporaryDirectory() as work:
+        root = Path(work)
+        for round_ in range(rounds):
+            names = rng.sample(properties, 6)
+            schema = {"type": "object", "properties": {n: {"type": "integer"} for n in names}}
+            entries = [
+                {"name": name, "description": "d", "input": schema, "output": schema}
+                for name in rng.sample(tools, 6)
+            ]
+            spec = {
+                "toolgen": 1,
+                "server": {"name": "fuzzed", "version": "1.0.0"},
+                "tools": entries,
+            }
+            specs = root / f"specs{round_}"
+            specs.mkdir()
+            (specs / "fuzzed.yaml").write_text(json.dumps(spec), encoding="utf-8")
+            out = root / f"out{round_}"
+            done = toolgen("build", specs.name, "-o", out.name, "-q", cwd=root)
+            if done.returncode == 1 and "error[" in done.stderr:  # a located spec error
+                continue
+            if done.returncode == 0:
+                done = subprocess.run(
+                    [sys.executable, "-c", "import fuzzed.server, fuzzed.client, fuzzed.models"],
+                    cwd=out,
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                )
+            if done.returncode != 0:
+                print(f"fuzz: names {json.dumps(spec)}:\n{done.stderr}", file=sys.stderr)
+                raise SystemExit(1)
+            built += 1
+    return built
+
+
 def run_properties(examples: int) -> None:
     env = {**os.environ, "TOOLGEN_FUZZ_EXAMPLES": str(examples)}
     done = subprocess.run(
@@ -238,6 +299,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20, help="time for the mutation fuzzer")
     parser.add_argument("--kills", type=int, default=5, help="builds to SIGKILL")
+    parser.add_argument("--names", type=int, default=4, help="spec sets of hostile names to build")
     parser.add_argument("--examples", type=int, default=300, help="examples per property")
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
@@ -249,6 +311,11 @@ def main() -> None:
     print(f"fuzz: {count} mutated spec files loaded or refused cleanly", flush=True)
     fuzz_kills(args.kills, rng)
     print(f"fuzz: {args.kills} killed builds converged to the clean output", flush=True)
+    built = fuzz_names(args.names, rng)
+    print(
+        f"fuzz: {args.names} spec sets of hostile names: {built} built and imported, the rest refused at their line",
+        flush=True,
+    )
     run_properties(args.examples)
     print(f"fuzz: done in {time.monotonic() - started:.0f}s", flush=True)
 
