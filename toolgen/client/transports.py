@@ -16,9 +16,10 @@ import logging
 import os
 import re
 import signal
+import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
 import anyio
 import httpx2
@@ -36,6 +37,8 @@ SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
 """A JSON escape of a UTF-16 surrogate (a lone one is JSON but not Unicode text)."""
 LINE_QUOTED: Final = 200
 """Bytes of a stdout line that is not JSON-RPC quoted in the log."""
+STDERR_TAIL: Final = 8192
+"""Bytes of a server's stderr kept when it is read (`stderr_tail`)."""
 EXIT_GRACE: Final = 2.0
 """Seconds a stdio server gets to exit after its stdin closes, then after SIGTERM."""
 HTTP_TIMEOUT: Final = httpx2.Timeout(30.0, read=300.0)
@@ -59,19 +62,20 @@ async def stdio_transport(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
-    errlog: IO[Any] | None = None,
+    stderr_tail: bytearray | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start `command` and speak MCP over its stdin/stdout, one message per line.
 
-    `env` is added to the SDK's safe default environment; the server's stderr
-    goes to `errlog` (default: this process's stderr), never into memory. The
+    `env` is added to the SDK's safe default environment. The server's stderr goes to
+    this process's stderr, or, with `stderr_tail`, is read into it, of which only the
+    last `STDERR_TAIL` bytes are kept (for an error message). The
     server runs in its own process group, ended with the connection."""
     limit = max_message()
     process = await anyio.open_process(
         list(command),
         env={**get_default_environment(), **(env or {})},
         cwd=cwd,
-        stderr=errlog,  # None: this process's stderr (its file descriptor 2)
+        stderr=subprocess.PIPE if stderr_tail is not None else None,  # None: our stderr
         start_new_session=True,
     )
     incoming, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -100,10 +104,19 @@ async def stdio_transport(
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(text.encode() + b"\n")
 
+    async def read_stderr(tail: bytearray) -> None:
+        assert process.stderr is not None
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            async for chunk in process.stderr:
+                tail += chunk
+                del tail[:-STDERR_TAIL]
+
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(read_stdout)
             tasks.start_soon(write_stdin)
+            if stderr_tail is not None:
+                tasks.start_soon(read_stderr, stderr_tail)
             try:
                 yield read_stream, write_stream
             finally:

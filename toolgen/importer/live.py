@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import shlex
-import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -129,19 +128,16 @@ def _leaf(exc: BaseException) -> BaseException:
 async def _stdio(argv: list[str]) -> AsyncIterator[Any]:
     from toolgen.client.transports import stdio_transport
 
-    with tempfile.TemporaryFile("w+b") as errlog:
-        try:
-            async with stdio_transport(argv, env=os.environ, errlog=errlog) as streams:
-                yield streams
-        except Exception as exc:
-            if isinstance(_leaf(exc), LiveError):
-                raise _leaf(exc) from None
-            errlog.seek(max(0, errlog.seek(0, os.SEEK_END) - 4 * ERRLOG_TAIL))
-            tail = errlog.read().decode("utf-8", "replace")[-ERRLOG_TAIL:].strip()
-            detail = f"\n{tail}" if tail else ""
-            raise LiveError(
-                f"the stdio server `{argv[0]}` failed: {_reason(exc)}{detail}"
-            ) from None
+    stderr = bytearray()
+    try:
+        async with stdio_transport(argv, env=os.environ, stderr_tail=stderr) as streams:
+            yield streams
+    except Exception as exc:
+        if isinstance(_leaf(exc), LiveError):
+            raise _leaf(exc) from None
+        tail = stderr.decode("utf-8", "replace")[-ERRLOG_TAIL:].strip()
+        detail = f"\n{tail}" if tail else ""
+        raise LiveError(f"the stdio server `{argv[0]}` failed: {_reason(exc)}{detail}") from None
 
 
 @asynccontextmanager
