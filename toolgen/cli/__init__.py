@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from toolgen.cli.common import echo
+from toolgen.limits import max_message
 from toolgen.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -96,6 +97,10 @@ def cli() -> None:
     A spec set is a directory of *.yaml files (searched recursively) or a list
     of files; commands default to `specs/`. See `toolgen COMMAND --help`.
     """
+    try:
+        max_message()  # a bad setting is refused before any command reads from a server
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 EXIT_INTERNAL_ERROR = 3

@@ -40,3 +40,14 @@ def test_usage_errors_exit_2_and_success_exits_0(argv: list[str], code: int) -> 
         main(argv)
         raise SystemExit(0)  # a command that returns normally
     assert (exit_info.value.code or 0) == code
+
+
+@pytest.mark.parametrize("command", [["call", "t", "--server", "x"], ["rules"]])
+def test_a_bad_message_limit_is_a_usage_error_before_any_command_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    monkeypatch.setenv("TOOLGEN_MAX_MESSAGE", "64MiB")
+    with pytest.raises(SystemExit) as exit_info:
+        main(command)
+    assert exit_info.value.code == 2
+    assert "TOOLGEN_MAX_MESSAGE" in capsys.readouterr().err
