@@ -16,6 +16,7 @@ from toolgen.verify.runner import (
     Connection,
     Options,
     connections,
+    limits_result,
     opening_results,
     probe_results,
     stdout_result,
@@ -41,9 +42,10 @@ class RevisionRun:
 
     def run(self, selected: Sequence[str]) -> list[Result]:
         try:
-            return self._run(selected)
+            out = self._run(selected)
         finally:
             self.connection.close()
+        return [*out, limits_result(self.connection)]
 
     def _run(self, selected: Sequence[str]) -> list[Result]:
         self.connection.current()  # opened already when it was the era's probe

@@ -1,8 +1,9 @@
 """A server started as a command, spoken to over stdin/stdout, one JSON message per line.
 
-A reader thread splits stdout into lines: JSON goes to a queue, anything else is
-kept in `stdout_junk` (MCP allows nothing but protocol on stdout). stderr is
-drained into a bounded tail for error messages. The process gets its own session
+A reader thread splits stdout into lines of at most `max_message()` bytes: JSON
+goes to a queue, a line over a limit is dropped (`Refused`, also queued), anything
+else is kept, cut short, in `stdout_junk` (MCP allows nothing but protocol on
+stdout). stderr is drained into a bounded tail of bounded lines for error messages. The process gets its own session
 (process group), so closing ends it and whatever it started, and nothing else.
 """
 
@@ -22,7 +23,18 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.verify.transport import Deadline, Exchange, Unreachable, Wanted
+from toolgen.limits import STDERR_LINE, TooLong, read_lines
+from toolgen.verify.transport import (
+    KEPT,
+    Deadline,
+    Exchange,
+    Refused,
+    Unreachable,
+    Wanted,
+    loads,
+    message_limit,
+    too_large,
+)
 
 _EOF: Final = object()
 STDERR_TAIL: Final = 40
@@ -31,7 +43,9 @@ EXIT_GRACE: Final = 2.0
 """Seconds a server gets to exit after stdin closes, before it is terminated."""
 HUNG_GRACE: Final = 0.1
 """Seconds a server that let a request time out gets to exit after stdin closes."""
-JUNK_KEPT: Final = 20
+JUNK_PREFIX: Final = 200
+"""Bytes kept of each stdout line that is not JSON-RPC."""
+CHUNK: Final = 65536
 
 
 class StdioTarget:
@@ -47,6 +61,7 @@ class StdioTarget:
         if not self.argv:
             raise Unreachable("--server names no command")
         self.env = dict(env) if env is not None else None
+        message_limit()  # an invalid TOOLGEN_MAX_MESSAGE is refused before any server starts
 
     def connect(self) -> StdioTransport:
         return StdioTransport(self.argv, self.env)
@@ -71,6 +86,8 @@ class StdioTransport:
             raise Unreachable(f"cannot start {shlex.join(argv)}: {exc.strerror or exc}") from None
         self.argv = argv
         self.stdout_junk: list[bytes] = []
+        self.refused: list[str] = []
+        self._limit = message_limit()
         self._queue: queue.Queue[Any] = queue.Queue()
         self._stderr: deque[bytes] = deque(maxlen=STDERR_TAIL)
         self._eof = False
@@ -80,23 +97,37 @@ class StdioTransport:
 
     def _read_stdout(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            if not line.strip():
-                continue
+        fd = self.process.stdout.fileno()
+        for line in read_lines(lambda: os.read(fd, CHUNK), self._limit):
             try:
-                message = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                message = None
+                message = self._decode(line)
+            except Refused as exc:
+                if len(self.refused) < KEPT:
+                    self.refused.append(str(exc))
+                self._queue.put(exc)
+                continue
             if _is_jsonrpc(message):
                 self._queue.put(message)
-            elif len(self.stdout_junk) < JUNK_KEPT:
-                self.stdout_junk.append(line.rstrip(b"\r\n"))
+            elif isinstance(line, bytes) and line.strip() and len(self.stdout_junk) < KEPT:
+                self.stdout_junk.append(line[:JUNK_PREFIX].rstrip(b"\r"))
         self._queue.put(_EOF)
+
+    def _decode(self, line: bytes | TooLong) -> Any:
+        """The JSON value of a stdout line (None: not JSON); `Refused` over a limit."""
+        if isinstance(line, TooLong):
+            raise too_large("a stdout line", self._limit)
+        try:
+            return loads(line) if line.strip() else None
+        except orjson.JSONDecodeError:
+            return None
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self._stderr.append(line.rstrip(b"\r\n"))
+        fd = self.process.stderr.fileno()
+        for line in read_lines(lambda: os.read(fd, CHUNK), STDERR_LINE):
+            if isinstance(line, TooLong):
+                line = f"[a line over {STDERR_LINE} bytes, dropped]".encode()
+            self._stderr.append(line.rstrip(b"\r"))
 
     def exchange(
         self,
@@ -115,6 +146,9 @@ class StdioTransport:
         deadline = Deadline(timeout, longest)
         while True:
             message = self._next(deadline.at)
+            if isinstance(message, Refused):  # most likely the awaited reply: not waited for
+                found.refused = str(message)
+                return found
             if message is None:
                 found.timed_out = not self._eof
                 self._hung = found.timed_out and not found.progressed
@@ -130,7 +164,8 @@ class StdioTransport:
         deadline = time.monotonic() + grace
         out = []
         while (message := self._next(deadline)) is not None:
-            out.append(message)
+            if not isinstance(message, Refused):
+                out.append(message)
         return out
 
     def _write(self, payload: bytes) -> bool:
