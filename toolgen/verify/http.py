@@ -74,6 +74,8 @@ class HttpTransport:
         self.refused: list[str] = []
         self._limit = message_limit()
         self._conn: http.client.HTTPConnection | None = None
+        self._sock: socket.socket | None = None
+        """The connection's socket, also once a response that closes it has taken it."""
         self._last_error = ""
         self._last_status: int | None = None
         try:
@@ -142,6 +144,9 @@ class HttpTransport:
         for attempt in range(2):  # a kept-alive connection the server closed: reconnect once
             try:
                 conn = self._connection(timeout)
+                if conn.sock is None:
+                    conn.connect()
+                self._sock = conn.sock
                 conn.request("POST", self.target.path, body=payload, headers=sent)
                 response = conn.getresponse()
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
@@ -171,10 +176,9 @@ class HttpTransport:
 
     def _interrupt(self) -> None:
         """End a read in progress (from another thread): the socket is shut down."""
-        conn = self._conn
-        if conn is not None and conn.sock is not None:
+        if self._sock is not None:
             with contextlib.suppress(OSError):
-                conn.sock.shutdown(socket.SHUT_RDWR)
+                self._sock.shutdown(socket.SHUT_RDWR)
 
     def _failed(self, found: Exchange, exc: BaseException) -> Exchange:
         self._last_error = f"{type(exc).__name__}: {exc}"

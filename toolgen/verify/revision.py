@@ -10,6 +10,7 @@ from typing import Any
 from toolgen.spec.ir import Tool, ToolSet
 from toolgen.spec.protocol import may_destroy
 from toolgen.verify.listing import LISTING_CHECKS, listing_results
+from toolgen.verify.probes import describe
 from toolgen.verify.results import Report, Result, broken, failed, skipped
 from toolgen.verify.runner import (
     ALL,
@@ -60,9 +61,8 @@ class RevisionRun:
             return out + self._skip_rest(selected, "the server could not be restarted")
         listed, exchange = self.connection.current().list_tools()
         if result_of(exchange) is None:
-            out.append(
-                failed("listing.result-shape", "tools/list got no result", revision=self.revision)
-            )
+            problem = f"tools/list got {describe(exchange)}"
+            out.append(failed("listing.result-shape", problem, revision=self.revision))
         try:
             out += listing_results(self.toolset, listed, self.revision, selected)
         except Exception as exc:  # a bug of verify: an error, never a pass

@@ -249,9 +249,8 @@ def limits_result(connection: Connection) -> Result:
     """protocol.limits: what verify dropped unread on the revision's connections (closed)."""
     refused = list(dict.fromkeys(connection.refused))
     if refused:
+        more = f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
         return failed(
-            "protocol.limits",
-            f"verify dropped {len(refused)} thing(s) unread: {'; '.join(refused[:3])}",
-            revision=connection.revision,
+            "protocol.limits", "; ".join(refused[:3]) + more, revision=connection.revision
         )
     return passed("protocol.limits", "within verify's limits", revision=connection.revision)

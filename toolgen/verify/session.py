@@ -193,12 +193,12 @@ class Session:
             earlier = seen.setdefault(hashlib.sha256(dumps(cursor)).digest(), page)
             if earlier != page:
                 self.transport.refused.append(
-                    f"tools/list page {page} gives the nextCursor of page {earlier}: "
-                    "the listing would never end"
+                    f"tools/list page {page} gives the nextCursor of page {earlier}, read no "
+                    "further: the listing would never end"
                 )
                 return tools, exchange
         self.transport.refused.append(
-            f"tools/list goes on past {max_pages} pages, verify's limit (a fixed one)"
+            f"tools/list goes on past {max_pages} pages, read no further (a fixed limit of verify)"
         )
         return tools, exchange
 

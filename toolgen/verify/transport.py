@@ -55,7 +55,10 @@ def message_limit() -> int:
 
 
 def too_large(what: str, limit: int) -> Refused:
-    return Refused(f"{what} over verify's limit of {limit} bytes (set {MESSAGE_ENV} to raise it)")
+    return Refused(
+        f"{what} over verify's limit of {limit} bytes, dropped unread (set {MESSAGE_ENV} to "
+        "raise it)"
+    )
 
 
 def loads(raw: bytes) -> Any:
@@ -66,7 +69,8 @@ def loads(raw: bytes) -> Any:
     except orjson.JSONDecodeError as exc:
         if "depth" in exc.msg:  # orjson: "depth limit exceeded"
             raise Refused(
-                f"a message nested more than {MAX_DEPTH} levels deep (a fixed limit of verify)"
+                f"a message nested more than {MAX_DEPTH} levels deep, dropped unread (a fixed "
+                "limit of verify, orjson's)"
             ) from None
         raise
 
