@@ -113,9 +113,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         method = message.get("method", "") if isinstance(message, dict) else ""
         data = encoded(response, method)
-        if method != "tools/list" or MODE in ("deep", "pages-forever", "cursor-loop"):
-            self.send_json(data)
-        elif MODE == "flood-line":
+        if method != "tools/list" or MODE in ("flood-line", "deep", "pages-forever", "cursor-loop"):
             self.send_json(data)
         elif MODE == "flood-event":
             self.send_events(b"event: message\ndata: " + data + b"\n\n")
