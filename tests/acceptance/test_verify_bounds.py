@@ -128,8 +128,8 @@ def test_an_oversize_stdout_line_is_never_held_whole(monkeypatch: pytest.MonkeyP
     finally:
         tracemalloc.stop()
         transport.close()
-    assert exchange.refused is not None and not exchange.answered
     assert peak < flood / 4, peak
+    assert exchange.refused is not None and not exchange.answered
 
 
 def test_each_stderr_line_is_kept_to_a_bounded_size() -> None:
@@ -170,3 +170,14 @@ def test_a_dripping_http_server_costs_at_most_the_timeout(
     assert exchange.timed_out and not exchange.answered and not exchange.closed
     assert exchange.progressed == (longest is not None)
     assert least <= took < most, took  # a correctness bound (the drip lasts 20 s), not a timing
+
+
+def test_a_header_line_over_http_clients_limit_ends_the_exchange_not_verify() -> None:
+    with http_server("flood-header") as url:
+        transport = HttpTarget(url).connect()
+        try:
+            exchange = list_tools(transport, 5.0)
+        finally:
+            transport.close()
+    assert exchange.closed and not exchange.answered
+    assert "LineTooLong" in transport.describe_exit()

@@ -11,6 +11,7 @@ correctly except `tools/list` (and, in `flood-stderr`, what goes to stderr):
 - `cursor-loop`: page 2's `nextCursor` is page 1's;
 - `drip-header`, `drip-body`, `drip-event` (HTTP): the answer's header, JSON body or
   event stream comes one byte every 0.1 s for $HOSTILE_DRIP seconds;
+- `flood-header` (HTTP): the answer has a header line of 100 000 bytes;
 - `progress-event` (HTTP): a progress notification every 0.1 s, never the answer;
 - `flood-stderr` (stdio): a stderr line of $HOSTILE_SIZE bytes, then a short one.
 """
@@ -121,6 +122,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.flush_headers()
             self.drip(b"X-Slow: " + b"x" * 10_000)
+        elif MODE == "flood-header":
+            self.send_response(200)
+            self.send_header("X-Big", "x" * 100_000)
+            self.end_headers()
         elif MODE == "drip-body":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
