@@ -6,6 +6,7 @@ correctly except `tools/list` (and, in `flood-stderr`, what goes to stderr):
 
 - `flood-line`: the answer is one line (or HTTP body) of $HOSTILE_SIZE bytes;
 - `flood-event` (HTTP): the answer is one server-sent event of $HOSTILE_SIZE bytes;
+- `flood-notices` (stdio): $HOSTILE_SIZE bytes of log notifications come before the answer;
 - `deep`: the answer is valid JSON nested 2000 levels deep;
 - `pages-forever`: every page gives a new `nextCursor`;
 - `cursor-loop`: page 2's `nextCursor` is page 1's;
@@ -90,6 +91,11 @@ def serve_stdio() -> None:
         response = answer(message)
         if response is not None:
             method = message.get("method", "") if isinstance(message, dict) else ""
+            if method == "tools/list" and MODE == "flood-notices":
+                notice = {"jsonrpc": "2.0", "method": "notifications/message"}
+                notice["params"] = {"level": "info", "data": "x" * 40}
+                line = json.dumps(notice) + "\n"
+                sys.stdout.write(line * (SIZE // len(line)))
             sys.stdout.write(encoded(response, method).decode() + "\n")
             sys.stdout.flush()
 

@@ -194,8 +194,8 @@ class HttpTransport:
     ) -> None:
         kind = response.getheader("Content-Type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            for message in _events(response, self._limit):
-                found.messages.append(message)
+            for message, size in _events(response, self._limit):
+                found.received(message, size, self._limit, wanted is not None and wanted(message))
                 if wanted is not None and wanted(message):
                     found.reply = message
                     self._drop()  # stop reading the stream: the rest is not ours to wait for
@@ -274,8 +274,8 @@ def _body(response: http.client.HTTPResponse, limit: int) -> bytes:
 
 
 def _events(response: http.client.HTTPResponse, limit: int) -> Any:
-    """The JSON `data` of each SSE event until the stream ends; `Refused` for a line or an
-    event's data over `limit` bytes."""
+    """The JSON `data` of each SSE event, and its size, until the stream ends; `Refused` for
+    a line or an event's data over `limit` bytes."""
     data: list[bytes] = []
     size = 0
     for line in read_lines(lambda: response.read1(CHUNK), limit):
@@ -285,7 +285,7 @@ def _events(response: http.client.HTTPResponse, limit: int) -> Any:
         if not line:
             if data:
                 with contextlib.suppress(orjson.JSONDecodeError):
-                    yield loads(b"\n".join(data))
+                    yield loads(b"\n".join(data)), size
                 data, size = [], 0
             continue
         if line.startswith(b"data:"):

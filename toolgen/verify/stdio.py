@@ -1,8 +1,9 @@
 """A server started as a command, spoken to over stdin/stdout, one JSON message per line.
 
 A reader thread splits stdout into lines of at most `max_message()` bytes: JSON
-goes to a queue, a line over a limit is dropped (`Refused`, also queued), anything
-else is kept, cut short, in `stdout_junk` (MCP allows nothing but protocol on
+goes to a queue holding at most that many bytes (more is dropped and noted: a
+server flooding messages costs no more), a line over a limit is dropped
+(`Refused`, also queued), anything else is kept, cut short, in `stdout_junk` (MCP allows nothing but protocol on
 stdout). stderr is drained into a bounded tail of bounded lines for error messages. The process gets its own session
 (process group), so closing ends it and whatever it started, and nothing else.
 """
@@ -88,7 +89,10 @@ class StdioTransport:
         self.stdout_junk: list[bytes] = []
         self.refused: list[str] = []
         self._limit = message_limit()
-        self._queue: queue.Queue[Any] = queue.Queue()
+        self._queue: queue.Queue[tuple[Any, int]] = queue.Queue()
+        self._queued = 0
+        """Bytes of the messages in the queue (as received)."""
+        self._lock = threading.Lock()
         self._stderr: deque[bytes] = deque(maxlen=STDERR_TAIL)
         self._eof = False
         self._hung = False
@@ -99,18 +103,33 @@ class StdioTransport:
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
         for line in read_lines(lambda: os.read(fd, CHUNK), self._limit):
+            size = len(line) if isinstance(line, bytes) else self._limit
             try:
                 message = self._decode(line)
             except Refused as exc:
-                if len(self.refused) < KEPT:
-                    self.refused.append(str(exc))
-                self._queue.put(exc)
+                self._note(str(exc))
+                self._offer(exc, size)
                 continue
             if _is_jsonrpc(message):
-                self._queue.put(message)
+                self._offer(message, size)
             elif isinstance(line, bytes) and line.strip() and len(self.stdout_junk) < KEPT:
                 self.stdout_junk.append(line[:JUNK_PREFIX].rstrip(b"\r"))
-        self._queue.put(_EOF)
+        self._queue.put((_EOF, 0))
+
+    def _offer(self, item: Any, size: int) -> None:
+        """Queue `item` (`size` bytes as received), unless the queue already holds the limit:
+        then it is dropped, and that is noted."""
+        with self._lock:
+            full = self._queued > 0 and self._queued + size > self._limit
+            self._queued += 0 if full else size
+        if full:
+            self._note(str(too_large("messages waiting to be read", self._limit)))
+        else:
+            self._queue.put((item, size))
+
+    def _note(self, refusal: str) -> None:
+        if len(self.refused) < KEPT and refusal not in self.refused:
+            self.refused.append(refusal)
 
     def _decode(self, line: bytes | TooLong) -> Any:
         """The JSON value of a stdout line (None: not JSON); `Refused` over a limit."""
@@ -145,7 +164,7 @@ class StdioTransport:
             return found
         deadline = Deadline(timeout, longest)
         while True:
-            message = self._next(deadline.at)
+            message, size = self._next(deadline.at)
             if isinstance(message, Refused):  # most likely the awaited reply: not waited for
                 found.refused = str(message)
                 return found
@@ -154,7 +173,7 @@ class StdioTransport:
                 self._hung = found.timed_out and not found.progressed
                 found.closed = self._eof
                 return found
-            found.messages.append(message)
+            found.received(message, size, self._limit, wanted(message))
             if wanted(message):
                 found.reply = message
                 return found
@@ -163,7 +182,7 @@ class StdioTransport:
     def drain(self, grace: float) -> list[Any]:
         deadline = time.monotonic() + grace
         out = []
-        while (message := self._next(deadline)) is not None:
+        while (message := self._next(deadline)[0]) is not None:
             if not isinstance(message, Refused):
                 out.append(message)
         return out
@@ -180,18 +199,20 @@ class StdioTransport:
             return False
         return True
 
-    def _next(self, deadline: float) -> Any:
-        """The next message, or None at the deadline or at end of output."""
+    def _next(self, deadline: float) -> tuple[Any, int]:
+        """The next message and its size, or (None, 0) at the deadline or at end of output."""
         if self._eof:
-            return None
+            return None, 0
         try:
-            item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            item, size = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
-            return None
+            return None, 0
+        with self._lock:
+            self._queued -= size
         if item is _EOF:
             self._eof = True
-            return None
-        return item
+            return None, 0
+        return item, size
 
     def alive(self) -> bool:
         return self.process.poll() is None and not self._eof

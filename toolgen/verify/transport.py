@@ -94,6 +94,15 @@ class Exchange:
     refused: str | None = None
     """Why a message that came while waiting was dropped unread (over a limit); the wait
     ended there."""
+    kept: int = 0
+    """Bytes (as received) of the messages in `messages` other than the reply."""
+
+    def received(self, message: Any, size: int, limit: int, reply: bool = False) -> None:
+        """Note a message of `size` bytes. Others than the reply are kept while they total at
+        most `limit` bytes: a server flooding notifications costs no more."""
+        if reply or self.kept + size <= limit:
+            self.messages.append(message)
+            self.kept += 0 if reply else size
 
     @property
     def answered(self) -> bool:

@@ -70,9 +70,7 @@ STREAMS = [
 
 
 @pytest.mark.parametrize(("stream", "outcome"), STREAMS, ids=range(len(STREAMS)))
-def test_one_server_sent_event_is_read_up_to_the_message_limit(
-    stream: bytes, outcome: Any
-) -> None:
+def test_one_server_sent_event_is_read_up_to_the_message_limit(stream: bytes, outcome: Any) -> None:
     events = _events(response(stream), LIMIT)
     if outcome is Refused:
         with pytest.raises(Refused):
