@@ -24,7 +24,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.limits import STDERR_LINE, TooLong, read_lines
+from toolgen.limits import MESSAGE_ENV, STDERR_LINE, TooLong, read_lines
 from toolgen.verify.transport import (
     KEPT,
     Deadline,
@@ -123,7 +123,10 @@ class StdioTransport:
             full = self._queued > 0 and self._queued + size > self._limit
             self._queued += 0 if full else size
         if full:
-            self._note(str(too_large("messages waiting to be read", self._limit)))
+            self._note(
+                f"messages past {self._limit} bytes waiting to be read (a flood), dropped "
+                f"unread (set {MESSAGE_ENV} to raise the limit)"
+            )
         else:
             self._queue.put((item, size))
 
