@@ -3,8 +3,9 @@
 A reader thread splits stdout into lines of at most `max_message()` bytes: JSON
 goes to a queue holding at most that many bytes (more is dropped and noted: a
 server flooding messages costs no more), a line over a limit is dropped
-(`Refused`, also queued), anything else is kept, cut short, in `stdout_junk` (MCP allows nothing but protocol on
-stdout). stderr is drained into a bounded tail of bounded lines for error messages. The process gets its own session
+(`Refused`, also queued), anything else is kept, cut short, in `stdout_junk`
+(MCP allows nothing but protocol on stdout). stderr is drained into a bounded
+tail of bounded lines for error messages. The process gets its own session
 (process group), so closing ends it and whatever it started, and nothing else.
 """
 
