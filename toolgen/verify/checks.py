@@ -32,6 +32,8 @@ INFERRED: Final = "inferred from the schemas"
 """Expectations verify draws from the spec set's schemas (stateful sequences)."""
 FIXTURES: Final = "fixtures file"
 BASELINE: Final = "baseline"
+LIMITS: Final = "verify's limits"
+"""What verify reads from a server at most (`toolgen.limits`)."""
 
 _MCP_URL: Final = "https://modelcontextprotocol.io/specification/{revision}/{section}"
 _JSON_RPC_URL: Final = "https://www.jsonrpc.org/specification#{section}"
@@ -48,7 +50,7 @@ class Rule:
     level: str
     source: str
     """`MCP`, `JSON-RPC 2.0`, `spec set`, `inferred from the schemas`, `fixtures file` or
-    `baseline`."""
+    `baseline` or `verify's limits`."""
     section: str
     """MCP: the page and anchor below a revision (`server/tools#output-schema`); JSON-RPC:
     the anchor of its specification; else what part of the file."""
@@ -299,6 +301,25 @@ CHECKS: Final = (
         "for the next probe, so every probe is judged on a live server. Any reply, an error "
         "included, counts as answering.",
         (_REPLY,),
+    ),
+    Check(
+        "protocol.limits",
+        "Everything the server sends is within what verify reads.",
+        "A message (a stdio line, an HTTP body, one server-sent event) is read up to "
+        "`TOOLGEN_MAX_MESSAGE` bytes (64 MiB by default) and 1024 levels of nesting; a "
+        "`tools/list` up to 1000 pages, its `nextCursor` never repeating. What goes past "
+        "a limit is dropped unread, never held whole: the exchange waiting for it fails "
+        "too, naming the limit, and this check lists what was dropped. Every client has "
+        "such limits; raise the message size with the environment variable when a server "
+        "really sends more.",
+        (
+            Rule(
+                MUST,
+                LIMITS,
+                "toolgen.limits",
+                "Messages, their nesting and listings stay within verify's limits.",
+            ),
+        ),
     ),
     # -- listing --------------------------------------------------------------------------
     Check(

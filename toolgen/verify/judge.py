@@ -32,7 +32,9 @@ class Judge:
         self.official = official_validator(revision, "CallToolResult") is not None
 
     def gone(self, exchange: Exchange, detail: str) -> Failure | None:
-        """The server did not answer at all: went away or hung."""
+        """The server did not answer at all (went away or hung), or over verify's limits."""
+        if exchange.refused is not None:
+            return Failure("call.answers", f"no reply verify reads: {exchange.refused}")
         if exchange.closed:
             return Failure("call.answers", f"the server went away: {detail}")
         if exchange.timed_out:

@@ -250,6 +250,8 @@ def describe(exchange: Exchange) -> str:
     """What came back, for a message: the reply, or why there was none."""
     if exchange.reply is not None:
         return show(exchange.reply)
+    if exchange.refused is not None:
+        return f"no reply verify reads: {exchange.refused}"
     if exchange.closed:
         return "no reply: the server went away"
     if exchange.timed_out:

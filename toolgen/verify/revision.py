@@ -10,12 +10,14 @@ from typing import Any
 from toolgen.spec.ir import Tool, ToolSet
 from toolgen.spec.protocol import may_destroy
 from toolgen.verify.listing import LISTING_CHECKS, listing_results
+from toolgen.verify.probes import describe
 from toolgen.verify.results import Report, Result, broken, failed, skipped
 from toolgen.verify.runner import (
     ALL,
     Connection,
     Options,
     connections,
+    limits_result,
     opening_results,
     probe_results,
     stdout_result,
@@ -41,9 +43,10 @@ class RevisionRun:
 
     def run(self, selected: Sequence[str]) -> list[Result]:
         try:
-            return self._run(selected)
+            out = self._run(selected)
         finally:
             self.connection.close()
+        return [*out, limits_result(self.connection)]
 
     def _run(self, selected: Sequence[str]) -> list[Result]:
         self.connection.current()  # opened already when it was the era's probe
@@ -58,9 +61,8 @@ class RevisionRun:
             return out + self._skip_rest(selected, "the server could not be restarted")
         listed, exchange = self.connection.current().list_tools()
         if result_of(exchange) is None:
-            out.append(
-                failed("listing.result-shape", "tools/list got no result", revision=self.revision)
-            )
+            problem = f"tools/list got {describe(exchange)}"
+            out.append(failed("listing.result-shape", problem, revision=self.revision))
         try:
             out += listing_results(self.toolset, listed, self.revision, selected)
         except Exception as exc:  # a bug of verify: an error, never a pass

@@ -71,6 +71,8 @@ class Connection:
     timeout: float
     session: Session | None = None
     junk: list[bytes] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    """What verify dropped unread on this revision's connections, and why."""
     opening: Any = None
 
     def open(self) -> Session:
@@ -95,6 +97,7 @@ class Connection:
     def close(self) -> None:
         if self.session is not None:
             self.junk += self.session.transport.stdout_junk
+            self.refused += self.session.transport.refused
             self.session.close()
             self.session = None
 
@@ -240,3 +243,14 @@ def stdout_result(connection: Connection) -> Result | None:
             revision=connection.revision,
         )
     return passed("protocol.stdout-clean", "only JSON-RPC on stdout", revision=connection.revision)
+
+
+def limits_result(connection: Connection) -> Result:
+    """protocol.limits: what verify dropped unread on the revision's connections (closed)."""
+    refused = list(dict.fromkeys(connection.refused))
+    if refused:
+        more = f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
+        return failed(
+            "protocol.limits", "; ".join(refused[:3]) + more, revision=connection.revision
+        )
+    return passed("protocol.limits", "within verify's limits", revision=connection.revision)

@@ -10,10 +10,12 @@ session numbers requests, adds what the revision needs, and hands back the
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Mapping
 from typing import Any, Final
 
+from toolgen.limits import MAX_PAGES
 from toolgen.spec.protocol import is_modern
 from toolgen.verify.transport import Exchange, Transport, dumps
 
@@ -171,11 +173,14 @@ class Session:
         params = {"name": name, "arguments": arguments}
         return self.request("tools/call", params, timeout, headers, longest)
 
-    def list_tools(self, max_pages: int = 100) -> tuple[list[Any], Exchange]:
-        """Every tool of every page (at most `max_pages`), and the last exchange."""
+    def list_tools(self, max_pages: int = MAX_PAGES) -> tuple[list[Any], Exchange]:
+        """Every tool of every page, and the last exchange. A listing that goes on past
+        `max_pages` pages, or whose `nextCursor` repeats an earlier one (it would never end),
+        is cut there and noted in the transport's `refused`."""
         tools: list[Any] = []
         cursor: Any = None
-        for _ in range(max_pages):
+        seen: dict[bytes, int] = {}  # cursor digests: bounded, whatever a cursor's size
+        for page in range(1, max_pages + 1):
             exchange = self.request("tools/list", {"cursor": cursor} if cursor else {})
             result = result_of(exchange)
             if result is None:
@@ -185,6 +190,16 @@ class Session:
             cursor = result.get("nextCursor")
             if not cursor:
                 return tools, exchange
+            earlier = seen.setdefault(hashlib.sha256(dumps(cursor)).digest(), page)
+            if earlier != page:
+                self.transport.refused.append(
+                    f"tools/list page {page} gives the nextCursor of page {earlier}, read no "
+                    "further: the listing would never end"
+                )
+                return tools, exchange
+        self.transport.refused.append(
+            f"tools/list goes on past {max_pages} pages, read no further (a fixed limit of verify)"
+        )
         return tools, exchange
 
     def alive_check(self) -> Exchange:

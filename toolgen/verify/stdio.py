@@ -1,8 +1,11 @@
 """A server started as a command, spoken to over stdin/stdout, one JSON message per line.
 
-A reader thread splits stdout into lines: JSON goes to a queue, anything else is
-kept in `stdout_junk` (MCP allows nothing but protocol on stdout). stderr is
-drained into a bounded tail for error messages. The process gets its own session
+A reader thread splits stdout into lines of at most `max_message()` bytes: JSON
+goes to a queue holding at most that many bytes (more is dropped and noted: a
+server flooding messages costs no more), a line over a limit is dropped
+(`Refused`, also queued), anything else is kept, cut short, in `stdout_junk`
+(MCP allows nothing but protocol on stdout). stderr is drained into a bounded
+tail of bounded lines for error messages. The process gets its own session
 (process group), so closing ends it and whatever it started, and nothing else.
 """
 
@@ -22,7 +25,18 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.verify.transport import Deadline, Exchange, Unreachable, Wanted
+from toolgen.limits import MESSAGE_ENV, STDERR_LINE, TooLong, read_lines
+from toolgen.verify.transport import (
+    KEPT,
+    Deadline,
+    Exchange,
+    Refused,
+    Unreachable,
+    Wanted,
+    loads,
+    message_limit,
+    too_large,
+)
 
 _EOF: Final = object()
 STDERR_TAIL: Final = 40
@@ -31,7 +45,9 @@ EXIT_GRACE: Final = 2.0
 """Seconds a server gets to exit after stdin closes, before it is terminated."""
 HUNG_GRACE: Final = 0.1
 """Seconds a server that let a request time out gets to exit after stdin closes."""
-JUNK_KEPT: Final = 20
+JUNK_PREFIX: Final = 200
+"""Bytes kept of each stdout line that is not JSON-RPC."""
+CHUNK: Final = 65536
 
 
 class StdioTarget:
@@ -47,6 +63,7 @@ class StdioTarget:
         if not self.argv:
             raise Unreachable("--server names no command")
         self.env = dict(env) if env is not None else None
+        message_limit()  # an invalid TOOLGEN_MAX_MESSAGE is refused before any server starts
 
     def connect(self) -> StdioTransport:
         return StdioTransport(self.argv, self.env)
@@ -71,7 +88,12 @@ class StdioTransport:
             raise Unreachable(f"cannot start {shlex.join(argv)}: {exc.strerror or exc}") from None
         self.argv = argv
         self.stdout_junk: list[bytes] = []
-        self._queue: queue.Queue[Any] = queue.Queue()
+        self.refused: list[str] = []
+        self._limit = message_limit()
+        self._queue: queue.Queue[tuple[Any, int]] = queue.Queue()
+        self._queued = 0
+        """Bytes of the messages in the queue (as received)."""
+        self._lock = threading.Lock()
         self._stderr: deque[bytes] = deque(maxlen=STDERR_TAIL)
         self._eof = False
         self._hung = False
@@ -80,23 +102,55 @@ class StdioTransport:
 
     def _read_stdout(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            if not line.strip():
-                continue
+        fd = self.process.stdout.fileno()
+        for line in read_lines(lambda: os.read(fd, CHUNK), self._limit):
+            size = len(line) if isinstance(line, bytes) else self._limit
             try:
-                message = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                message = None
+                message = self._decode(line)
+            except Refused as exc:
+                self._note(str(exc))
+                self._offer(exc, size)
+                continue
             if _is_jsonrpc(message):
-                self._queue.put(message)
-            elif len(self.stdout_junk) < JUNK_KEPT:
-                self.stdout_junk.append(line.rstrip(b"\r\n"))
-        self._queue.put(_EOF)
+                self._offer(message, size)
+            elif isinstance(line, bytes) and line.strip() and len(self.stdout_junk) < KEPT:
+                self.stdout_junk.append(line[:JUNK_PREFIX].rstrip(b"\r"))
+        self._queue.put((_EOF, 0))
+
+    def _offer(self, item: Any, size: int) -> None:
+        """Queue `item` (`size` bytes as received), unless the queue already holds the limit:
+        then it is dropped, and that is noted."""
+        with self._lock:
+            full = self._queued > 0 and self._queued + size > self._limit
+            self._queued += 0 if full else size
+        if full:
+            self._note(
+                f"messages past {self._limit} bytes waiting to be read (a flood), dropped "
+                f"unread (set {MESSAGE_ENV} to raise the limit)"
+            )
+        else:
+            self._queue.put((item, size))
+
+    def _note(self, refusal: str) -> None:
+        if len(self.refused) < KEPT and refusal not in self.refused:
+            self.refused.append(refusal)
+
+    def _decode(self, line: bytes | TooLong) -> Any:
+        """The JSON value of a stdout line (None: not JSON); `Refused` over a limit."""
+        if isinstance(line, TooLong):
+            raise too_large("a stdout line", self._limit)
+        try:
+            return loads(line) if line.strip() else None
+        except orjson.JSONDecodeError:
+            return None
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self._stderr.append(line.rstrip(b"\r\n"))
+        fd = self.process.stderr.fileno()
+        for line in read_lines(lambda: os.read(fd, CHUNK), STDERR_LINE):
+            if isinstance(line, TooLong):
+                line = f"[a line over {STDERR_LINE} bytes, dropped]".encode()
+            self._stderr.append(line.rstrip(b"\r"))
 
     def exchange(
         self,
@@ -114,13 +168,16 @@ class StdioTransport:
             return found
         deadline = Deadline(timeout, longest)
         while True:
-            message = self._next(deadline.at)
+            message, size = self._next(deadline.at)
+            if isinstance(message, Refused):  # most likely the awaited reply: not waited for
+                found.refused = str(message)
+                return found
             if message is None:
                 found.timed_out = not self._eof
                 self._hung = found.timed_out and not found.progressed
                 found.closed = self._eof
                 return found
-            found.messages.append(message)
+            found.received(message, size, self._limit, wanted(message))
             if wanted(message):
                 found.reply = message
                 return found
@@ -129,8 +186,9 @@ class StdioTransport:
     def drain(self, grace: float) -> list[Any]:
         deadline = time.monotonic() + grace
         out = []
-        while (message := self._next(deadline)) is not None:
-            out.append(message)
+        while (message := self._next(deadline)[0]) is not None:
+            if not isinstance(message, Refused):
+                out.append(message)
         return out
 
     def _write(self, payload: bytes) -> bool:
@@ -145,18 +203,20 @@ class StdioTransport:
             return False
         return True
 
-    def _next(self, deadline: float) -> Any:
-        """The next message, or None at the deadline or at end of output."""
+    def _next(self, deadline: float) -> tuple[Any, int]:
+        """The next message and its size, or (None, 0) at the deadline or at end of output."""
         if self._eof:
-            return None
+            return None, 0
         try:
-            item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            item, size = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
-            return None
+            return None, 0
+        with self._lock:
+            self._queued -= size
         if item is _EOF:
             self._eof = True
-            return None
-        return item
+            return None, 0
+        return item, size
 
     def alive(self) -> bool:
         return self.process.poll() is None and not self._eof

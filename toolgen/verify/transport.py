@@ -4,7 +4,8 @@ Protocol probes send bytes no MCP client library would (malformed JSON, batches)
 so a transport takes a payload as bytes and reports everything that came back:
 the decoded JSON-RPC messages, lines that were not JSON (a log line on stdout),
 the HTTP status, and whether the wait for an answer ran out. Every read is bounded
-by a timeout: a server that hangs costs at most that long.
+by a timeout (a server that hangs costs at most that long) and by `toolgen.limits`:
+a message over a limit is dropped unread, and the exchange and the connection say so.
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from typing import Any, Final, Protocol
 
 import orjson
 
+from toolgen.limits import MAX_DEPTH, MESSAGE_ENV, max_message
+
 Wanted = Callable[[Any], bool]
 """Whether a received message is the one an exchange waits for."""
 PROGRESS: Final = "notifications/progress"
+KEPT: Final = 20
+"""Junk lines and refusals a connection keeps (the first ones)."""
 
 
 def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
@@ -34,6 +39,40 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
 
 class Unreachable(Exception):
     """The server cannot be started or reached at all (the command exits 2)."""
+
+
+class Refused(Exception):
+    """A message verify did not read: it is over one of verify's limits (the text says
+    which, and how to raise it where it can be raised)."""
+
+
+def message_limit() -> int:
+    """`max_message()`; an invalid `TOOLGEN_MAX_MESSAGE` is `Unreachable` (exit 2)."""
+    try:
+        return max_message()
+    except ValueError as exc:
+        raise Unreachable(str(exc)) from None
+
+
+def too_large(what: str, limit: int) -> Refused:
+    return Refused(
+        f"{what} over verify's limit of {limit} bytes, dropped unread (set {MESSAGE_ENV} to "
+        "raise it)"
+    )
+
+
+def loads(raw: bytes) -> Any:
+    """`raw` as JSON: `Refused` when nested deeper than `MAX_DEPTH` (orjson's limit),
+    `orjson.JSONDecodeError` when it is not JSON."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "depth" in exc.msg:  # orjson: "depth limit exceeded"
+            raise Refused(
+                f"a message nested more than {MAX_DEPTH} levels deep, dropped unread (a fixed "
+                "limit of verify, orjson's)"
+            ) from None
+        raise
 
 
 @dataclass(slots=True)
@@ -52,6 +91,18 @@ class Exchange:
     """The server went away (process exited, connection refused or dropped)."""
     progressed: bool = False
     """A progress notification came while waiting (a timeout then is not a hang)."""
+    refused: str | None = None
+    """Why a message that came while waiting was dropped unread (over a limit); the wait
+    ended there."""
+    kept: int = 0
+    """Bytes (as received) of the messages in `messages` other than the reply."""
+
+    def received(self, message: Any, size: int, limit: int, reply: bool = False) -> None:
+        """Note a message of `size` bytes. Others than the reply are kept while they total at
+        most `limit` bytes: a server flooding notifications costs no more."""
+        if reply or self.kept + size <= limit:
+            self.messages.append(message)
+            self.kept += 0 if reply else size
 
     @property
     def answered(self) -> bool:
@@ -87,7 +138,10 @@ class Transport(Protocol):
     kind: str
     """`stdio` or `http`."""
     stdout_junk: list[bytes]
-    """stdout lines that were not JSON (stdio); never filled over HTTP."""
+    """stdout lines that were not JSON (stdio), each cut to a short prefix; never filled
+    over HTTP."""
+    refused: list[str]
+    """What verify did not read from this connection, and why (a few at most)."""
 
     def exchange(
         self,
