@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from toolgen.limits import TooLong, read_lines
+from toolgen.limits import TooLong, max_message, read_lines
 from toolgen.verify.transport import (
     KEPT,
     Deadline,
@@ -34,7 +34,6 @@ from toolgen.verify.transport import (
     Unreachable,
     Wanted,
     loads,
-    message_limit,
     too_large,
 )
 
@@ -57,7 +56,6 @@ class HttpTarget:
         self.port = parts.port or (443 if self.secure else 80)
         self.path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self.headers = dict(headers or {})
-        message_limit()  # an invalid TOOLGEN_MAX_MESSAGE is refused before any request
 
     def connect(self) -> HttpTransport:
         return HttpTransport(self)
@@ -72,7 +70,7 @@ class HttpTransport:
         self.target = target
         self.stdout_junk: list[bytes] = []
         self.refused: list[str] = []
-        self._limit = message_limit()
+        self._limit = max_message()
         self._conn: http.client.HTTPConnection | None = None
         self._sock: socket.socket | None = None
         """The connection's socket, also once a response that closes it has taken it."""

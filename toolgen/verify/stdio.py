@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.limits import MESSAGE_ENV, STDERR_LINE, TooLong, read_lines
+from toolgen.limits import MESSAGE_ENV, STDERR_LINE, TooLong, max_message, read_lines
 from toolgen.verify.transport import (
     KEPT,
     Deadline,
@@ -34,7 +34,6 @@ from toolgen.verify.transport import (
     Unreachable,
     Wanted,
     loads,
-    message_limit,
     too_large,
 )
 
@@ -63,7 +62,6 @@ class StdioTarget:
         if not self.argv:
             raise Unreachable("--server names no command")
         self.env = dict(env) if env is not None else None
-        message_limit()  # an invalid TOOLGEN_MAX_MESSAGE is refused before any server starts
 
     def connect(self) -> StdioTransport:
         return StdioTransport(self.argv, self.env)
@@ -89,7 +87,7 @@ class StdioTransport:
         self.argv = argv
         self.stdout_junk: list[bytes] = []
         self.refused: list[str] = []
-        self._limit = message_limit()
+        self._limit = max_message()
         self._queue: queue.Queue[tuple[Any, int]] = queue.Queue()
         self._queued = 0
         """Bytes of the messages in the queue (as received)."""

@@ -18,7 +18,7 @@ from typing import Any, Final, Protocol
 
 import orjson
 
-from toolgen.limits import MAX_DEPTH, MESSAGE_ENV, max_message
+from toolgen.limits import MAX_DEPTH, MESSAGE_ENV
 
 Wanted = Callable[[Any], bool]
 """Whether a received message is the one an exchange waits for."""
@@ -44,14 +44,6 @@ class Unreachable(Exception):
 class Refused(Exception):
     """A message verify did not read: it is over one of verify's limits (the text says
     which, and how to raise it where it can be raised)."""
-
-
-def message_limit() -> int:
-    """`max_message()`; an invalid `TOOLGEN_MAX_MESSAGE` is `Unreachable` (exit 2)."""
-    try:
-        return max_message()
-    except ValueError as exc:
-        raise Unreachable(str(exc)) from None
 
 
 def too_large(what: str, limit: int) -> Refused:
