@@ -186,3 +186,18 @@ def test_a_header_line_over_http_clients_limit_ends_the_exchange_not_verify() ->
             transport.close()
     assert exchange.closed and not exchange.answered
     assert "LineTooLong" in transport.describe_exit()
+
+
+def test_a_listing_that_pages_slowly_forever_is_cut_after_ten_timeouts() -> None:
+    transport = StdioTarget(stdio_command("pages-slow")).connect()
+    try:
+        session = Session(transport, "2025-11-25", 0.3)
+        session.open()
+        started = time.monotonic()
+        tools, _ = session.list_tools()
+        took = time.monotonic() - started
+    finally:
+        transport.close()
+    assert tools == []
+    assert any("10 timeouts" in note for note in transport.refused), transport.refused
+    assert took < 3.0 + 1.0, took  # a correctness bound (1,000 pages take 200 s), not a timing

@@ -9,6 +9,7 @@ correctly except `tools/list` (and, in `flood-stderr`, what goes to stderr):
 - `flood-notices` (stdio): $HOSTILE_SIZE bytes of log notifications come before the answer;
 - `deep`: the answer is valid JSON nested 2000 levels deep;
 - `pages-forever`: every page gives a new `nextCursor`;
+- `pages-slow`: every page gives a new `nextCursor` after 0.2 s;
 - `cursor-loop`: page 2's `nextCursor` is page 1's;
 - `drip-header`, `drip-body`, `drip-event` (HTTP): the answer's header, JSON body or
   event stream comes one byte every 0.1 s for $HOSTILE_DRIP seconds;
@@ -59,7 +60,8 @@ def answer(message: Any) -> Any:
 
 def listing(cursor: Any) -> dict[str, Any]:
     page = int(cursor or 0) + 1
-    if MODE == "pages-forever":
+    if MODE in ("pages-forever", "pages-slow"):
+        time.sleep(0.2 if MODE == "pages-slow" and cursor else 0)
         return {"tools": [], "nextCursor": str(page)}
     if MODE == "cursor-loop":
         return {"tools": [], "nextCursor": str(page % 2)}

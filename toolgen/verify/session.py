@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import time
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -22,6 +23,8 @@ from toolgen.verify.transport import Exchange, Transport, dumps
 VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_META: Final = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO: Final = {"name": "toolgen-verify", "version": "1"}
+LISTING_TIMEOUTS: Final = 10
+"""A whole `tools/list`, all its pages, gets at most this many `--timeout`s."""
 STARTUP: Final = 20.0
 """Seconds the opening request waits at least: a server just started (Node, Python imports)
 may take longer to answer its first request than any later one."""
@@ -175,11 +178,13 @@ class Session:
 
     def list_tools(self, max_pages: int = MAX_PAGES) -> tuple[list[Any], Exchange]:
         """Every tool of every page, and the last exchange. A listing that goes on past
-        `max_pages` pages, or whose `nextCursor` repeats an earlier one (it would never end),
-        is cut there and noted in the transport's `refused`."""
+        `max_pages` pages or `LISTING_TIMEOUTS` timeouts, or whose `nextCursor` repeats an
+        earlier one (it would never end), is cut there and noted in the transport's
+        `refused`."""
         tools: list[Any] = []
         cursor: Any = None
         seen: dict[bytes, int] = {}  # cursor digests: bounded, whatever a cursor's size
+        ends = time.monotonic() + LISTING_TIMEOUTS * self.timeout
         for page in range(1, max_pages + 1):
             exchange = self.request("tools/list", {"cursor": cursor} if cursor else {})
             result = result_of(exchange)
@@ -195,6 +200,12 @@ class Session:
                 self.transport.refused.append(
                     f"tools/list page {page} gives the nextCursor of page {earlier}, read no "
                     "further: the listing would never end"
+                )
+                return tools, exchange
+            if time.monotonic() > ends:
+                self.transport.refused.append(
+                    f"tools/list took over {LISTING_TIMEOUTS} timeouts ({LISTING_TIMEOUTS * self.timeout:g} s) "
+                    f"for {page} pages, read no further (a fixed limit of verify)"
                 )
                 return tools, exchange
         self.transport.refused.append(
