@@ -155,6 +155,21 @@ def test_a_request_head_past_the_limit_is_answered_431_and_closed(
     assert b"connection: close" in answer.lower()
 
 
+def test_a_client_still_sending_its_oversize_head_reads_the_431(
+    tools: toolgen.RuntimeToolSet, parser: str
+) -> None:
+    """A 512 KiB head sent in 16 KiB pieces, as a slow link delivers it: the server goes
+    on reading (and dropping) after its answer, so the client's sending ends normally and
+    the 431 is not lost to a reset."""
+    with http_server(tools, {}) as url, raw(url) as sock:
+        data = unfinished_head(url, 512 * 1024) + b"\r\n\r\n"
+        for start in range(0, len(data), 16384):
+            sock.sendall(data[start : start + 16384])
+            time.sleep(0.002)
+        answer = read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 431 ")
+
+
 def test_a_huge_header_is_cut_off_long_before_it_ends(
     tools: toolgen.RuntimeToolSet, parser: str
 ) -> None:

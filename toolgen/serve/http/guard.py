@@ -16,7 +16,11 @@ wraps uvicorn's HTTP protocol class so that
 - a connection may send at most `max_head` bytes while a request head is due
   (the request line and headers; nothing of a body counts): past that it is
   answered 431 and closed. The count is checked after each read, so the parser
-  never holds more than `max_head` plus one read (`MAX_READ`) of a head.
+  never holds more than `max_head` plus one read (`MAX_READ`) of a head. After
+  the answer the connection is still read, and what arrives dropped, for up to
+  `LINGER` bytes (or until the head timeout): a client still sending its head
+  then gets to read the 431, where closing at once would reset the connection
+  (the kernel answers unread bytes with a reset, which discards the 431).
 
 It also hands uvicorn a `CoalescingTransport`: uvicorn writes a response's head
 and its body with two `send` calls (two TCP segments, two wake-ups of the
@@ -42,6 +46,8 @@ default (8 KiB per header line, 32 KiB in all) and http.client's (64 KiB per lin
 512 connections at the limit (plus one read each) hold at most 160 MiB of heads."""
 MAX_READ: Final = 256 * 1024
 """The most one read delivers to a protocol (asyncio's and uvloop's socket transports)."""
+LINGER: Final = 1024 * 1024
+"""Bytes read and dropped after a 431 before the connection is closed."""
 
 
 def _refusal(status: str, text: str) -> bytes:
@@ -76,6 +82,7 @@ def guarded_protocol(base: type[Any], limits: ConnectionLimits) -> type[Any]:
         _head_timer: asyncio.TimerHandle | None = None
         _head_deadline: float = 0.0
         _head_bytes: int = 0
+        _refused: bool = False
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -91,6 +98,11 @@ def guarded_protocol(base: type[Any], limits: ConnectionLimits) -> type[Any]:
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            if self._refused:  # dropped while the 431 lingers
+                self._head_bytes += len(data)
+                if self._head_bytes > limits.max_head + LINGER:
+                    self.transport.close()
+                return
             cycle = self.cycle
             in_body = cycle is not None and cycle.more_body
             super().data_received(data)
@@ -106,9 +118,12 @@ def guarded_protocol(base: type[Any], limits: ConnectionLimits) -> type[Any]:
             if transport.is_closing():
                 return  # the parser refused it already (400)
             cycle = self.cycle
-            if cycle is None or cycle.response_complete:  # else a response is on the wire
-                transport.write(head_too_large)
-            transport.close()
+            if cycle is not None and not cycle.response_complete:  # a response is on the wire
+                transport.close()
+                return
+            self._refused = True
+            transport.write(head_too_large)
+            transport.write_eof()
 
         def on_response_complete(self) -> None:
             transport = self.transport
