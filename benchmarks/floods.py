@@ -229,7 +229,8 @@ def table(runs: list[Run], check: bool) -> str:
     lines = [head, rule]
     for run in runs:
         baseline = f"{run.baseline / MB:.0f}" if run.baseline is not None else ""
-        row = f"| {run.label} | {run.flood} | {run.peak / MB:.0f} | {baseline} | {run.wall:.1f} | {run.code} |"
+        code = "killed" if isinstance(run.code, int) and run.code < 0 else run.code
+        row = f"| {run.label} | {run.flood} | {run.peak / MB:.0f} | {baseline} | {run.wall:.1f} | {code} |"
         if check:
             if run.bound is None:
                 bound = ""
