@@ -141,18 +141,31 @@ def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
 
 def unfinished_head(url: str, size: int) -> bytes:
     """A request head of `size` bytes whose last header never ends."""
-    start = f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{address(url)[1]}\r\nX-Pad: ".encode()
+    host = f"Host: 127.0.0.1:{address(url)[1]}"
+    start = f"GET /mcp HTTP/1.1\r\n{host}\r\nConnection: close\r\nX-Pad: ".encode()
     return start + b"a" * (size - len(start))
 
 
+@pytest.mark.parametrize(
+    ("size", "end"),
+    [(DEFAULT_MAX_HEAD + 1, b""), (DEFAULT_MAX_HEAD - 3, b"\r\n\r\n"), (100_000, b"\r\n\r\n")],
+    ids=["one byte past it, unfinished", "one byte past it, whole", "100 kB in one read"],
+)
 def test_a_request_head_past_the_limit_is_answered_431_and_closed(
-    tools: toolgen.RuntimeToolSet, parser: str
+    tools: toolgen.RuntimeToolSet, parser: str, size: int, end: bytes
 ) -> None:
     with http_server(tools, {}) as url, raw(url) as sock:
-        sock.sendall(unfinished_head(url, DEFAULT_MAX_HEAD + 1))
+        sock.sendall(unfinished_head(url, size) + end)
         answer = read_all(sock)
     assert answer.startswith(b"HTTP/1.1 431 ")
     assert b"connection: close" in answer.lower()
+
+
+def test_a_head_of_exactly_the_limit_is_served(tools: toolgen.RuntimeToolSet, parser: str) -> None:
+    with http_server(tools, {}) as url, raw(url) as sock:
+        sock.sendall(unfinished_head(url, DEFAULT_MAX_HEAD - 4) + b"\r\n\r\n")
+        answer = read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 ") and not answer.startswith(b"HTTP/1.1 431 ")
 
 
 def test_a_client_still_sending_its_oversize_head_reads_the_431(

@@ -15,8 +15,11 @@ wraps uvicorn's HTTP protocol class so that
   the check), and
 - a connection may send at most `max_head` bytes while a request head is due
   (the request line and headers; nothing of a body counts): past that it is
-  answered 431 and closed. The count is checked after each read, so the parser
-  never holds more than `max_head` plus one read (`MAX_READ`) of a head. After
+  answered 431 and closed. A read that would pass the limit is searched for the
+  head's end (only then: a head of usual size costs a sum and a comparison), so a
+  longer head is refused before the parser sees it, whether it arrives in one read
+  or many; the parser holds at most `max_head` bytes of a head (plus one read when
+  a read might complete a blank line begun in the one before). After
   the answer the connection is still read, and what arrives dropped, for up to
   `LINGER` bytes (or until the head timeout): a client still sending its head
   then gets to read the 431, where closing at once would reset the connection
@@ -33,6 +36,7 @@ Bodies are bounded in the endpoint (`SecurityPolicy.body_timeout`: 408), and a
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -48,6 +52,16 @@ MAX_READ: Final = 256 * 1024
 """The most one read delivers to a protocol (asyncio's and uvloop's socket transports)."""
 LINGER: Final = 1024 * 1024
 """Bytes read and dropped after a 431 before the connection is closed."""
+
+
+_HEAD_END: Final = re.compile(rb"\n\r?\n")
+"""The blank line that ends a request head (h11 also takes a bare LF)."""
+
+
+def _may_end_head(data: bytes, budget: int) -> bool:
+    """Whether a request head may end within the first `budget` bytes of `data`: its blank
+    line is there, or `data` starts with what may complete one begun in the last read."""
+    return data.startswith((b"\n", b"\r\n")) or _HEAD_END.search(data, 0, budget) is not None
 
 
 def _refusal(status: str, text: str) -> bytes:
@@ -105,6 +119,10 @@ def guarded_protocol(base: type[Any], limits: ConnectionLimits) -> type[Any]:
                 return
             cycle = self.cycle
             in_body = cycle is not None and cycle.more_body
+            budget = limits.max_head - self._head_bytes
+            if not in_body and len(data) > budget and not _may_end_head(data, budget):
+                self._refuse_head()
+                return
             super().data_received(data)
             if not in_body and self.cycle is cycle:
                 self._head_bytes += len(data)  # no head completed: all of it may be head
