@@ -47,7 +47,7 @@ DEFAULT_MAX_HEAD: Final = 64 * 1024
 """Bytes of a request head: 4 times h11's own default (16 KiB) and between nginx's
 default (8 KiB per header line, 32 KiB in all) and http.client's (64 KiB per line,
 100 headers): any real client fits (bearer tokens and cookies are a few KiB), while
-512 connections at the limit (plus one read each) hold at most 160 MiB of heads."""
+512 connections at the limit hold 32 MiB of heads."""
 MAX_READ: Final = 256 * 1024
 """The most one read delivers to a protocol (asyncio's and uvloop's socket transports)."""
 LINGER: Final = 1024 * 1024
