@@ -5,6 +5,7 @@ sockets for what well-behaved clients never do; every wait is bounded.
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import threading
@@ -12,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from http_support import http_server
@@ -20,7 +22,7 @@ from runtime_support.frames import MODERN, modern_meta
 import toolgen
 from toolgen.serve.context import current_call
 from toolgen.serve.http import SecurityPolicy
-from toolgen.serve.http.guard import ConnectionLimits
+from toolgen.serve.http.guard import DEFAULT_MAX_HEAD, ConnectionLimits
 from toolgen.serve.http.sessions import SessionsFull, SessionStore
 
 GUARD = 10.0
@@ -124,6 +126,138 @@ def test_connections_past_the_limit_are_refused_at_once_and_the_server_recovers(
         with raw(url) as sock:
             sock.sendall(head(address(url), len(body), **headers) + body)
             assert b'"text":"ok"' in read_all(sock).replace(b" ", b"")
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each of uvicorn's HTTP parsers in turn (h11 is the one without httptools installed)."""
+    from uvicorn.protocols.http import auto
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    if request.param == "h11":
+        monkeypatch.setattr(auto, "AutoHTTPProtocol", H11Protocol)
+    return str(request.param)
+
+
+def unfinished_head(url: str, size: int) -> bytes:
+    """A request head of `size` bytes whose last header never ends."""
+    host = f"Host: 127.0.0.1:{address(url)[1]}"
+    start = f"GET /mcp HTTP/1.1\r\n{host}\r\nConnection: close\r\nX-Pad: ".encode()
+    return start + b"a" * (size - len(start))
+
+
+@pytest.mark.parametrize(
+    ("size", "end"),
+    [(DEFAULT_MAX_HEAD + 1, b""), (DEFAULT_MAX_HEAD - 3, b"\r\n\r\n"), (100_000, b"\r\n\r\n")],
+    ids=["one byte past it, unfinished", "one byte past it, whole", "100 kB in one read"],
+)
+def test_a_request_head_past_the_limit_is_answered_431_and_closed(
+    tools: toolgen.RuntimeToolSet, parser: str, size: int, end: bytes
+) -> None:
+    with http_server(tools, {}) as url, raw(url) as sock:
+        sock.sendall(unfinished_head(url, size) + end)
+        answer = read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 431 ")
+    assert b"connection: close" in answer.lower()
+
+
+def test_a_head_of_exactly_the_limit_is_served(tools: toolgen.RuntimeToolSet, parser: str) -> None:
+    with http_server(tools, {}) as url, raw(url) as sock:
+        sock.sendall(unfinished_head(url, DEFAULT_MAX_HEAD - 4) + b"\r\n\r\n")
+        answer = read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 ") and not answer.startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_client_still_sending_its_oversize_head_reads_the_431(
+    tools: toolgen.RuntimeToolSet, parser: str
+) -> None:
+    """A 512 KiB head sent in 16 KiB pieces, as a slow link delivers it: the server goes
+    on reading (and dropping) after its answer, so the client's sending ends normally and
+    the 431 is not lost to a reset."""
+    with http_server(tools, {}) as url, raw(url) as sock:
+        data = unfinished_head(url, 512 * 1024) + b"\r\n\r\n"
+        for start in range(0, len(data), 16384):
+            sock.sendall(data[start : start + 16384])
+            time.sleep(0.002)
+        answer = read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_huge_header_is_cut_off_long_before_it_ends(
+    tools: toolgen.RuntimeToolSet, parser: str
+) -> None:
+    """The server closes the connection after a small part of a 64 MiB header (what the
+    kernel's socket buffers hold), instead of reading and keeping all of it."""
+    flood = 64 * 1024 * 1024
+    chunk = b"a" * 65536
+    sent = 0
+    with http_server(tools, {"quick": lambda: "ok"}) as url:
+        with raw(url) as sock:
+            sock.sendall(unfinished_head(url, 1024))
+            try:
+                while sent < flood:
+                    sent += sock.send(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            answer = read_all(sock)
+        assert sent < flood / 4
+        assert answer == b"" or answer.startswith(b"HTTP/1.1 431 ")  # b"": reset before read
+        body, headers = modern_call("quick")
+        with raw(url) as sock:
+            sock.sendall(head(address(url), len(body), Connection="close", **headers) + body)
+            assert b'"text":"ok"' in read_all(sock).replace(b" ", b"")
+
+
+def test_many_connections_with_heads_past_the_limit_are_each_refused_and_the_server_serves_on(
+    tools: toolgen.RuntimeToolSet, parser: str
+) -> None:
+    with http_server(tools, {"quick": lambda: "ok"}) as url:
+        flood = [socket.create_connection(address(url), timeout=GUARD) for _ in range(50)]
+        try:
+            for sock in flood:
+                sock.sendall(unfinished_head(url, DEFAULT_MAX_HEAD + 1024))
+            answers = [read_all(sock) for sock in flood]
+        finally:
+            for sock in flood:
+                sock.close()
+        assert all(answer.startswith(b"HTTP/1.1 431 ") for answer in answers)
+        body, headers = modern_call("quick")
+        with raw(url) as sock:
+            sock.sendall(head(address(url), len(body), Connection="close", **headers) + body)
+            assert b'"text":"ok"' in read_all(sock).replace(b" ", b"")
+
+
+class SplitHeads(http.client.HTTPConnection):
+    """Sends each request head in two parts, a moment apart (two reads for the server)."""
+
+    def send(self, data: Any) -> None:
+        if isinstance(data, bytes) and data.startswith(b"POST "):
+            super().send(data[: len(data) // 2])
+            time.sleep(0.2)
+            data = data[len(data) // 2 :]
+        super().send(data)
+
+
+def test_heads_just_under_the_limit_are_served_and_a_large_body_does_not_count_as_head(
+    tools: toolgen.RuntimeToolSet, parser: str
+) -> None:
+    """Two requests on one keep-alive connection, each with a 60 KiB header arriving in
+    two parts and 1 MiB of JSON whitespace after it."""
+    body, headers = modern_call("quick")
+    body += b" " * (1024 * 1024)
+    headers = {k.replace("_", "-"): v for k, v in headers.items()}
+    headers.update({"Content-Type": "application/json", "X-Pad": "a" * (60 * 1024)})
+    headers["Accept"] = "application/json, text/event-stream"
+    with http_server(tools, {"quick": lambda: "ok"}) as url:
+        connection = SplitHeads(*address(url), timeout=GUARD)
+        try:
+            for _ in range(2):
+                connection.request("POST", "/mcp", body, headers)
+                answer = connection.getresponse()
+                assert answer.status == 200
+                assert b'"text":"ok"' in answer.read().replace(b" ", b"")
+        finally:
+            connection.close()
 
 
 def test_a_body_that_does_not_arrive_in_time_is_answered_408(

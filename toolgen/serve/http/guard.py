@@ -1,4 +1,4 @@
-"""Bounds on what HTTP clients can hold: connections, slow request heads, buffered bodies.
+"""Bounds on what HTTP clients can hold: connections, request heads, buffered bodies.
 
 uvicorn has no timeout for reading a request's head: a client that connects
 and sends nothing (or a byte a minute) keeps its connection, and about a
@@ -12,7 +12,18 @@ wraps uvicorn's HTTP protocol class so that
   closed. A request being answered (an SSE stream, a long call) is never cut.
   The deadline moves with each response, but its timer is only re-armed when it
   fires early (cancelling and re-creating a timer per response cost more than
-  the check).
+  the check), and
+- a connection may send at most `max_head` bytes while a request head is due
+  (the request line and headers; nothing of a body counts): past that it is
+  answered 431 and closed. A read that would pass the limit is searched for the
+  head's end (only then: a head of usual size costs a sum and a comparison), so a
+  longer head is refused before the parser sees it, whether it arrives in one read
+  or many; the parser holds at most `max_head` bytes of a head (plus one read when
+  a read might complete a blank line begun in the one before). After
+  the answer the connection is still read, and what arrives dropped, for up to
+  `LINGER` bytes (or until the head timeout): a client still sending its head
+  then gets to read the 431, where closing at once would reset the connection
+  (the kernel answers unread bytes with a reset, which discards the 431).
 
 It also hands uvicorn a `CoalescingTransport`: uvicorn writes a response's head
 and its body with two `send` calls (two TCP segments, two wake-ups of the
@@ -25,32 +36,67 @@ Bodies are bounded in the endpoint (`SecurityPolicy.body_timeout`: 408), and a
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
 DEFAULT_MAX_CONNECTIONS: Final = 512
 DEFAULT_HEAD_TIMEOUT: Final = 10.0
+DEFAULT_MAX_HEAD: Final = 64 * 1024
+"""Bytes of a request head: 4 times h11's own default (16 KiB) and between nginx's
+default (8 KiB per header line, 32 KiB in all) and http.client's (64 KiB per line,
+100 headers): any real client fits (bearer tokens and cookies are a few KiB), while
+512 connections at the limit hold 32 MiB of heads."""
+MAX_READ: Final = 256 * 1024
+"""The most one read delivers to a protocol (asyncio's and uvloop's socket transports)."""
+LINGER: Final = 1024 * 1024
+"""Bytes read and dropped after a 431 before the connection is closed."""
 
-_BUSY: Final = (
-    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n"
-    b"connection: close\r\ncontent-length: 38\r\n\r\nToo many connections: try again later\n"
-)
+
+_HEAD_END: Final = re.compile(rb"\n\r?\n")
+"""The blank line that ends a request head (h11 also takes a bare LF)."""
+
+
+def _may_end_head(data: bytes, budget: int) -> bool:
+    """Whether a request head may end within the first `budget` bytes of `data`: its blank
+    line is there, or `data` starts with what may complete one begun in the last read."""
+    return data.startswith((b"\n", b"\r\n")) or _HEAD_END.search(data, 0, budget) is not None
+
+
+def _refusal(status: str, text: str) -> bytes:
+    """A whole plain-text response that closes the connection."""
+    body = text.encode()
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: text/plain\r\nconnection: close\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+_BUSY: Final = _refusal("503 Service Unavailable", "Too many connections: try again later\n")
 
 
 @dataclass(frozen=True, slots=True)
 class ConnectionLimits:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     head_timeout: float = DEFAULT_HEAD_TIMEOUT
+    max_head: int = DEFAULT_MAX_HEAD
 
 
 def guarded_protocol(base: type[Any], limits: ConnectionLimits) -> type[Any]:
     """A subclass of uvicorn's HTTP protocol class `base` that enforces `limits` and
     coalesces each event-loop step's writes (see `CoalescingTransport`)."""
 
+    head_too_large = _refusal(
+        "431 Request Header Fields Too Large",
+        f"Request head too large: at most {limits.max_head} bytes\n",
+    )
+
     class Guarded(base):  # type: ignore[misc]
         _head_timer: asyncio.TimerHandle | None = None
         _head_deadline: float = 0.0
+        _head_bytes: int = 0
+        _refused: bool = False
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -64,6 +110,38 @@ def guarded_protocol(base: type[Any], limits: ConnectionLimits) -> type[Any]:
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self._refused:  # dropped while the 431 lingers
+                self._head_bytes += len(data)
+                if self._head_bytes > limits.max_head + LINGER:
+                    self.transport.close()
+                return
+            cycle = self.cycle
+            in_body = cycle is not None and cycle.more_body
+            budget = limits.max_head - self._head_bytes
+            if not in_body and len(data) > budget and not _may_end_head(data, budget):
+                self._refuse_head()
+                return
+            super().data_received(data)
+            if not in_body and self.cycle is cycle:
+                self._head_bytes += len(data)  # no head completed: all of it may be head
+                if self._head_bytes > limits.max_head:
+                    self._refuse_head()
+            else:  # a body, or a head that completed in this read
+                self._head_bytes = 0
+
+        def _refuse_head(self) -> None:
+            transport = self.transport
+            if transport.is_closing():
+                return  # the parser refused it already (400)
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:  # a response is on the wire
+                transport.close()
+                return
+            self._refused = True
+            transport.write(head_too_large)
+            transport.write_eof()
 
         def on_response_complete(self) -> None:
             transport = self.transport

@@ -29,7 +29,7 @@ from toolgen.serve.engine import Engine, log
 from toolgen.serve.http.app import McpEndpoint
 from toolgen.serve.http.asgi import McpApp
 from toolgen.serve.http.forward import SessionRouter, owner_prefix
-from toolgen.serve.http.guard import ConnectionLimits, guarded_protocol
+from toolgen.serve.http.guard import MAX_READ, ConnectionLimits, guarded_protocol
 from toolgen.serve.http.security import (
     DEFAULT_MAX_BODY,
     SecurityPolicy,
@@ -99,12 +99,17 @@ def uvicorn_config(
     app: Any, *, limits: ConnectionLimits | None = None, **options: Any
 ) -> uvicorn.Config:
     """uvicorn's configuration for `app` with toolgen's connection limits (see `guard`):
-    a bounded number of connections, each with a deadline for its request head."""
+    a bounded number of connections, each with a deadline and a size bound for its
+    request head. h11's own bound on a head (16 KiB unless told) is raised past the
+    guard's, so the guard answers first (431) and heads up to the limit pass."""
     import uvicorn
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-    protocol = guarded_protocol(AutoHTTPProtocol, limits or ConnectionLimits())
-    return uvicorn.Config(app, http=protocol, **options)
+    limits = limits or ConnectionLimits()
+    protocol = guarded_protocol(AutoHTTPProtocol, limits)
+    return uvicorn.Config(
+        app, http=protocol, h11_max_incomplete_event_size=limits.max_head + MAX_READ, **options
+    )
 
 
 def parse_address(text: str) -> tuple[str, int]:
