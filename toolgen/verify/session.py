@@ -26,8 +26,9 @@ CLIENT_INFO: Final = {"name": "toolgen-verify", "version": "1"}
 LISTING_TIMEOUTS: Final = 10
 """A whole `tools/list`, all its pages, gets at most this many `--timeout`s."""
 STARTUP: Final = 20.0
-"""Seconds the opening request waits at least: a server just started (Node, Python imports)
-may take longer to answer its first request than any later one."""
+"""Seconds the opening request over stdio waits at least: a server just started (Node,
+Python imports) may take longer to answer its first request than any later one. (A server
+reached by URL is already running: `--timeout` holds from its first request.)"""
 
 
 def request_message(request_id: int, method: str, params: Any) -> dict[str, Any]:
@@ -73,7 +74,7 @@ class Session:
     def open(self, requested: str | None = None) -> Exchange:
         """The handshake (legacy): `initialize` asking for `requested` (default: the
         session's revision), then `notifications/initialized`. Modern: `server/discover`."""
-        patience = max(self.timeout, STARTUP)
+        patience = max(self.timeout, STARTUP) if self.transport.kind == "stdio" else self.timeout
         if self.modern:
             return self.request("server/discover", {}, patience)
         reply = self.request(
