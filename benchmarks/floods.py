@@ -18,8 +18,7 @@ is the server's `VmHWM` after the flood. Each flood case also runs once with a
 guard, when a flood costs more than its baseline plus 4 messages
 (`TOOLGEN_MAX_MESSAGE`) and 8 MiB of slack, when the flooded server holds
 more than its baseline plus one bounded head (`max_head` and one read) per
-connection, or when a drip keeps `verify --timeout 5` past its opening request's wait
-(at least 20 s, for servers slow to start), one more timeout and 5 s.
+connection, or when a drip keeps `verify --timeout 5` past two timeouts and 5 s.
 """
 
 from __future__ import annotations
@@ -39,7 +38,6 @@ from string import Template
 
 from toolgen.limits import MESSAGE_ENV, max_message
 from toolgen.serve.http.guard import DEFAULT_MAX_HEAD, MAX_READ
-from toolgen.verify.session import STARTUP
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = Path(__file__).resolve().parent / "flood_peer.py"
@@ -182,7 +180,7 @@ def flood_case(case: Case, size: int, env: dict[str, str], guard: float) -> Run:
     peak, wall, code, last = run_case(case, size, env, guard)
     run = Run(case.label, "drip" if case.drip else f"{size / MB:g} MB", peak, wall, code)
     if case.drip:
-        run.bound = max(TIMEOUT, STARTUP) + TIMEOUT + 5  # the opening request waits longer
+        run.bound = 2 * TIMEOUT + 5  # the opening request, and one more
     else:
         run.baseline = run_case(case, BASELINE_SIZE, env, guard)[0]
         run.bound = run.baseline + 4 * max_message() + SLACK
