@@ -97,7 +97,7 @@ def test_the_server_passes_toolgen_verify_failing_on_should(
 def test_the_python_sdk_client_calls_every_tool_and_sees_refusals(
     binaries: Path, mode: str
 ) -> None:
-    from mcp.shared.exceptions import McpError
+    from mcp.shared.exceptions import MCPError
 
     from toolgen.client.connect import list_all_tools, open_session
 
@@ -130,7 +130,7 @@ def test_the_python_sdk_client_calls_every_tool_and_sees_refusals(
                 assert "title: " in text and "colour" in text  # each field named
                 failed = await session.call_tool("get_note", {"id": "n_0000dead"})
                 assert failed.is_error and failed.content[0].text == "no note n_0000dead"
-                with pytest.raises(McpError) as unknown:
+                with pytest.raises(MCPError) as unknown:
                     await session.call_tool("no_such_tool", {})
                 assert unknown.value.error.code == -32602
 
@@ -165,5 +165,6 @@ def test_the_generated_client_does_not_call_a_tool_the_spec_calls_safe_that_may_
     if refused:  # by the safety drift, or by a listing rmcp cannot read at all
         assert report["error"] is not None
         assert ["count_notes", "safety"] in report["drift"] or report["error"] == "other"
-    else:
-        assert report == {"error": None, "drift": []}
+    else:  # (the annotations differ from the spec's: drift, but not about safety)
+        assert report["error"] is None
+        assert ["count_notes", "safety"] not in report["drift"]

@@ -8,10 +8,11 @@ use std::fmt;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock,
-    CustomResult, Implementation, InitializeResult, JsonObject, ListToolsResult,
+    CustomResult, Implementation, InitializeResult, JsonObject, JsonRpcMessage, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerJsonRpcMessage,
     ServerResult, Tool,
 };
@@ -197,7 +198,9 @@ impl Listing {
     fn wraps(&self, tool: &str) -> bool {
         self.definitions.get(tool).is_some_and(|definition| {
             definition.get("outputSchema").is_some()
-                && definition.pointer("/_meta").and_then(|m| m.get(WRAPPED_META_KEY))
+                && definition
+                    .pointer("/_meta")
+                    .and_then(|m| m.get(WRAPPED_META_KEY))
                     == Some(&Value::from(WRAP_KEY))
         })
     }
@@ -245,7 +248,10 @@ impl<D: Dispatch> Server<D> {
         let spec = D::SPEC;
         let mut tools = HashMap::with_capacity(spec.tools.len());
         for tool in spec.tools {
-            let input = compile(format!("schemas/{}.input.schema.json", tool.name), tool.input)?;
+            let input = compile(
+                format!("schemas/{}.input.schema.json", tool.name),
+                tool.input,
+            )?;
             let output = match tool.output {
                 None => None,
                 Some(text) => Some(compile(
@@ -318,7 +324,10 @@ impl<D: Dispatch> Server<D> {
         };
         if !output.is_valid(&value) {
             let issues = describe(output, &value);
-            eprintln!("toolgen: tool {} returned a result its output schema refuses: {issues}", quoted(name));
+            eprintln!(
+                "toolgen: tool {} returned a result its output schema refuses: {issues}",
+                quoted(name)
+            );
             return Ok(error_result(format!(
                 "Tool {} produced a result that does not match its output schema; the server logged the details",
                 quoted(name)
@@ -489,7 +498,10 @@ impl<D: Dispatch> ServerHandler for Handler<D> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.0.call(request, &context).await.map(CallToolResponse::from)
+        self.0
+            .call(request, &context)
+            .await
+            .map(CallToolResponse::from)
     }
 }
 
@@ -504,7 +516,9 @@ impl<D: Dispatch> Service<RoleServer> for Server<D> {
             ClientRequest::ListToolsRequest(_) => self.listing(&context).map(|l| l.body.clone()),
             _ => None,
         };
-        let answer = Handler(self.clone()).handle_request(request, context).await?;
+        let answer = Handler(self.clone())
+            .handle_request(request, context)
+            .await?;
         Ok(match listing {
             Some(body) => ServerResult::CustomResult(CustomResult(body)),
             None => answer,
@@ -534,7 +548,7 @@ impl<D: Dispatch> Service<RoleServer> for Server<D> {
 #[derive(Debug)]
 pub enum ServeError {
     Spec(SpecError),
-    Initialize(ServerInitializeError),
+    Initialize(Box<ServerInitializeError>),
     Io(io::Error),
     Stopped(tokio::task::JoinError),
 }
@@ -554,7 +568,7 @@ impl std::error::Error for ServeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Spec(error) => Some(error),
-            Self::Initialize(error) => Some(error),
+            Self::Initialize(error) => Some(error.as_ref()),
             Self::Io(error) => Some(error),
             Self::Stopped(error) => Some(error),
         }
@@ -590,19 +604,28 @@ async fn refuse(out: &Output, code: i32, message: &str) -> io::Result<()> {
 /// `id: null`. `None` at the end of input.
 async fn next_message(
     input: &mut BufReader<tokio::io::Stdin>,
+    opened: &AtomicBool,
     out: &Output,
 ) -> io::Result<Option<RxJsonRpcMessage<RoleServer>>> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        let read = (&mut *input).take(MAX_LINE + 1).read_until(b'\n', &mut line).await?;
+        let read = (&mut *input)
+            .take(MAX_LINE + 1)
+            .read_until(b'\n', &mut line)
+            .await?;
         if read == 0 {
             return Ok(None);
         }
         if line.len() as u64 > MAX_LINE && line.last() != Some(&b'\n') {
             // Skip the rest of the line without holding it.
             let mut rest = Vec::new();
-            while (&mut *input).take(MAX_LINE).read_until(b'\n', &mut rest).await? > 0 {
+            while (&mut *input)
+                .take(MAX_LINE)
+                .read_until(b'\n', &mut rest)
+                .await?
+                > 0
+            {
                 if rest.last() == Some(&b'\n') {
                     break;
                 }
@@ -616,16 +639,28 @@ async fn next_message(
         if text.is_empty() {
             continue;
         }
-        if let Ok(message) = serde_json::from_slice(text) {
-            return Ok(Some(message));
+        if let Ok(message) = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+            // Before a session opens, the SDK stops at anything but a request; a notification
+            // needs no answer, so it is dropped here instead.
+            if matches!(message, JsonRpcMessage::Request(_)) || opened.load(Ordering::Acquire) {
+                return Ok(Some(message));
+            }
+            continue;
         }
         match serde_json::from_slice::<Value>(text) {
             Err(_) => refuse(out, -32700, "Parse error: not valid JSON").await?,
             Ok(Value::Array(_)) => {
-                refuse(out, -32600, "Invalid Request: JSON-RPC batches are not supported").await?;
+                refuse(
+                    out,
+                    -32600,
+                    "Invalid Request: JSON-RPC batches are not supported",
+                )
+                .await?;
             }
             Ok(message) => {
-                let id = message.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64());
+                let id = message
+                    .get("id")
+                    .filter(|id| id.is_string() || id.is_i64() || id.is_u64());
                 let error = serde_json::json!({
                     "jsonrpc": "2.0",
                     "id": id,
@@ -643,12 +678,13 @@ impl<D: Dispatch> Server<D> {
         let out: Output = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
         let input = BufReader::new(tokio::io::stdin());
         let failure: Arc<std::sync::Mutex<Option<io::Error>>> = Arc::default();
+        let opened = Arc::new(AtomicBool::new(false));
         let reading = {
-            let (out, failure) = (out.clone(), failure.clone());
+            let (out, failure, opened) = (out.clone(), failure.clone(), opened.clone());
             futures::stream::unfold(input, move |mut input| {
-                let (out, failure) = (out.clone(), failure.clone());
+                let (out, failure, opened) = (out.clone(), failure.clone(), opened.clone());
                 async move {
-                    match next_message(&mut input, &out).await {
+                    match next_message(&mut input, &opened, &out).await {
                         Ok(message) => message.map(|message| (message, input)),
                         Err(error) => {
                             if let Ok(mut slot) = failure.lock() {
@@ -665,10 +701,13 @@ impl<D: Dispatch> Server<D> {
             write_line(&out, line).await?;
             Ok::<_, io::Error>(out)
         });
-        let running = self
-            .serve((Box::pin(writing), Box::pin(reading)))
-            .await
-            .map_err(ServeError::Initialize)?;
+        let running = match self.serve((Box::pin(writing), Box::pin(reading))).await {
+            Ok(running) => running,
+            // The input ended before a session opened: nothing was asked, nothing failed.
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(error) => return Err(ServeError::Initialize(Box::new(error))),
+        };
+        opened.store(true, Ordering::Release);
         running.waiting().await.map_err(ServeError::Stopped)?;
         let failed = failure.lock().ok().and_then(|mut slot| slot.take());
         failed.map_or(Ok(()), |error| Err(ServeError::Io(error)))
@@ -729,7 +768,11 @@ impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Drift(drift) => {
-                write!(f, "the server's tools differ from the spec ({}): ", drift.len())?;
+                write!(
+                    f,
+                    "the server's tools differ from the spec ({}): ",
+                    drift.len()
+                )?;
                 for (index, item) in drift.iter().enumerate() {
                     let separator = if index == 0 { "" } else { "; " };
                     write!(f, "{separator}{item}")?;
@@ -739,7 +782,11 @@ impl fmt::Display for ClientError {
             Self::Tool { tool, text } => write!(f, "tool {} failed: {text}", quoted(tool)),
             Self::Service(error) => write!(f, "{error}"),
             Self::Decode { tool, source } => {
-                write!(f, "the result of tool {} does not fit its type: {source}", quoted(tool))
+                write!(
+                    f,
+                    "the result of tool {} does not fit its type: {source}",
+                    quoted(tool)
+                )
             }
         }
     }
@@ -769,8 +816,7 @@ const COMPARED: [&str; 6] = [
     "annotations",
     "_meta",
 ];
-const UNSAFE: &str =
-    "the spec says it is safe to call, the server hints it may destroy data: the client does not call it";
+const UNSAFE: &str = "the spec says it is safe to call, the server hints it may destroy data: the client does not call it";
 
 /// Calls through a connected `rmcp` client, checked against the spec's listings.
 pub struct ToolClient {
@@ -782,7 +828,11 @@ pub struct ToolClient {
 
 impl ToolClient {
     /// A client of the spec set `spec` over `peer` (a running `rmcp` client's peer).
-    pub fn new(peer: Peer<RoleClient>, spec: &Spec, policy: DriftPolicy) -> Result<Self, SpecError> {
+    pub fn new(
+        peer: Peer<RoleClient>,
+        spec: &Spec,
+        policy: DriftPolicy,
+    ) -> Result<Self, SpecError> {
         Ok(Self {
             peer,
             listings: Listing::read(spec)?,
@@ -794,7 +844,9 @@ impl ToolClient {
     /// The negotiated revision's listing in the spec.
     fn expected(&self) -> Option<&Listing> {
         let info = self.peer.peer_info();
-        let revision = info.as_ref().map_or("", |info| info.protocol_version.as_str());
+        let revision = info
+            .as_ref()
+            .map_or("", |info| info.protocol_version.as_str());
         Listing::pick(&self.listings, revision)
     }
 
@@ -892,7 +944,10 @@ fn compare<'a>(expected: impl Iterator<Item = &'a Value>, listed: &[Tool]) -> Ve
     }
     let mut expected: Vec<(String, Value)> = expected
         .map(|definition| {
-            let name = definition.get("name").and_then(Value::as_str).unwrap_or_default();
+            let name = definition
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let seen = serde_json::from_value::<Tool>(definition.clone())
                 .ok()
                 .and_then(|tool| serde_json::to_value(tool).ok())
@@ -910,7 +965,10 @@ fn compare<'a>(expected: impl Iterator<Item = &'a Value>, listed: &[Tool]) -> Ve
         };
         let entries = by_name.get(tool.as_str()).map_or(&[][..], Vec::as_slice);
         if entries.is_empty() {
-            found.push(drift("missing", "the server does not list this tool".to_owned()));
+            found.push(drift(
+                "missing",
+                "the server does not list this tool".to_owned(),
+            ));
             continue;
         }
         if entries.len() > 1 {
@@ -937,7 +995,9 @@ fn compare<'a>(expected: impl Iterator<Item = &'a Value>, listed: &[Tool]) -> Ve
                 if want != got.as_ref() {
                     let message = match (want, &got) {
                         (_, None) => format!("`{field}` is missing (the spec declares one)"),
-                        (None, _) => format!("`{field}` is declared by the server, not by the spec"),
+                        (None, _) => {
+                            format!("`{field}` is declared by the server, not by the spec")
+                        }
                         _ => format!("`{field}` differs from the spec"),
                     };
                     found.push(drift(field, message));

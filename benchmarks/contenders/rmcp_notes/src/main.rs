@@ -74,7 +74,10 @@ fn poisoned<T>(_: T) -> ErrorData {
 #[tool_router(server_handler)]
 impl Server {
     #[tool(description = "Create a new note and return it.")]
-    fn create_note(&self, Parameters(input): Parameters<CreateNote>) -> Result<Json<Note>, ErrorData> {
+    fn create_note(
+        &self,
+        Parameters(input): Parameters<CreateNote>,
+    ) -> Result<Json<Note>, ErrorData> {
         let mut stored = self.stored.lock().map_err(poisoned)?;
         stored.0 += 1;
         let note = Note {
@@ -97,14 +100,24 @@ impl Server {
     }
 
     #[tool(description = "List notes, newest first, optionally only those with a tag.")]
-    fn list_notes(&self, Parameters(input): Parameters<ListNotes>) -> Result<Json<Notes>, ErrorData> {
+    fn list_notes(
+        &self,
+        Parameters(input): Parameters<ListNotes>,
+    ) -> Result<Json<Notes>, ErrorData> {
         let stored = self.stored.lock().map_err(poisoned)?;
         let limit = usize::try_from(input.limit.unwrap_or(20)).unwrap_or(usize::MAX);
         let tagged = |note: &&Note| match &input.tag {
             None => true,
             Some(tag) => note.tags.iter().flatten().any(|t| t == tag),
         };
-        let result = stored.1.iter().rev().filter(tagged).take(limit).cloned().collect();
+        let result = stored
+            .1
+            .iter()
+            .rev()
+            .filter(tagged)
+            .take(limit)
+            .cloned()
+            .collect();
         Ok(Json(Notes { result }))
     }
 
@@ -120,7 +133,9 @@ impl Server {
         let mut stored = self.stored.lock().map_err(poisoned)?;
         let before = stored.1.len();
         stored.1.retain(|n| n.id != input.id);
-        Ok(Json(Deleted { deleted: stored.1.len() < before }))
+        Ok(Json(Deleted {
+            deleted: stored.1.len() < before,
+        }))
     }
 
     #[tool(description = "The tags in use, arranged as a tree by prefix.")]
@@ -137,8 +152,17 @@ impl Server {
             .collect();
         tags.sort();
         tags.dedup();
-        let children = tags.into_iter().map(|tag| TagTree { tag, children: None }).collect();
-        Ok(Json(TagTree { tag: root, children: Some(children) }))
+        let children = tags
+            .into_iter()
+            .map(|tag| TagTree {
+                tag,
+                children: None,
+            })
+            .collect();
+        Ok(Json(TagTree {
+            tag: root,
+            children: Some(children),
+        }))
     }
 }
 

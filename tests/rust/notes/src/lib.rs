@@ -227,11 +227,17 @@ impl<H: Handlers> runtime::Dispatch for H {
         arguments: serde_json::Value,
     ) -> Result<serde_json::Value, runtime::Failure> {
         match name {
-            "create_note" => runtime::output(self.create_note(runtime::arguments(arguments)?).await),
+            "create_note" => {
+                runtime::output(self.create_note(runtime::arguments(arguments)?).await)
+            }
             "get_note" => runtime::output(self.get_note(runtime::arguments(arguments)?).await),
             "list_notes" => runtime::output(self.list_notes(runtime::arguments(arguments)?).await),
-            "count_notes" => runtime::output(self.count_notes(runtime::arguments(arguments)?).await),
-            "delete_note" => runtime::output(self.delete_note(runtime::arguments(arguments)?).await),
+            "count_notes" => {
+                runtime::output(self.count_notes(runtime::arguments(arguments)?).await)
+            }
+            "delete_note" => {
+                runtime::output(self.delete_note(runtime::arguments(arguments)?).await)
+            }
             "tag_tree" => runtime::output(self.tag_tree(runtime::arguments(arguments)?).await),
             _ => Err(runtime::Failure::UnknownTool),
         }

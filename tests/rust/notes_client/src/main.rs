@@ -29,7 +29,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
             Err(_) => Some("other"),
         };
         let drift: Vec<[String; 2]> = match client.drift().await {
-            Ok(drift) => drift.iter().map(|d| [d.tool.clone(), d.field.clone()]).collect(),
+            Ok(drift) => drift
+                .iter()
+                .map(|d| [d.tool.clone(), d.field.clone()])
+                .collect(),
             Err(_) => Vec::new(),
         };
         println!("{}", json!({"error": error, "drift": drift}));
@@ -45,7 +48,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
             tags: Some(vec!["home".to_owned(), "home-garden".to_owned()]),
         })
         .await?;
-    let got = client.get_note(&notes::GetNoteInput { id: created.id.clone() }).await?;
+    let got = client
+        .get_note(&notes::GetNoteInput {
+            id: created.id.clone(),
+        })
+        .await?;
     let listed = client
         .list_notes(&ListNotesInput {
             tag: Some("home".to_owned()),
@@ -54,8 +61,17 @@ async fn main() -> Result<(), Box<dyn Error>> {
         .await?;
     let counted = client.count_notes(&CountNotesInput {}).await?;
     let tree = client.tag_tree(&TagTreeInput { root: None }).await?;
-    let deleted = client.delete_note(&DeleteNoteInput { id: created.id.clone() }).await?;
-    let missing = match client.get_note(&GetNoteInput { id: created.id.clone() }).await {
+    let deleted = client
+        .delete_note(&DeleteNoteInput {
+            id: created.id.clone(),
+        })
+        .await?;
+    let missing = match client
+        .get_note(&GetNoteInput {
+            id: created.id.clone(),
+        })
+        .await
+    {
         Err(ClientError::Tool { text, .. }) => json!({"isError": text}),
         other => json!({"unexpected": format!("{other:?}")}),
     };

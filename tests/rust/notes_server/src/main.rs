@@ -49,7 +49,13 @@ impl Handlers for Notes {
                 None => true,
                 Some(tag) => note.tags.iter().flatten().any(|t| t == tag),
             };
-            notes.iter().rev().filter(tagged).take(limit).cloned().collect()
+            notes
+                .iter()
+                .rev()
+                .filter(tagged)
+                .take(limit)
+                .cloned()
+                .collect()
         })
     }
 
