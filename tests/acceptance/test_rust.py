@@ -77,9 +77,7 @@ def test_the_server_lists_the_python_build_listing_at_every_revision_it_offers(
     assert served == list_tools_result(NOTES, revision)  # what `toolgen serve` answers
 
 
-def test_the_server_passes_toolgen_verify_failing_on_should(
-    binaries: Path, tmp_path: Path
-) -> None:
+def test_the_server_passes_toolgen_verify_failing_on_should(binaries: Path) -> None:
     done = run(
         [sys.executable, "-m", "toolgen", "verify", str(SPECS / "notes"),
          "--server", str(binaries / "notes_server"), "--fail-on", "should",

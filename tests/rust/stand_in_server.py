@@ -5,7 +5,8 @@ given as JSON in argv[2], and answers `count_notes` with 1."""
 import json
 import sys
 
-listing = json.load(open(sys.argv[1], encoding="utf-8"))
+with open(sys.argv[1], encoding="utf-8") as file:
+    listing = json.load(file)
 hints = json.loads(sys.argv[2])
 tools = []
 for tool in listing["tools"]:
@@ -20,8 +21,11 @@ answers = {
         "serverInfo": {"name": "stand-in", "version": "0"},
     },
     "tools/list": {"tools": tools},
-    "tools/call": {"content": [{"type": "text", "text": "{\"result\":1}"}],
-                   "structuredContent": {"result": 1}, "isError": False},
+    "tools/call": {
+        "content": [{"type": "text", "text": '{"result":1}'}],
+        "structuredContent": {"result": 1},
+        "isError": False,
+    },
 }
 for line in sys.stdin:
     message = json.loads(line)
