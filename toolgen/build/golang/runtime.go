@@ -970,9 +970,12 @@ func (n *Nullable[T]) UnmarshalJSON(data []byte) error {
 
 // ServeStdio serves s over stdin and stdout until stdin ends or ctx is done. Unlike the SDK's
 // stdio transport, which ends the session at the first line it cannot decode, every line is
-// answered: malformed JSON with -32700 and id null, anything else that is no JSON-RPC message
-// with -32600, a batch with -32600 unless the session is at 2025-03-26 (which takes batches),
-// and a line longer than 64 MiB with -32600 (dropped unread).
+// answered as toolgen's Python runtime answers it: malformed JSON with -32700 and id null;
+// anything else that is no JSON-RPC request, an id the SDK would not echo exactly, an id still
+// in flight and a line over 64 MiB with -32600; a batch with -32600 unless the session is at
+// 2025-03-26, which takes batches; a revision the SDK does not know with -32022. At most 64
+// calls run at once (reading waits), and after stdin ends running calls get 2 seconds to
+// answer.
 func ServeStdio(ctx context.Context, s *mcp.Server) error {
 	err := s.Run(ctx, &stdioTransport{in: os.Stdin, out: os.Stdout})
 	if errors.Is(err, io.EOF) {
@@ -980,6 +983,11 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 	}
 	return err
 }
+
+const (
+	maxInFlight   = 64
+	shutdownGrace = 2 * time.Second
+)
 
 type stdioTransport struct {
 	in  io.Reader
@@ -990,26 +998,29 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &stdioConn{
 		out:      t.out,
 		incoming: make(chan jsonrpc.Message),
-		closed:   make(chan struct{}),
-		batches:  map[jsonrpc.ID]*batch{},
+		done:     make(chan struct{}),
+		pending:  map[jsonrpc.ID]*batch{},
 	}
+	c.changed = sync.NewCond(&c.mu)
 	go c.read(bufio.NewReaderSize(t.in, 64<<10))
 	return c, nil
 }
 
 type stdioConn struct {
-	out       io.Writer
-	writing   sync.Mutex
-	incoming  chan jsonrpc.Message // closed when stdin ends, after readErr is set
-	readErr   error
-	closed    chan struct{}
-	closeOnce sync.Once
-	mu        sync.Mutex
-	batches   map[jsonrpc.ID]*batch // the batch each awaited answer belongs to
-	revision  string                // the session's, from its initialize (reader only)
+	out      io.Writer
+	writing  sync.Mutex
+	incoming chan jsonrpc.Message // closed when stdin has ended, after readErr is set
+	readErr  error
+	done     chan struct{} // closed by Close
+	revision string        // the session's, from its initialize (the reader's own)
+
+	mu      sync.Mutex
+	changed *sync.Cond            // signalled when pending shrinks or the connection closes
+	pending map[jsonrpc.ID]*batch // the calls in flight, with the batch each belongs to
+	closed  bool
 }
 
-// A batch collects the answers to one batch of requests, sent as one array.
+// A batch collects the answers to one batch of requests, written as one array.
 type batch struct {
 	answers [][]byte
 	waiting int
@@ -1026,7 +1037,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, c.readErr
 		}
 		return msg, nil
-	case <-c.closed:
+	case <-c.done:
 		return nil, io.EOF
 	}
 }
@@ -1038,21 +1049,26 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	}
 	if response, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
-		b := c.batches[response.ID]
+		b := c.pending[response.ID]
+		delete(c.pending, response.ID)
 		if b != nil {
-			delete(c.batches, response.ID)
 			b.answers = append(b.answers, data)
 			b.waiting--
 		}
+		c.changed.Broadcast()
 		c.mu.Unlock()
+		if b != nil && b.waiting > 0 {
+			return nil
+		}
 		if b != nil {
-			if b.waiting > 0 {
-				return nil
-			}
-			data = append(append([]byte{'['}, bytes.Join(b.answers, []byte{','})...), ']')
+			data = joined(b.answers)
 		}
 	}
 	return c.writeLine(data)
+}
+
+func joined(answers [][]byte) []byte {
+	return append(append([]byte{'['}, bytes.Join(answers, []byte{','})...), ']')
 }
 
 func (c *stdioConn) writeLine(data []byte) error {
@@ -1063,7 +1079,13 @@ func (c *stdioConn) writeLine(data []byte) error {
 }
 
 func (c *stdioConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.closed = true
+		close(c.done)
+		c.changed.Broadcast()
+	}
 	return nil
 }
 
@@ -1081,8 +1103,30 @@ func (c *stdioConn) read(in *bufio.Reader) {
 			return
 		}
 	}
+	c.wait(func() bool { return len(c.pending) == 0 }, shutdownGrace)
 	c.readErr = err
 	close(c.incoming)
+}
+
+// wait waits until ready (called with c.mu held) or the connection closes; at most limit
+// when limit > 0. It reports whether the connection is still open.
+func (c *stdioConn) wait(ready func() bool, limit time.Duration) bool {
+	late := false
+	if limit > 0 {
+		timer := time.AfterFunc(limit, func() {
+			c.mu.Lock()
+			late = true
+			c.changed.Broadcast()
+			c.mu.Unlock()
+		})
+		defer timer.Stop()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for !ready() && !c.closed && !late {
+		c.changed.Wait()
+	}
+	return !c.closed
 }
 
 // readLine reads one line of at most maxMessage bytes; a longer one is skipped to its end.
@@ -1109,25 +1153,63 @@ func (c *stdioConn) handle(line []byte) bool {
 	if line[0] == '[' {
 		return c.batch(line)
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
-		c.refuseLine(line)
+	msg, answer := c.check(line)
+	if answer != nil {
+		_ = c.writeLine(answer)
 		return true
 	}
 	if request, ok := msg.(*jsonrpc.Request); ok && request.IsCall() {
-		if request.Method == "initialize" {
-			var params struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			_ = Decode(request.Params, &params)
-			c.revision = negotiated(params.ProtocolVersion)
-		} else if rev, ok := unknownRevision(request.Params); ok {
-			data, _ := json.Marshal(map[string]any{"supported": mcp.SupportedProtocolVersions(), "requested": rev})
-			_ = c.writeLine(errorMessage(request.ID.Raw(), mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version", data))
+		if !c.wait(func() bool { return len(c.pending) < maxInFlight }, 0) {
+			return false
+		}
+		c.mu.Lock()
+		_, inUse := c.pending[request.ID]
+		if !inUse {
+			c.pending[request.ID] = nil
+		}
+		c.mu.Unlock()
+		if inUse {
+			_ = c.writeLine(errorMessage(request.ID.Raw(), jsonrpc.CodeInvalidRequest, "Invalid Request: this id is in use", nil))
 			return true
 		}
 	}
 	return c.deliver(msg)
+}
+
+// check decodes one message, or gives the answer that refuses it.
+func (c *stdioConn) check(line []byte) (jsonrpc.Message, []byte) {
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		if !json.Valid(line) {
+			return nil, errorMessage(nil, jsonrpc.CodeParseError, "Parse error", nil)
+		}
+		var id any
+		if readable, ok := readID(line); ok && readable != nil {
+			id = readable
+		}
+		return nil, errorMessage(id, jsonrpc.CodeInvalidRequest, "Invalid Request", nil)
+	}
+	request, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return msg, nil // a response to a request of the server's
+	}
+	if _, readable := readID(line); !readable {
+		return nil, errorMessage(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: an id is a string or an integer", nil)
+	}
+	if !request.IsCall() {
+		return msg, nil
+	}
+	if request.Method == "initialize" {
+		var params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = Decode(request.Params, &params)
+		c.revision = negotiated(params.ProtocolVersion)
+	} else if rev, ok := unknownRevision(request.Params); ok {
+		data, _ := json.Marshal(map[string]any{"supported": mcp.SupportedProtocolVersions(), "requested": rev})
+		return nil, errorMessage(request.ID.Raw(), mcp.CodeUnsupportedProtocolVersion, "unsupported protocol version", data)
+	}
+	return msg, nil
 }
 
 // unknownRevision is the protocol revision a request's _meta names when the SDK does not
@@ -1149,11 +1231,36 @@ func unknownRevision(params json.RawMessage) (string, bool) {
 	return rev, !slices.Contains(mcp.SupportedProtocolVersions(), rev)
 }
 
+// readID is the id of a message as written, when the SDK will echo it exactly: absent (nil),
+// a string, or an integer within ±2^53 (the SDK reads ids as float64). null, a fraction or an
+// object are no id (JSON-RPC), and a larger integer would come back changed.
+func readID(line []byte) (json.RawMessage, bool) {
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if Decode(line, &head) != nil {
+		return nil, false
+	}
+	id := head.ID
+	switch {
+	case id == nil:
+		return nil, true
+	case id[0] == '"':
+		return id, true
+	case !safeInteger.Match(id):
+		return nil, false
+	}
+	digits := strings.TrimPrefix(string(id), "-")
+	return id, len(digits) < 16 || digits <= "9007199254740991"
+}
+
+var safeInteger = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,15})$`)
+
 func (c *stdioConn) deliver(msg jsonrpc.Message) bool {
 	select {
 	case c.incoming <- msg:
 		return true
-	case <-c.closed:
+	case <-c.done:
 		return false
 	}
 }
@@ -1163,7 +1270,11 @@ func (c *stdioConn) deliver(msg jsonrpc.Message) bool {
 func (c *stdioConn) batch(line []byte) bool {
 	var members []json.RawMessage
 	if err := json.Unmarshal(line, &members); err != nil {
-		c.refuseLine(line)
+		_, answer := c.check(line) // not JSON: -32700
+		if answer == nil {
+			answer = errorMessage(nil, jsonrpc.CodeInvalidRequest, "Invalid Request", nil)
+		}
+		_ = c.writeLine(answer)
 		return true
 	}
 	if c.revision != batchRevision || len(members) == 0 {
@@ -1174,17 +1285,17 @@ func (c *stdioConn) batch(line []byte) bool {
 	var messages []jsonrpc.Message
 	c.mu.Lock()
 	for _, member := range members {
-		msg, err := jsonrpc.DecodeMessage(member)
-		if err != nil {
-			b.answers = append(b.answers, errorMessage(nil, jsonrpc.CodeInvalidRequest, "Invalid Request", nil))
+		msg, answer := c.check(member)
+		if answer != nil {
+			b.answers = append(b.answers, answer)
 			continue
 		}
 		if request, ok := msg.(*jsonrpc.Request); ok && request.IsCall() {
-			if c.batches[request.ID] != nil {
+			if _, inUse := c.pending[request.ID]; inUse {
 				b.answers = append(b.answers, errorMessage(request.ID.Raw(), jsonrpc.CodeInvalidRequest, "Invalid Request: this id is in use", nil))
 				continue
 			}
-			c.batches[request.ID] = b
+			c.pending[request.ID] = b
 			b.waiting++
 		}
 		messages = append(messages, msg)
@@ -1192,7 +1303,7 @@ func (c *stdioConn) batch(line []byte) bool {
 	done := b.waiting == 0
 	c.mu.Unlock()
 	if done && len(b.answers) > 0 {
-		_ = c.writeLine(append(append([]byte{'['}, bytes.Join(b.answers, []byte{','})...), ']'))
+		_ = c.writeLine(joined(b.answers))
 	}
 	for _, msg := range messages {
 		if !c.deliver(msg) {
@@ -1200,15 +1311,6 @@ func (c *stdioConn) batch(line []byte) bool {
 		}
 	}
 	return true
-}
-
-// refuseLine answers a line that is no message: -32700 if it is not JSON, else -32600.
-func (c *stdioConn) refuseLine(line []byte) {
-	if !json.Valid(line) {
-		c.refuse(jsonrpc.CodeParseError, "Parse error")
-	} else {
-		c.refuse(jsonrpc.CodeInvalidRequest, "Invalid Request")
-	}
 }
 
 func (c *stdioConn) refuse(code int64, text string) {

@@ -1,0 +1,43 @@
+// Tests of the runtime's internals, run inside a generated package's internal/toolgen (the
+// acceptance tests copy this file there).
+package toolgen
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// TestPatternsMatchAsToolgensPythonRuntimeDoes reads cases (pattern, text, whether toolgen's
+// Python runtime matches) from the file $TOOLGEN_PATTERN_CASES.
+func TestPatternsMatchAsToolgensPythonRuntimeDoes(t *testing.T) {
+	path := os.Getenv("TOOLGEN_PATTERN_CASES")
+	if path == "" {
+		t.Skip("TOOLGEN_PATTERN_CASES names no file of cases")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Pattern string `json:"pattern"`
+		Text    string `json:"text"`
+		Matches bool   `json:"matches"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		re, err := ecmaRegexp(c.Pattern)
+		if err != nil {
+			t.Errorf("%q does not compile: %v", c.Pattern, err)
+			continue
+		}
+		if got := re.MatchString(c.Text); got != c.Matches {
+			t.Errorf("%q on %q: matched %v, Python's runtime %v", c.Pattern, c.Text, got, c.Matches)
+		}
+	}
+	if len(cases) == 0 {
+		t.Error("no cases")
+	}
+}
