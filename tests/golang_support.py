@@ -62,13 +62,17 @@ def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 
 
 class Workspace:
-    """A Go workspace (`go.work`) holding generated packages (`<package>/`) and the tests' own
-    module (`support/`), its programs built into `bin/`."""
+    """A Go workspace (`go.work`) holding generated packages (`<package>/`) and modules of
+    programs using them (the tests' own as `support/`), the programs built into `bin/`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, **programs: Path) -> None:
+        """`programs`: name → a module of programs, copied as `<name>/` (default: the tests'
+        own module as `support/`)."""
         self.root = root
         self.packages: list[str] = []
-        shutil.copytree(SUPPORT, root / "support")
+        self.programs = programs or {"support": SUPPORT}
+        for name, module in self.programs.items():
+            shutil.copytree(module, root / name, ignore=shutil.ignore_patterns("testdata"))
 
     def add_golden(self, specs: Path, package: str) -> Path:
         """`toolgen build SPECS` (the build's own `tools/` and `schemas/`) with the hand-written
@@ -111,10 +115,10 @@ class Workspace:
         )
 
     def build(self) -> subprocess.CompletedProcess[str]:
-        """Write `go.work` and build every program of `support/` into `bin/`."""
-        modules = "".join(f"\t./{name}\n" for name in [*self.packages, "support"])
+        """Write `go.work` and build every program into `bin/`."""
+        modules = "".join(f"\t./{name}\n" for name in [*self.packages, *self.programs])
         (self.root / "go.work").write_text(f"go 1.25.0\n\nuse (\n{modules})\n")
-        return self.go("build", "-o", "bin/", "./support/...")
+        return self.go("build", "-o", "bin/", *(f"./{name}/..." for name in self.programs))
 
     def command(self, program: str) -> list[str]:
         """The command that runs a built program of `support/`."""

@@ -2,7 +2,7 @@
 write for specs/notes (hand-written for now, `targets/go/notes/`, with the build's own files and
 the runtime), served by a Go binary with handlers written in `go_support/notes_server/`.
 
-It is gofmt- and go vet-clean; it lists exactly what the Python build and runtime list in every
+It is gofmt-, go vet- and staticcheck-clean; it lists exactly what the Python build and runtime list in every
 revision the SDK negotiates; it passes `toolgen verify --fail-on should`; it answers every line
 on stdin as JSON-RPC wants; its generated Client and the Python SDK's client call every tool;
 its Client refuses a tool the spec calls safe that the server hints may destroy data.
@@ -11,6 +11,9 @@ its Client refuses a tool the spec calls safe that the server hints may destroy 
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,7 +23,7 @@ from typing import Any
 import jsonschema_rs
 import pytest
 from conftest import SPECS, UNSAFE_LISTINGS
-from golang_support import GUARD, Workspace, require, toolgen
+from golang_support import GUARD, SUPPORT, Workspace, require, toolgen
 
 from toolgen import load_toolset
 from toolgen.client.drift import compare
@@ -34,6 +37,8 @@ from toolgen.verify.session import Session, result_of
 from toolgen.verify.stdio import StdioTarget
 
 NOTES = SPECS / "notes"
+STATICCHECK = "honnef.co/go/tools/cmd/staticcheck@v0.8.2"
+"""From the Go module proxy, built into the per-user cache on first use."""
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +59,30 @@ def test_the_package_and_the_test_programs_are_gofmt_and_go_vet_clean(
     assert gofmt.returncode == 0 and gofmt.stdout == "", gofmt.stdout + gofmt.stderr
     vet = workspace.go("vet", "./notes/...", "./support/...")
     assert vet.returncode == 0, vet.stderr
+
+
+def test_the_package_and_the_test_programs_pass_staticcheck(workspace: Workspace) -> None:
+    done = workspace.go("run", STATICCHECK, "./notes/...", "./support/...")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_mistake_in_code_using_the_package_fails_to_compile_at_its_line(
+    workspace: Workspace,
+) -> None:
+    source = SUPPORT / "testdata" / "type_errors" / "main.go"
+    target = workspace.root / "support" / "testdata" / "type_errors"  # outside ./support/...
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(source, target / "main.go")
+    expected = {
+        number
+        for number, line in enumerate(source.read_text().splitlines(), start=1)
+        if "// error: " in line
+    }
+    assert len(expected) == 4  # wrong result type, field type, output type, named type
+    done = workspace.go("build", "-o", os.devnull, "./support/testdata/type_errors")
+    assert done.returncode != 0
+    found = {int(m[1]) for m in re.finditer(r"type_errors/main\.go:(\d+):\d+: ", done.stderr)}
+    assert found == expected, done.stderr
 
 
 def test_the_go_tests_pass(workspace: Workspace, tmp_path: Path) -> None:

@@ -41,3 +41,33 @@ func TestPatternsMatchAsToolgensPythonRuntimeDoes(t *testing.T) {
 		t.Error("no cases")
 	}
 }
+
+func TestNullableKeepsAbsentNullAndAValueApart(t *testing.T) {
+	type member struct {
+		Note Nullable[string] `json:"note,omitzero"`
+	}
+	for _, text := range []string{`{}`, `{"note":null}`, `{"note":"x"}`, `{"note":""}`} {
+		var m member
+		if err := Decode([]byte(text), &m); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		again, err := json.Marshal(m)
+		if err != nil || string(again) != text {
+			t.Errorf("%s came back as %s (%v)", text, again, err)
+		}
+	}
+}
+
+func TestTheClientTakesTheServersOwnNumbersWhenTheTextMeansTheSame(t *testing.T) {
+	text := `{"n":9007199254740993}` // 2^53+1: a float64 rounds it
+	var structured any               // as the SDK's client reads structuredContent
+	if err := json.Unmarshal([]byte(text), &structured); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(exact(structured, text)); got != text {
+		t.Errorf("got %s, want %s", got, text)
+	}
+	if got := string(exact(structured, `{"n":1}`)); got == `{"n":1}` {
+		t.Errorf("took a text that says something else than structuredContent: %s", got)
+	}
+}
