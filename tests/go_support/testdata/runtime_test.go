@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestPatternsMatchAsToolgensPythonRuntimeDoes reads cases (pattern, text, whether toolgen's
@@ -69,5 +71,31 @@ func TestTheClientTakesTheServersOwnNumbersWhenTheTextMeansTheSame(t *testing.T)
 	}
 	if got := string(exact(structured, `{"n":1}`)); got == `{"n":1}` {
 		t.Errorf("took a text that says something else than structuredContent: %s", got)
+	}
+}
+
+func TestAToolWithoutOutputSchemaSendsWhatItReturnsAsText(t *testing.T) {
+	image := &mcp.ImageContent{Data: []byte{1}, MIMEType: "image/png"}
+	cases := []struct {
+		returned any
+		want     string // the result's content as JSON
+	}{
+		{nil, `[]`},
+		{"hello <b>", `[{"type":"text","text":"hello <b>"}]`},
+		{map[string]any{"a": "<b>"}, `[{"type":"text","text":"{\"a\":\"<b>\"}"}]`},
+		{[]mcp.Content{image}, `[{"type":"image","mimeType":"image/png","data":"AQ=="}]`},
+	}
+	for _, c := range cases {
+		result, err := unstructured(c.returned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := Encode(result.Content)
+		var gotValue, wantValue any
+		_ = json.Unmarshal(got, &gotValue)
+		_ = json.Unmarshal([]byte(c.want), &wantValue)
+		if !sameJSON(gotValue, wantValue) || result.IsError {
+			t.Errorf("%v: content %s (isError %v), want %s", c.returned, got, result.IsError, c.want)
+		}
 	}
 }
