@@ -47,17 +47,11 @@ const (
 
 // -- types ------------------------------------------------------------------------------------
 
-// NoteId: Identifier of a note.
-//
-// Constraints: pattern "^n_[0-9a-f]{8}$".
-type NoteId string
-
 // Note: A stored note.
 type Note struct {
 	ID NoteId `json:"id"`
 	// Short title.
-	//
-	// Constraints: minLength 1, maxLength 200.
+	// Checked at run time: minLength 1, maxLength 200.
 	Title string `json:"title"`
 	// Free text.
 	Body *string `json:"body,omitzero"`
@@ -71,9 +65,12 @@ func (v *Note) UnmarshalJSON(data []byte) error {
 	return toolgen.DecodeClosed(data, (*plain)(v))
 }
 
+// NoteId: Identifier of a note.
+// Checked at run time: pattern "^n_[0-9a-f]{8}$".
+type NoteId string
+
 // Tag: A lowercase label.
-//
-// Constraints: pattern "^[a-z][a-z0-9-]{0,31}$".
+// Checked at run time: pattern "^[a-z][a-z0-9-]{0,31}$".
 type Tag string
 
 // TagTree: A tag with its child tags (a recursive type).
@@ -91,13 +88,11 @@ func (v *TagTree) UnmarshalJSON(data []byte) error {
 // CreateNoteInput: The input of tool create_note.
 type CreateNoteInput struct {
 	// Short title.
-	//
-	// Constraints: minLength 1, maxLength 200.
+	// Checked at run time: minLength 1, maxLength 200.
 	Title string `json:"title"`
 	// Free text.
 	Body *string `json:"body,omitzero"`
 	// Labels for the note.
-	//
 	// Default: [].
 	Tags []Tag `json:"tags,omitzero"`
 }
@@ -109,6 +104,7 @@ func (v *CreateNoteInput) UnmarshalJSON(data []byte) error {
 }
 
 // CreateNoteOutput: The output of tool create_note.
+// A stored note.
 type CreateNoteOutput = Note
 
 // GetNoteInput: The input of tool get_note.
@@ -123,14 +119,15 @@ func (v *GetNoteInput) UnmarshalJSON(data []byte) error {
 }
 
 // GetNoteOutput: The output of tool get_note.
+// A stored note.
 type GetNoteOutput = Note
 
 // ListNotesInput: The input of tool list_notes.
 type ListNotesInput struct {
 	Tag *Tag `json:"tag,omitzero"`
 	// Most notes to return.
-	//
-	// Constraints: minimum 1, maximum 100. Default: 20.
+	// Checked at run time: minimum 1, maximum 100.
+	// Default: 20.
 	Limit *int64 `json:"limit,omitzero"`
 }
 
@@ -153,8 +150,7 @@ func (v *CountNotesInput) UnmarshalJSON(data []byte) error {
 }
 
 // CountNotesOutput: The output of tool count_notes.
-//
-// Constraints: minimum 0.
+// Checked at run time: minimum 0.
 type CountNotesOutput int64
 
 // DeleteNoteInput: The input of tool delete_note.
@@ -192,6 +188,7 @@ func (v *TagTreeInput) UnmarshalJSON(data []byte) error {
 }
 
 // TagTreeOutput: The output of tool tag_tree.
+// A tag with its child tags (a recursive type).
 type TagTreeOutput = TagTree
 
 // -- server -----------------------------------------------------------------------------------
