@@ -97,6 +97,7 @@ def bench(workspace: Workspace, rounds: int, calls: int) -> None:
             show(f"{key}: peak RSS", measures[key]["rss"], "MiB")
         for label, name, goal in (
             ("calls/s", "rate", " (goal >= 0.9x)"),
+            ("p50 latency", "p50", ""),
             ("CPU per call", "cpu", ""),
             ("peak RSS", "rss", ""),
         ):
