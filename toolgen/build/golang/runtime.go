@@ -38,7 +38,6 @@ const (
 	// The first revision of each protocol feature the runtime adapts to.
 	annotationsRevision = "2025-03-26"
 	batchRevision       = "2025-03-26" // the only revision whose sessions take JSON-RPC batches
-	structuredRevision  = "2025-06-18" // title, outputSchema, structuredContent, Tool._meta
 	modernRevision      = "2026-07-28" // stateless: every request names its revision
 	// maxMessage is the longest line ServeStdio reads, as toolgen's Python runtime.
 	maxMessage = 64 << 20
@@ -381,7 +380,7 @@ func problems(err error) string {
 	var leaves []string
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
+		if len(e.Causes) == 0 && e.ErrorKind != nil {
 			text := e.ErrorKind.LocalizedString(english)
 			if len(text) > maxIssueText {
 				text = text[:maxIssueText-1] + "…"
