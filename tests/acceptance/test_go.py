@@ -26,6 +26,7 @@ from conftest import SPECS, UNSAFE_LISTINGS
 from golang_support import GUARD, SUPPORT, Workspace, require, toolgen
 
 from toolgen import load_toolset
+from toolgen.build.typemodel import build_model
 from toolgen.client.drift import compare
 from toolgen.spec.protocol import (
     EMITTED_REVISIONS,
@@ -269,6 +270,58 @@ def test_a_2025_03_26_session_takes_batches_and_answers_each_request_in_one_arra
         [(False, "1", False), (False, "2", False), (True, "None", True)],  # 42: -32600
         [(False, "5", False), (False, "5", True)],  # the second 5 is in use
     ]
+
+
+def roundtrip(workspace: Workspace, items: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """Each (type name, JSON value) decoded into the notes type and written back."""
+    lines = "".join(json.dumps({"type": name, "value": value}) + "\n" for name, value in items)
+    done = subprocess.run(
+        workspace.command("roundtrip"), input=lines, capture_output=True, text=True,
+        timeout=GUARD, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_every_example_of_the_spec_reads_into_its_type_and_back_unchanged(
+    workspace: Workspace,
+) -> None:
+    toolset = load_toolset(NOTES)
+    names = build_model(toolset).tools  # the type names every target gives
+    items = [
+        (name, value)
+        for tool in toolset.tools
+        for example in tool.examples
+        for name, value, has in (
+            (names[tool.name].input, example.input, example.has_input),
+            (names[tool.name].output, example.output, example.has_output),
+        )
+        if has
+    ]
+    assert len(items) == 9  # the inputs and outputs of the notes spec's examples
+    assert [answer.get("value") for answer in roundtrip(workspace, items)] == [
+        value for _, value in items
+    ]
+
+
+INVALID = [
+    ("Note", {"id": "n_0000abcd", "title": "T", "colour": "red"}),  # closed: no such member
+    ("Note", {"ID": "n_0000abcd", "title": "T"}),  # member names match exactly
+    ("Note", {"id": "n_0000abcd", "title": 7}),  # a number is no string
+    ("ListNotesInput", {"limit": "20"}),  # a string is no integer
+    ("ListNotesInput", {"limit": 2**64}),  # beyond the integer type: refused, never cut
+    ("DeleteNoteOutput", {"deleted": "yes"}),
+    ("ListNotesOutput", {"id": "n_0000abcd"}),  # an object is no array
+    ("CountNotesInput", {"x": 1}),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), INVALID)
+def test_a_value_of_the_wrong_shape_does_not_read_into_the_type(
+    workspace: Workspace, name: str, value: Any
+) -> None:
+    [answer] = roundtrip(workspace, [(name, value)])
+    assert "error" in answer, answer
 
 
 @pytest.mark.parametrize("revision", SUPPORTED_REVISIONS)
