@@ -22,6 +22,7 @@ import argparse
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from build_bench import run_timed, toolgen_argv
 from driver import StdioClient, call_line, check_call, sequential
@@ -91,22 +92,29 @@ def prepare_servers(serve_specs: Path) -> Path:
     return project
 
 
-def serve_once(argv: list[str], cwd: Path, calls: int) -> tuple[float, list[float], float]:
-    """Sequential calls/s of one fresh server (after a warm-up), the latencies (s) and the
-    server's CPU seconds per call."""
-    expected = bench_result(**BENCH_ARGUMENTS)
+def serve_once(
+    argv: list[str],
+    cwd: Path,
+    calls: int,
+    tool: str = BENCH_TOOL_NAME,
+    arguments: dict[str, Any] = BENCH_ARGUMENTS,
+    expected: Any = None,
+) -> tuple[float, list[float], float, int | None]:
+    """Sequential calls/s of one fresh server (after a warm-up) calling `tool` (by default
+    the serving benchmark's, expecting `bench_result`), the latencies (s), the server's CPU
+    seconds per call and its peak RSS (KiB)."""
+    if expected is None:
+        expected = bench_result(**BENCH_ARGUMENTS)
     with StdioClient(argv, cwd) as client:
         client.initialize()
-        problem = check_call(
-            client.request(call_line(1, BENCH_TOOL_NAME, BENCH_ARGUMENTS), 1), expected
-        )
+        problem = check_call(client.request(call_line(1, tool, arguments), 1), expected)
         if problem:
             raise RuntimeError(f"{argv[-1]}: {problem}")
         for request_id in range(2, 202):  # warm-up (the JIT, the validators' first compile)
-            client.request(call_line(request_id, BENCH_TOOL_NAME, BENCH_ARGUMENTS), request_id)
-        lines = [call_line(1000 + i, BENCH_TOOL_NAME, BENCH_ARGUMENTS) for i in range(calls)]
+            client.request(call_line(request_id, tool, arguments), request_id)
+        lines = [call_line(1000 + i, tool, arguments) for i in range(calls)]
         seconds, latencies, per_call = sequential(client, lines, 1000)
-        return calls / seconds, latencies, per_call
+        return calls / seconds, latencies, per_call, client.peak_rss_kib()
 
 
 def bench_serve(serve_specs: Path, rounds: int, calls: int) -> None:
@@ -119,7 +127,7 @@ def bench_serve(serve_specs: Path, rounds: int, calls: int) -> None:
         order = list(SERVERS) if index % 2 == 0 else list(reversed(SERVERS))
         for key in order:
             argv = [str(NODE), str(project / "out" / f"{SERVERS[key]}.js")]
-            rate, latencies, per_call = serve_once(argv, project, calls)
+            rate, latencies, per_call, _ = serve_once(argv, project, calls)
             cpu[key].append(per_call * 1e6)
             rates[key].append(rate)
             p50[key].append(percentile(latencies, 50) * 1e6)
