@@ -830,3 +830,73 @@ def _mark_recursion(types: dict[str, Named]) -> dict[str, Named]:
         name: replace(named, recursive=True) if reaches_itself(name) else named
         for name, named in types.items()
     }
+
+
+def _held(type_: Type) -> Iterator[str]:
+    """The names `type_` holds in place: references not inside an array, a map or the rest of a
+    tuple (those are behind an indirection in every language)."""
+    if isinstance(type_, Ref):
+        yield type_.name
+    elif isinstance(type_, Nullable):
+        yield from _held(type_.inner)
+    elif isinstance(type_, Tuple):
+        for item in type_.items:
+            yield from _held(item)
+    elif isinstance(type_, Record):
+        for field_ in type_.fields:
+            yield from _held(field_.type)
+    elif isinstance(type_, (Union, Intersection)):
+        for part in type_.branches if isinstance(type_, Union) else type_.parts:
+            yield from _held(part)
+
+
+def held_cycles(model: TypeModel) -> dict[str, frozenset[str]]:
+    """Named type → the named types on a cycle with it where each holds the next in place (see
+    `_held`), for the types on such a cycle. A value of such a type would contain itself in a
+    language that lays values out inline (Rust, Go): a reference from one of them to another
+    of its set needs an indirection there (a `Box`, a pointer). Through an array or a map
+    (`Tree.children`) no type needs one."""
+    edges = {
+        name: [n for n in _held(named.type) if n in model.types]
+        for name, named in model.types.items()
+    }
+    # Tarjan's strongly connected components, iteratively (a long chain of defs is no recursion).
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: dict[str, frozenset[str]] = {}
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            name, position = work.pop()
+            if position == 0:
+                index[name] = low[name] = len(index)
+                stack.append(name)
+                on_stack.add(name)
+            targets = edges[name]
+            if position < len(targets):
+                work.append((name, position + 1))
+                target = targets[position]
+                if target not in index:
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[name] = min(low[name], index[target])
+                continue
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[name])
+            if low[name] == index[name]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == name:
+                        break
+                if len(component) > 1 or name in edges[name]:
+                    members = frozenset(component)
+                    out.update(dict.fromkeys(component, members))
+    return out
