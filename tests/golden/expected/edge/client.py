@@ -56,7 +56,7 @@ class Client(_client.ToolClient):
         self,
         *,
         method: _typing.Literal["c", "d"] | _client.Omitted = _client.OMITTED,
-    ) -> list[_models.NSDoThingOutputItem]:
+    ) -> list[float]:
         """A name that CamelCases close to the one above."""
         arguments: dict[str, object] = {
             "method": method,
@@ -64,4 +64,4 @@ class Client(_client.ToolClient):
         value = await _client.call_value(
             self, "NS_do_thing", _models.NSDoThingInput, arguments, _models.NSDoThingOutput
         )
-        return _typing.cast("list[_models.NSDoThingOutputItem]", value)
+        return _typing.cast("list[float]", value)
