@@ -83,10 +83,11 @@ class Session:
             script = script.replace(placeholder, value.format(commit=_commit(), folder=self.root))
         state = self.scratch / "state"
         prologue = "set -euo pipefail\n" if strict else f"(exit {self.status})\n"
-        functions = f"{state}.functions"  # `deactivate`, from a virtual environment's activate
+        shell = f"{state}.shell"  # functions and `_OLD_*` variables: an activate's `deactivate`
         trap = (
-            f"[ -f {functions} ] && . {functions}\n"
-            f"trap 's=$?; env -0 > {state}.env; pwd > {state}.pwd; declare -f > {functions}; "
+            f"[ -f {shell} ] && . {shell}\n"
+            f"trap 's=$?; env -0 > {state}.env; pwd > {state}.pwd; "
+            f"{{ declare -f; for v in $(compgen -v _OLD_); do declare -p $v; done; }} > {shell}; "
             'exit "$s"\' EXIT\n'
         )
         process = subprocess.Popen(

@@ -451,17 +451,20 @@ class Resolver:
             )
 
 
+def closest(name: str, names: list[str]) -> str | None:
+    """The name of `names` that `name` most likely meant: the same but for case, else the
+    nearest by spelling (None when none is near)."""
+    folded = {n.lower(): n for n in names}
+    return folded.get(name.lower()) or next(iter(difflib.get_close_matches(name, names, n=1)), None)
+
+
 def _nearest(name: str, names: list[str]) -> str:
     """What to say after "no def named NAME": the nearest def, and the defs there are."""
     if not names:
         return "; the file has no defs"
-    folded = {n.lower(): n for n in names}
-    close = folded.get(name.lower()) or next(
-        iter(difflib.get_close_matches(name, names, n=1)), None
-    )
-    listed = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
-    hint = f"; did you mean {close!r}?" if close else ""
-    return f"{hint} (its defs: {listed})"
+    near = closest(name, names)
+    hint = f"; did you mean {near!r}?" if near else ""
+    return f"{hint} (its defs: {', '.join(names[:20])}{', ...' if len(names) > 20 else ''})"
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:
