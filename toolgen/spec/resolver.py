@@ -66,9 +66,12 @@ class _Defs:
 class Resolver:
     """Resolves one spec set; collects every problem before raising."""
 
-    def __init__(self, specs: list[SpecFile], default_name: str = "tools") -> None:
+    def __init__(
+        self, specs: list[SpecFile], default_name: str = "tools", *, typos: bool = True
+    ) -> None:
         self.specs = specs
         self.default_name = default_name
+        self.typos = typos  # a misspelt keyword is an error (not when reading back an import)
         self.by_path = {spec.source.path.resolve(): spec for spec in specs}
         self.problems: list[Diagnostic] = []
         self.defs = _Defs()
@@ -161,6 +164,8 @@ class Resolver:
     def _keywords(self, schema: Any, origin: Origin) -> None:
         """Report each key of `schema` and its subschemas that is one typo from a JSON Schema
         keyword (`requried`): validators would ignore it, and the constraint with it."""
+        if not self.typos:
+            return
         for path, sub in walk_schemas(schema):
             if not isinstance(sub, dict) or KEYWORDS.issuperset(sub):
                 continue
@@ -509,10 +514,11 @@ def _camel(text: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text) if part)
 
 
-def resolve(specs: list[SpecFile], default_name: str = "tools") -> ToolSet:
+def resolve(specs: list[SpecFile], default_name: str = "tools", *, typos: bool = True) -> ToolSet:
     """Resolve validated spec files into a `ToolSet`, or raise `SpecError`.
 
     Without a `server` block the server is named `default_name`, version 0.0.0
-    (`Server.declared` is False).
+    (`Server.declared` is False). `typos=False` lets a misspelt keyword pass (`toolgen import`
+    reads back what a server published, and warns of it instead).
     """
-    return Resolver(specs, default_name).resolve()
+    return Resolver(specs, default_name, typos=typos).resolve()
