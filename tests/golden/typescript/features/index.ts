@@ -30,15 +30,15 @@ export type Count = number;
 export type Email = string;
 
 /** A recursive union (a number, or an operation on expressions). */
-export type Expr = number | ExprOption1;
+export type Expr = number | ExprObject;
 
-export type ExprOption1 = {
-  op: ExprOption1Op;
+export type ExprObject = {
+  op: ExprObjectOp;
   /** Checked at run time: minItems 2. */
   args: Expr[];
 };
 
-export type ExprOption1Op = "add" | "mul";
+export type ExprObjectOp = "add" | "mul";
 
 export type Ok = true;
 
