@@ -35,8 +35,8 @@ import typescript_support
 from conftest import SPECS, TESTS
 
 from toolgen import load_toolset
-from toolgen.build.python.client import TypeNames, _tool_context, client_methods
 from toolgen.build.naming import LANGUAGES
+from toolgen.build.python.client import TypeNames, _tool_context, client_methods
 from toolgen.build.python.server import tool_methods
 from toolgen.build.typemodel import build_model
 from toolgen.build.typescript.module import _json
@@ -454,7 +454,9 @@ class RustRow:
 
     def _vectors(self, vectors: VectorSet, package: str) -> None:
         crate = rust_support.WORKSPACE / f"vectors_{vectors.name}"
-        rust_support.write(crate / "Cargo.toml", _RUST_MANIFEST.format(name=vectors.name, package=package))
+        rust_support.write(
+            crate / "Cargo.toml", _RUST_MANIFEST.format(name=vectors.name, package=package)
+        )
         rust_support.write(crate / "src" / "canned.json", json.dumps(vectors.canned(), indent=1))
         rust_support.write(crate / "src" / "main.rs", _rust_vectors(vectors, package))
 
@@ -533,8 +535,8 @@ def _rust_vectors(vectors: VectorSet, package: str) -> str:
         names = model.tools[tool.name]
         calls.append(
             f"    let input: set::{names.input} = serde_json::from_value(calls[{json.dumps(tool.name)}].clone())?;\n"
-            f"    let output = client.{methods[tool.name]}(&input).await?;\n"
-            f"    results.insert({json.dumps(tool.name)}.to_owned(), serde_json::to_value(output)?);\n"
+            f"    let output = serde_json::to_value(client.{methods[tool.name]}(&input).await?)?;\n"
+            f"    results.insert({json.dumps(tool.name)}.to_owned(), output);\n"
         )
     return _RUST_VECTORS.format(
         package=package, handlers="\n".join(handlers), types=types, calls="".join(calls)

@@ -21,7 +21,16 @@ from typing import Any, Final
 
 from toolgen.build.common import json_text, server_block
 from toolgen.build.naming import LANGUAGES
-from toolgen.build.rust.layout import INDENT, doc_comment, fits, listed, rust_string, signature
+from toolgen.build.rust.layout import (
+    CALL_WIDTH,
+    INDENT,
+    doc_comment,
+    fits,
+    listed,
+    rust_string,
+    signature,
+    width,
+)
 from toolgen.build.rust.types import MAP, VALUE, declarations
 from toolgen.build.target import Rendering
 from toolgen.spec.ir import Tool
@@ -182,10 +191,17 @@ class Crate:
     def _dispatch(self) -> str:
         arms = []
         for tool in self.toolset.tools:
+            chain = f"self.{self.methods[tool.name]}(input).await"
+            call = f"{INDENT * 4}let output = {chain};\n"
+            if not fits(call.rstrip("\n")) or width(chain) > CALL_WIDTH:
+                call = (
+                    f"{INDENT * 4}let output = self\n"
+                    f"{INDENT * 5}.{self.methods[tool.name]}(input)\n{INDENT * 5}.await;\n"
+                )
             arms.append(
                 f"{INDENT * 3}{rust_string(tool.name)} => {{\n"
                 f"{INDENT * 4}let input = runtime::arguments(arguments)?;\n"
-                f"{INDENT * 4}runtime::output(self.{self.methods[tool.name]}(input).await)\n"
+                f"{call}{INDENT * 4}runtime::output(output)\n"
                 f"{INDENT * 3}}}\n"
             )
         return (
@@ -249,11 +265,14 @@ class Crate:
             returns, call = types.output, "call"
         tail = f" -> Result<{returns}, ClientError> {{"
         head = listed(f"pub async fn {method}", ["&self", f"input: &{types.input}"], tail, INDENT)
-        body = f"{INDENT * 2}self.0.{call}({rust_string(tool.name)}, input).await"
-        if not fits(body):
+        chain = f"self.0.{call}({rust_string(tool.name)}, input).await"
+        body = f"{INDENT * 2}{chain}"
+        if not fits(body) or width(chain) > CALL_WIDTH:
+            args = [rust_string(tool.name), "input"]
             body = (
-                f"{INDENT * 2}self.0\n{INDENT * 3}.{call}({rust_string(tool.name)}, input)\n"
-                f"{INDENT * 3}.await"
+                f"{INDENT * 2}self.0\n"
+                + listed(f".{call}", args, "", INDENT * 3, call=True)
+                + f"{INDENT * 3}.await"
             )
         return f"{head}{body}\n{INDENT}}}\n"
 

@@ -16,6 +16,10 @@ from typing import Final
 
 WIDTH: Final = 100
 """rustfmt's default `max_width`."""
+CALL_WIDTH: Final = 60
+"""rustfmt's `fn_call_width` (also its `chain_width`): longer arguments go one a line."""
+ATTRIBUTE_WIDTH: Final = 70
+"""rustfmt's `attr_fn_like_width`."""
 INDENT: Final = "    "
 
 
@@ -123,10 +127,13 @@ def member(head: str, type_: TypeText, indent: str, end: str) -> str:
     return f"{indent}{head} {broken(type_, indent)}{end}\n"
 
 
-def listed(head: str, items: Sequence[str], tail: str, indent: str) -> str:
-    """`head(items)tail` on one line when it fits, else one item a line with trailing commas."""
+def listed(head: str, items: Sequence[str], tail: str, indent: str, *, call: bool = False) -> str:
+    """`head(items)tail` on one line when it fits, else one item a line with trailing commas.
+    The arguments of a `call` (or the fields of a tuple struct) also go one a line when there
+    are several and they are longer than `CALL_WIDTH`."""
     line = f"{indent}{head}({', '.join(items)}){tail}"
-    if fits(line) or not items:
+    crowded = call and len(items) > 1 and width(", ".join(items)) > CALL_WIDTH
+    if (fits(line) and not crowded) or not items:
         return line + "\n"
     inner = indent + INDENT
     body = "".join(f"{inner}{item},\n" for item in items)
@@ -143,9 +150,21 @@ def signature(head: str, params: Sequence[str], returns: str, indent: str) -> st
     return listed(head, params, f" -> {returns};", indent)
 
 
+def opening(head: str) -> str:
+    """`head {` opening an item's body, the brace on a line of its own when the line is full
+    (an `impl ... for T` then has `for T` on a line of its own too)."""
+    if fits(f"{head} {{"):
+        return f"{head} {{\n"
+    trait, found, type_ = head.partition(" for ")
+    if head.startswith("impl") and found:
+        return f"{trait}\n{INDENT}for {type_}\n{{\n"
+    return f"{head}\n{{\n"
+
+
 def attribute(content: str, indent: str) -> str:
     """`#[content]`; a `serde(...)` too long for its line gets its arguments on their own line."""
     line = f"{indent}#[{content}]"
-    if fits(line) or not content.startswith("serde("):
+    inside = content.removeprefix("serde(").removesuffix(")")
+    if (fits(line) and width(inside) <= ATTRIBUTE_WIDTH) or not content.startswith("serde("):
         return line + "\n"
-    return f"{indent}#[serde(\n{indent}{INDENT}{content[6:-1]}\n{indent})]\n"
+    return f"{indent}#[serde(\n{indent}{INDENT}{inside}\n{indent})]\n"

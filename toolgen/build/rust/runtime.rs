@@ -1022,6 +1022,7 @@ impl ToolClient {
 
     /// Call `tool`: its structured value as `O`, unwrapped where the revision wraps it (without
     /// `structuredContent`, read from the text; a string output is the text itself).
+    #[allow(dead_code)] // unused in a crate whose tools all lack output schemas
     pub async fn call<O: DeserializeOwned>(
         &self,
         tool: &str,

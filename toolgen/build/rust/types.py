@@ -40,6 +40,7 @@ from toolgen.build.rust.layout import (
     generic,
     listed,
     member,
+    opening,
     rust_string,
 )
 from toolgen.build.typemodel import (
@@ -165,7 +166,7 @@ class TypeWriter:
         body = self._fields(name, fields, extra, INDENT, public=True)
         if not body:
             return f"{head}pub struct {name} {{}}\n\n"
-        return f"{head}pub struct {name} {{\n{body}}}\n\n"
+        return f"{head}{opening(f'pub struct {name}')}{body}}}\n\n"
 
     def _fields(
         self,
@@ -211,7 +212,7 @@ class TypeWriter:
 
     def _enum(self, name: str, values: Sequence[Any]) -> str:
         variants = RUST.identifiers([str(v) for v in values], "variant")
-        out = [f"{DERIVE}pub enum {name} {{\n"]
+        out = [DERIVE, opening(f"pub enum {name}")]
         for value in values:
             out.append(attribute(f"serde(rename = {rust_string(value)})", INDENT))
             out.append(f"{INDENT}{variants[value]},\n")
@@ -226,7 +227,7 @@ class TypeWriter:
         variants = RUST.identifiers(union.tags, "variant")
         tag = f"serde(tag = {rust_string(union.discriminator)}"
         out = [DERIVE, attribute(tag + (", deny_unknown_fields)" if closed else ")"), "")]
-        out.append(f"pub enum {name} {{\n")
+        out.append(opening(f"pub enum {name}"))
         for tag_value, (owner, record) in zip(union.tags, records, strict=True):
             out.append(attribute(f"serde(rename = {rust_string(tag_value)})", INDENT))
             extra = None if closed else record.extra
@@ -252,7 +253,7 @@ class TypeWriter:
         ordered = sorted(branches, key=self._rank)
         labels = [self._label(branch, name) for branch in ordered]
         variants = RUST.identifiers(labels, "variant")
-        out = [DERIVE, "#[serde(untagged)]\n", f"pub enum {name} {{\n"]
+        out = [DERIVE, "#[serde(untagged)]\n", opening(f"pub enum {name}")]
         for label, branch in zip(labels, ordered, strict=True):
             type_ = flat(self.expression(branch, name))
             out.append(listed(variants[label], [type_], ",", INDENT))
@@ -295,7 +296,8 @@ class TypeWriter:
             fields.append(f"Vec<{flat(self.expression(tuple_.rest, name))}>")
         exact = tuple_.required == len(tuple_.items) and tuple_.rest is None
         head = DERIVE if exact else "#[derive(Debug, Clone, PartialEq)]\n"
-        text = head + listed(f"pub struct {name}", [f"pub {f}" for f in fields], ";", "") + "\n"
+        fields = [f"pub {f}" for f in fields]
+        text = head + listed(f"pub struct {name}", fields, ";", "", call=True) + "\n"
         if exact:
             return text
         reads = ["items.next()?"] * tuple_.required + ["items.optional()?"] * len(optional)
@@ -307,8 +309,9 @@ class TypeWriter:
             reads.append("items.rest()?")
             writes.append(f"items.extend(&self.{len(elements)});")
         return text + _TUPLE_IMPLS.format(
-            name=name,
-            read=listed("let value = Self", reads, ";", INDENT * 2),
+            serialize=opening(f"impl Serialize for {name}"),
+            deserialize=opening(f"impl<'de> Deserialize<'de> for {name}"),
+            read=listed("let value = Self", reads, ";", INDENT * 2, call=True),
             writes="".join(f"{INDENT * 2}{w}\n" for w in writes),
         )
 
@@ -385,15 +388,13 @@ def _compact(value: Any) -> str:
 
 
 _TUPLE_IMPLS: Final = """\
-impl Serialize for {name} {{
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{
+{serialize}    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{
         let mut items = runtime::Sequence::default();
 {writes}        items.serialize(serializer)
     }}
 }}
 
-impl<'de> Deserialize<'de> for {name} {{
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{
+{deserialize}    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{
         let mut items = runtime::Elements::read(deserializer)?;
 {read}        items.end()?;
         Ok(value)

@@ -9,21 +9,22 @@ use notes::{
 /// A note's input: `title` is a string and required.
 pub fn input() -> CreateNoteInput {
     CreateNoteInput {
+        // missing_field: the line above
         #[cfg(not(any(feature = "wrong_field_type", feature = "missing_field")))]
         title: "Groceries".to_owned(),
         #[cfg(feature = "wrong_field_type")]
         title: 42, // wrong_field_type
         body: None,
         tags: None,
-    } // missing_field
+    }
 }
 
 /// A string enum's variants are those of the spec.
-pub fn operation() -> features::ExprOption1Op {
+pub fn operation() -> features::ExprObjectOp {
     #[cfg(not(feature = "wrong_variant"))]
-    let op = features::ExprOption1Op::Add;
+    let op = features::ExprObjectOp::Add;
     #[cfg(feature = "wrong_variant")]
-    let op = features::ExprOption1Op::Subtract; // wrong_variant
+    let op = features::ExprObjectOp::Subtract; // wrong_variant
     op
 }
 
@@ -49,8 +50,9 @@ impl Handlers for Refusing {
     }
 
     #[cfg(feature = "wrong_result")]
+    // wrong_result: the line below
     async fn count_notes(&self, _input: CountNotesInput) -> Result<String, ToolError> {
-        Ok("none".to_owned()) // wrong_result
+        Ok("none".to_owned())
     }
 
     async fn delete_note(&self, _input: DeleteNoteInput) -> Result<DeleteNoteOutput, ToolError> {
