@@ -76,8 +76,9 @@ def target_option(func: F) -> F:
         "--target",
         default=None,
         metavar="TARGETS",
-        help="What to write per spec set: python, typescript, or python,typescript "
-        "(default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, else python).",
+        help="What to write per spec set: python, typescript, rust, or several separated by "
+        "commas (default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, "
+        "else python).",
     )(func)
 
 
@@ -209,7 +210,8 @@ def build(
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
     definitions for every protocol revision, pydantic models and a server stub
-    (--target typescript: a TypeScript module for the official SDK instead, or too).
+    (--target typescript: a TypeScript module for the official SDK; --target rust: a Rust
+    crate for rmcp; instead, or too).
 
     SPECS are spec files or directories (default: specs/). A directory whose
     subdirectories each declare a server is a directory of spec sets.
