@@ -4,14 +4,19 @@ servers (mock and handlers, stdio and HTTP, the generated stub)."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import ROOT, SPECS
 from http_support import http_server
 from verify_support.run import DEMO_SPEC, TOOLGEN_BASELINE, demo_server, verify
 
+from toolgen.cli import cli
 from toolgen.serve.http import SecurityPolicy
 from toolgen.serve.mock import mock_handlers
 from toolgen.serve.toolset import RuntimeToolSet
@@ -235,3 +240,27 @@ def test_mirrored_header_parameters_are_sent_over_http() -> None:
         )  # fmt: skip
     assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
     assert run.results("call.answers", "test_param_header")[0]["status"] == "passed"
+
+
+HOSTILE_QUERY = "\x1b]0;owned\x07 \x00 \x9b2J"
+"""An example query the `picky` server quotes back in its refusal: OSC, NUL and a C1 CSI."""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_report_file_escapes_a_servers_control_characters_as_stdout_does(
+    tmp_path: Path, fmt: str
+) -> None:
+    spec = tmp_path / "demo.yaml"
+    text = DEMO_SPEC.joinpath("demo.yaml").read_text(encoding="utf-8")
+    spec.write_text(
+        text.replace("{query: apples}", json.dumps({"query": HOSTILE_QUERY})), encoding="utf-8"
+    )
+    report = tmp_path / "report.txt"
+    args = ["verify", str(spec), "--server", demo_server("picky"), *LEGACY, "--only", "search"]
+    CliRunner().invoke(cli, [*args, "--cases", "0", "--format", fmt, "-o", str(report)])
+    printed = CliRunner().invoke(cli, [*args, "--cases", "0", "--format", fmt]).stdout
+    written = report.read_text(encoding="utf-8")
+    assert "\\u001b]0;owned" in written and "\\u009b2J" in written
+    assert not [c for c in written if c not in "\n\t" and unicodedata.category(c) == "Cc"]
+    seconds = re.compile(r"\d+\.\d s\)")  # the run time in the headline
+    assert seconds.sub("", written) == seconds.sub("", printed)

@@ -171,7 +171,7 @@ class Server:
             if "hangs-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
                 time.sleep(3600)
             if "picky" in DEFECTS and arguments.get("query") != "kiwi":
-                return {"result": error_result(f"no catalogue entry {arguments.get('query')!r}")}
+                return {"result": error_result(f"no catalogue entry '{arguments.get('query')}'")}
             limit = arguments.get("limit", 10)
             limit = limit if isinstance(limit, int) else 10
             value = {"items": [str(arguments.get("query"))] * min(limit, 3), "total": min(limit, 3)}
