@@ -5,6 +5,7 @@ an event stream costs at most the timeout. Floods are a few MB against a 64 KiB 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -37,13 +38,13 @@ def stdio_command(mode: str) -> str:
 
 
 @contextmanager
-def http_server(mode: str) -> Iterator[str]:
-    """The hostile server over HTTP in `mode`: its URL."""
+def http_server(mode: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """The hostile server over HTTP in `mode` (`env` over `ENV`): its URL."""
     process = subprocess.Popen(
         [sys.executable, str(HOSTILE), "--http", mode],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, **ENV},
+        env={**os.environ, **ENV, **(env or {})},
     )
     try:
         assert process.stdout is not None
@@ -120,7 +121,8 @@ def list_tools(transport: Transport, timeout: float, longest: float | None = Non
 def test_a_stdout_flood_costs_verify_at_most_a_few_times_the_message_limit(
     mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """32 MB in one line, or in small notifications before the reply."""
+    """32 MB in one line, or in small notifications before the reply: either way dropped past
+    the limit, and the exchange refused."""
     monkeypatch.setenv(MESSAGE_ENV, str(LIMIT))
     flood = 32 * 1024 * 1024
     env = {**os.environ, "HOSTILE_SIZE": str(flood)}
@@ -133,8 +135,34 @@ def test_a_stdout_flood_costs_verify_at_most_a_few_times_the_message_limit(
         tracemalloc.stop()
         transport.close()
     assert peak < flood / 4, peak
-    assert exchange.kept <= LIMIT
-    assert (exchange.refused is not None) == (mode == "flood-line")
+    assert exchange.refused is not None and not exchange.answered
+
+
+BIG = 4 * 1024 * 1024
+"""The message limit of the tests below: notifications just under it each, twelve of them."""
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_what_comes_for_one_answer_is_read_within_one_message_limit_in_all(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twelve notifications of almost the limit each come before the answer: what arrived
+    while waiting passes the limit with the second, which and all after it are dropped
+    unread; the exchange fails, naming the limit (before: all were read and decoded, the
+    answer too)."""
+    monkeypatch.setenv(MESSAGE_ENV, str(BIG))
+    env = {**os.environ, "HOSTILE_SIZE": str(BIG - 4096), "HOSTILE_COUNT": "12"}
+    with contextlib.ExitStack() as stack:
+        if kind == "stdio":
+            transport: Transport = StdioTarget(stdio_command("big-notices"), env).connect()
+        else:
+            url = stack.enter_context(http_server("big-notices", env))
+            transport = HttpTarget(url).connect()
+        stack.callback(transport.close)
+        exchange = list_tools(transport, 30.0)
+    assert not exchange.answered and exchange.refused is not None
+    assert str(BIG) in exchange.refused and MESSAGE_ENV in exchange.refused
+    assert len(exchange.messages) == 1
 
 
 def test_each_stderr_line_is_kept_to_a_bounded_size() -> None:

@@ -7,6 +7,8 @@ correctly except `tools/list` (and, in `flood-stderr`, what goes to stderr):
 - `flood-line`: the answer is one line (or HTTP body) of $HOSTILE_SIZE bytes;
 - `flood-event` (HTTP): the answer is one server-sent event of $HOSTILE_SIZE bytes;
 - `flood-notices` (stdio): $HOSTILE_SIZE bytes of log notifications come before the answer;
+- `big-notices` (stdio; HTTP: as server-sent events): $HOSTILE_COUNT log notifications of
+  $HOSTILE_SIZE bytes each come before the answer;
 - `deep`: the answer is valid JSON nested 2000 levels deep;
 - `pages-forever`: every page gives a new `nextCursor`;
 - `pages-slow`: every page gives a new `nextCursor` after 0.2 s;
@@ -31,6 +33,7 @@ HTTP = sys.argv[1] == "--http"
 MODE = sys.argv[-1]
 SIZE = int(os.environ.get("HOSTILE_SIZE", str(4 * 1024 * 1024)))
 DRIP = float(os.environ.get("HOSTILE_DRIP", "30"))
+COUNT = int(os.environ.get("HOSTILE_COUNT", "12"))
 VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 
 
@@ -78,6 +81,18 @@ def encoded(response: Any, method: str) -> bytes:
     return text.encode()
 
 
+def notice(size: int) -> str:
+    """A log notification of about `size` bytes."""
+    data = "x" * max(0, size - 80)
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": data},
+        }
+    )
+
+
 def serve_stdio() -> None:
     if MODE == "flood-stderr":
         sys.stderr.write("e" * SIZE + "\nthe last words\n")
@@ -94,10 +109,11 @@ def serve_stdio() -> None:
         if response is not None:
             method = message.get("method", "") if isinstance(message, dict) else ""
             if method == "tools/list" and MODE == "flood-notices":
-                notice = {"jsonrpc": "2.0", "method": "notifications/message"}
-                notice["params"] = {"level": "info", "data": "x" * 40}
-                line = json.dumps(notice) + "\n"
+                line = notice(40) + "\n"
                 sys.stdout.write(line * (SIZE // len(line)))
+            if method == "tools/list" and MODE == "big-notices":
+                for _ in range(COUNT):
+                    sys.stdout.write(notice(SIZE) + "\n")
             sys.stdout.write(encoded(response, method).decode() + "\n")
             sys.stdout.flush()
 
@@ -126,6 +142,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(data)
         elif MODE == "flood-event":
             self.send_events(b"event: message\ndata: " + data + b"\n\n")
+        elif MODE == "big-notices":
+            self.send_events(b"")
+            for _ in range(COUNT):
+                self.wfile.write(b"data: " + notice(SIZE).encode() + b"\n\n")
+            self.wfile.write(b"data: " + data + b"\n\n")
         elif MODE == "drip-header":
             self.send_response(200)
             self.flush_headers()

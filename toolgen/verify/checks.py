@@ -305,8 +305,10 @@ CHECKS: Final = (
     Check(
         "protocol.limits",
         "Everything the server sends is within what verify reads.",
-        "A message (a stdio line, an HTTP body, one server-sent event) is read up to "
-        "`TOOLGEN_MAX_MESSAGE` bytes (64 MiB by default) and 1024 levels of nesting; a "
+        "A message (a stdio line, an HTTP body, one server-sent event), and everything that "
+        "comes while verify waits for one answer (notifications and the answer together), is "
+        "read up to `TOOLGEN_MAX_MESSAGE` bytes (64 MiB by default); a message up to 1024 "
+        "levels of nesting; a "
         "`tools/list` up to 1000 pages within ten timeouts, its `nextCursor` never "
         "repeating. What goes past a limit is dropped unread, never held whole: the exchange waiting for it fails "
         "too, naming the limit, and this check lists what was dropped. Every client has "

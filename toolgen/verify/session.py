@@ -149,6 +149,7 @@ class Session:
             self.timeout if timeout is None else timeout,
             headers,
             longest,
+            request_id,
         )
         if exchange.timed_out and exchange.progressed:
             reason = "toolgen verify: still running at its time limit"

@@ -3,7 +3,9 @@
 A reader thread splits stdout into lines of at most `max_message()` bytes: JSON
 goes to a queue holding at most that many bytes (more is dropped and noted: a
 server flooding messages costs no more), a line over a limit is dropped
-(`Refused`, also queued), anything else is kept, cut short, in `stdout_junk`
+(`Refused`, also queued), and so is every line once those read since the last
+request total more than the limit (the first time, a `Refused` is queued: the
+answer awaited will not be read); anything else is kept, cut short, in `stdout_junk`
 (MCP allows nothing but protocol on stdout). stderr is drained into a bounded
 tail of bounded lines for error messages. The process gets its own session
 (process group), so closing ends it and whatever it started, and nothing else.
@@ -28,6 +30,7 @@ import orjson
 from toolgen.limits import MESSAGE_ENV, STDERR_LINE, TooLong, max_message, read_lines
 from toolgen.verify.transport import (
     KEPT,
+    ONE_ANSWER,
     Deadline,
     Exchange,
     Refused,
@@ -91,6 +94,10 @@ class StdioTransport:
         self._queue: queue.Queue[tuple[Any, int]] = queue.Queue()
         self._queued = 0
         """Bytes of the messages in the queue (as received)."""
+        self._arrived = 0
+        """Bytes of the lines read since the last request was sent."""
+        self._over = False
+        """Whether those passed the limit (the rest until the next request is dropped)."""
         self._lock = threading.Lock()
         self._stderr: deque[bytes] = deque(maxlen=STDERR_TAIL)
         self._eof = False
@@ -103,6 +110,16 @@ class StdioTransport:
         fd = self.process.stdout.fileno()
         for line in read_lines(lambda: os.read(fd, CHUNK), self._limit):
             size = len(line) if isinstance(line, bytes) else self._limit
+            with self._lock:
+                self._arrived += size
+                over, first = self._arrived > self._limit, not self._over
+                self._over = self._over or over
+            if over:  # not decoded: what one answer brings is bounded in all
+                if first:
+                    refusal = too_large(ONE_ANSWER, self._limit)
+                    self._note(str(refusal))
+                    self._queue.put((refusal, 0))
+                continue
             try:
                 message = self._decode(line)
             except Refused as exc:
@@ -157,16 +174,20 @@ class StdioTransport:
         timeout: float,
         headers: Mapping[str, str] | None = None,
         longest: float | None = None,
+        token: Any = None,
     ) -> Exchange:
         found = Exchange()
+        if wanted is not None:
+            with self._lock:
+                self._arrived, self._over = 0, False
         if not self._write(payload):
             found.closed = True
             return found
         if wanted is None:
             return found
-        deadline = Deadline(timeout, longest)
+        deadline = Deadline(timeout, longest, token)
         while True:
-            message, size = self._next(deadline.at)
+            message = self._next(deadline.at)
             if isinstance(message, Refused):  # most likely the awaited reply: not waited for
                 found.refused = str(message)
                 return found
@@ -175,7 +196,7 @@ class StdioTransport:
                 self._hung = found.timed_out and not found.progressed
                 found.closed = self._eof
                 return found
-            found.received(message, size, self._limit, wanted(message))
+            found.messages.append(message)
             if wanted(message):
                 found.reply = message
                 return found
@@ -184,7 +205,7 @@ class StdioTransport:
     def drain(self, grace: float) -> list[Any]:
         deadline = time.monotonic() + grace
         out = []
-        while (message := self._next(deadline)[0]) is not None:
+        while (message := self._next(deadline)) is not None:
             if not isinstance(message, Refused):
                 out.append(message)
         return out
@@ -201,20 +222,20 @@ class StdioTransport:
             return False
         return True
 
-    def _next(self, deadline: float) -> tuple[Any, int]:
-        """The next message and its size, or (None, 0) at the deadline or at end of output."""
+    def _next(self, deadline: float) -> Any:
+        """The next message, or None at the deadline or at end of output."""
         if self._eof:
-            return None, 0
+            return None
         try:
             item, size = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
-            return None, 0
+            return None
         with self._lock:
             self._queued -= size
         if item is _EOF:
             self._eof = True
-            return None, 0
-        return item, size
+            return None
+        return item
 
     def alive(self) -> bool:
         return self.process.poll() is None and not self._eof
