@@ -3,6 +3,9 @@
     python flood_peer.py stdout SIZE        # stdio server: answers its first request with one
                                             #   SIZE-byte line, then exits
     python flood_peer.py stderr SIZE        # stdio server: one SIZE-byte stderr line, then exits
+    python flood_peer.py notices SIZE       # stdio server: answers its first request after
+                                            #   NOTICES notifications of SIZE bytes each (at
+                                            #   most the message limit), then exits
     python flood_peer.py json SIZE          # HTTP server (prints its URL): a SIZE-byte JSON body
     python flood_peer.py sse SIZE           # ... one SIZE-byte server-sent event
     python flood_peer.py drip-head 0        # ... a response head, one byte at a time
@@ -26,9 +29,13 @@ import sys
 from collections import Counter
 from typing import IO
 
+from toolgen.limits import max_message
+
 CHUNK = b"a" * 65536
 DRIP_EVERY = 0.2
 """Seconds between two dripped bytes."""
+NOTICES = 12
+"""Notifications the `notices` peer sends before its answer."""
 FLOODED: list[object] = []
 """The id of the request answered with the flood (once per server)."""
 DRIP_FOR = 300.0
@@ -53,20 +60,34 @@ ANSWER_SUFFIX = b'"}}}'
 
 
 def stdio(mode: str, size: int) -> None:
-    out: IO[bytes] = sys.stdout.buffer if mode == "stdout" else sys.stderr.buffer
+    out: IO[bytes] = sys.stderr.buffer if mode == "stderr" else sys.stdout.buffer
     line = sys.stdin.buffer.readline()
     try:
         request_id = json.loads(line).get("id", 0)
     except ValueError:
         request_id = 0
     try:
-        out.write(answer_prefix(request_id) if mode == "stdout" else b"")
+        if mode == "notices":
+            notice(out, min(size, max_message() - 1024))
+            size = 0
+        out.write(answer_prefix(request_id) if mode != "stderr" else b"")
         for chunk in filler(size):
             out.write(chunk)
-        out.write((ANSWER_SUFFIX if mode == "stdout" else b"") + b"\n")
+        out.write((ANSWER_SUFFIX if mode != "stderr" else b"") + b"\n")
         out.flush()
     except (BrokenPipeError, ConnectionResetError):
         pass
+
+
+def notice(out: IO[bytes], size: int) -> None:
+    """`NOTICES` log notifications whose data string makes each `size` bytes long."""
+    head = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+    tail = b'"}}\n'
+    for _ in range(NOTICES):
+        out.write(head)
+        for chunk in filler(max(0, size - len(head) - len(tail))):
+            out.write(chunk)
+        out.write(tail)
 
 
 async def read_request(reader: asyncio.StreamReader) -> tuple[str, object] | None:
@@ -186,7 +207,7 @@ async def heads(port: int, size: int, count: int) -> None:
 
 def main() -> None:
     mode, size = sys.argv[1], int(sys.argv[2])
-    if mode in ("stdout", "stderr"):
+    if mode in ("stdout", "stderr", "notices"):
         stdio(mode, size)
     elif mode == "heads":
         asyncio.run(heads(int(sys.argv[3]), size, int(sys.argv[4])))

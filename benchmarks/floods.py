@@ -2,7 +2,8 @@
 
 Each case runs the real command (`python -m toolgen ...`) against a peer started
 here that floods it (one huge stdout or stderr line, JSON body, server-sent
-event; for `serve --http`, many connections each sending a huge request head) or
+event, twelve notifications of up to the message limit each before an answer; for
+`serve --http`, many connections each sending a huge request head) or
 starves it (a response head, JSON body or event stream dripped one byte at a
 time). The command's peak resident memory is its `VmHWM` (/proc/PID/status,
 polled) or, when larger, what `wait4` reports at its exit; for `serve --http` it
@@ -65,7 +66,8 @@ class Case:
     key: str
     label: str
     peer: str
-    """`flood_peer.py`'s mode: stdout and stderr are stdio servers, the rest HTTP servers."""
+    """`flood_peer.py`'s mode: stdout, stderr and notices are stdio servers, the rest HTTP
+    servers."""
     args: list[str]
     """The toolgen arguments: `$server` (the peer's command), `$url`, `$out` filled in."""
 
@@ -77,6 +79,7 @@ class Case:
 CASES = [
     Case("verify-stdout", "verify --server, one huge stdout line", "stdout", VERIFY_STDIO),
     Case("verify-stderr", "verify --server, one huge stderr line", "stderr", VERIFY_STDIO),
+    Case("verify-notices", "verify --server, 12 notifications of up to the limit before the answer", "notices", VERIFY_STDIO),
     Case("verify-json", "verify --url, a huge JSON body", "json", VERIFY_URL),
     Case("verify-sse", "verify --url, one huge SSE event", "sse", VERIFY_URL),
     Case("import-json", "import --url, a huge JSON body", "json", ["import", "--url", "$url", *IMPORT_ARGS]),
@@ -165,7 +168,7 @@ def run_case(
     with tempfile.TemporaryDirectory() as tmp:
         fill = {"server": f"{sys.executable} {PEER} {case.peer} {size}", "out": f"{tmp}/out"}
         peer = None
-        if case.peer not in ("stdout", "stderr"):
+        if case.peer not in ("stdout", "stderr", "notices"):
             peer, fill["url"] = start_http_peer(case.peer, size)
         try:
             args = [Template(arg).safe_substitute(fill) for arg in case.args]

@@ -162,7 +162,6 @@ def test_what_comes_for_one_answer_is_read_within_one_message_limit_in_all(
         exchange = list_tools(transport, 30.0)
     assert not exchange.answered and exchange.refused is not None
     assert str(BIG) in exchange.refused and MESSAGE_ENV in exchange.refused
-    assert len(exchange.messages) == 1
 
 
 def test_each_stderr_line_is_kept_to_a_bounded_size() -> None:

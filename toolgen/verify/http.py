@@ -195,7 +195,7 @@ class HttpTransport:
         kind = response.getheader("Content-Type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
             for message in _events(response, self._limit):
-                found.messages.append(message)
+                found.received(message)
                 if wanted is not None and wanted(message):
                     found.reply = message
                     self._drop()  # stop reading the stream: the rest is not ours to wait for
@@ -208,9 +208,8 @@ class HttpTransport:
         try:
             message = loads(body)
         except orjson.JSONDecodeError:
-            found.messages.append({"_unparsed_body": body[:200].decode("utf-8", "replace")})
             return
-        found.messages.append(message)
+        found.received(message)
         if wanted is not None and wanted(message):
             found.reply = message
 

@@ -79,7 +79,12 @@ class Exchange:
     reply: Any = None
     """The awaited message, or None when none came (see `timed_out`, `closed`)."""
     messages: list[Any] = field(default_factory=list)
-    """Every message received while waiting, the reply included, in arrival order."""
+    """The responses received while waiting, the reply included, in arrival order
+    (notifications are looked at as they come, for progress, and not kept)."""
+
+    def received(self, message: Any) -> None:
+        if any_response(message):
+            self.messages.append(message)
     status: int | None = None
     """The HTTP status (None over stdio)."""
     headers: dict[str, str] = field(default_factory=dict)
@@ -95,6 +100,13 @@ class Exchange:
     @property
     def answered(self) -> bool:
         return self.reply is not None
+
+
+def any_response(message: Any) -> bool:
+    """Whether a message is a response or a batch of them (a `wanted` predicate too)."""
+    if isinstance(message, list):
+        return True
+    return isinstance(message, dict) and ("result" in message or "error" in message)
 
 
 class Deadline:
