@@ -153,9 +153,10 @@ def count_problem(text: str, display: str) -> Diagnostic | None:
     """A `limit` diagnostic at the value past `MAX_VALUES` of `text` (aliases count once), read
     from the parser's events without building anything.
 
-    Every value takes at least one character, so only a text that long is counted; a
-    syntax error stops the count (the reader reports it)."""
-    if len(text) < MAX_VALUES:
+    Every value but the first comes after one of `:-,[{?` (a mapping value, a block or flow
+    item, a key without a value), so only a text with more of those is counted; a syntax
+    error stops the count (the reader reports it)."""
+    if 1 + sum(text.count(mark) for mark in ":-,[{?") <= MAX_VALUES:
         return None
     loader = yaml.CSafeLoader(text) if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader(text)
     keys: list[bool | None] = []

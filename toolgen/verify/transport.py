@@ -81,10 +81,6 @@ class Exchange:
     messages: list[Any] = field(default_factory=list)
     """The responses received while waiting, the reply included, in arrival order
     (notifications are looked at as they come, for progress, and not kept)."""
-
-    def received(self, message: Any) -> None:
-        if any_response(message):
-            self.messages.append(message)
     status: int | None = None
     """The HTTP status (None over stdio)."""
     headers: dict[str, str] = field(default_factory=dict)
@@ -96,6 +92,10 @@ class Exchange:
     refused: str | None = None
     """Why a message that came while waiting was dropped unread (over a limit); the wait
     ended there."""
+
+    def received(self, message: Any) -> None:
+        if any_response(message):
+            self.messages.append(message)
 
     @property
     def answered(self) -> bool:
