@@ -13,10 +13,12 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from verify_support import hostile
 from verify_support.run import DEMO_SPEC, HERE, verify
 
 from toolgen.cli import cli
@@ -228,3 +230,37 @@ def test_a_listing_that_pages_slowly_forever_is_cut_after_ten_timeouts() -> None
     assert tools == []
     assert any("10 timeouts" in note for note in transport.refused), transport.refused
     assert took < 3.0 + 1.0, took  # a correctness bound (1,000 pages take 200 s), not a timing
+
+
+def slow_tools(tmp_path: Path, count: int) -> tuple[Path, str, dict[str, str]]:
+    """A spec set of `count` tools the hostile server lists and never answers, each call
+    getting progress every 0.05 s forever: (spec, --server command, environment)."""
+    spec = tmp_path / "slow.yaml"
+    spec.write_text(hostile.slow_spec(count), encoding="utf-8")
+    return spec, stdio_command("progress-calls"), {"HOSTILE_COUNT": str(count)}
+
+
+def test_a_tool_whose_call_gets_no_answer_in_time_is_not_called_again(tmp_path: Path) -> None:
+    """Each call progresses forever and is cancelled at six timeouts (1.8 s); before, every
+    next input went to the same tool, each for another 1.8 s."""
+    spec, server, env = slow_tools(tmp_path, 3)
+    run = verify(spec, "--server", server, "--protocol", "2025-11-25", "--timeout", "0.3", env=env)
+    assert run.report["calls"] == 3, run.report["calls"]
+    for verdict in run.report["tools"]:
+        assert verdict["status"] == "not-exercised"
+        assert "not called again" in verdict["reason"], verdict
+    assert {r["status"] for r in run.results("call.invalid-input")} == {"skipped"}
+
+
+def test_no_call_starts_once_the_runs_budget_is_spent(tmp_path: Path) -> None:
+    """Six tools whose one call each takes 1.8 s, and a budget of 3 s: the tools left when
+    it is spent are not called, and the report says so."""
+    spec, server, env = slow_tools(tmp_path, 6)
+    args = ("--protocol", "2025-11-25", "--timeout", "0.3", "--budget", "3")
+    run = verify(spec, "--server", server, *args, env=env)
+    assert 1 <= run.report["calls"] < 6, run.report["calls"]
+    cut = run.report["cut_short"]
+    assert cut and {v["tool"] for v in run.report["tools"] if "budget" in v["reason"]} == set(cut)
+    assert {r["status"] for r in run.results("call.answers") if r["tool"] in cut} == {
+        "not-exercised"
+    }

@@ -107,6 +107,13 @@ def _fail_usage(lines: list[str]) -> None:
     show_default=True,
     help="Seconds to wait for any one answer.",
 )
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=1),
+    default=600.0,
+    show_default=True,
+    help="Seconds the whole run may take: each tool gets its share, and no call starts after.",
+)
 def verify(
     specs: tuple[Path, ...],
     server: str | None,
@@ -125,6 +132,7 @@ def verify(
     fixtures: Path | None,
     sequences: str,
     timeout: float,
+    budget: float,
 ) -> None:
     """Check a live MCP server against SPECS (a spec set; default specs/): the protocol
     (handshake, ping, notifications, malformed JSON, batches, unknown methods and tools),
@@ -166,7 +174,7 @@ def verify(
         target = _target(server, url, headers)
         options = Options(
             protocol, cases, seed, allow_destructive, only, exclude, timeout, given, sequences,
-            fail_on,
+            fail_on, budget,
         )  # fmt: skip
         report = run_verify(toolset, target, options)
     except (Unreachable, GeneratorMissing) as exc:

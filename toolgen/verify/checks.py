@@ -407,7 +407,9 @@ CHECKS: Final = (
         "input schema (hypothesis-jsonschema, seeded with fixture and example values), shrunk "
         "to the smallest failing one, and invalid inputs. A call that reports progress "
         "(`notifications/progress`) gets more time, up to six times `--timeout`; one still "
-        "progressing then is cancelled, not failed.",
+        "progressing then is cancelled, not failed. A tool whose call got no answer in time "
+        "is not called again, and no call starts once the tool's share of `--budget` is "
+        "spent.",
         (_REPLY,),
     ),
     Check(

@@ -51,6 +51,8 @@ def headline(report: Report) -> str:
     if counts["expected"]:
         rest += f", {counts['expected']} expected failures"
     parts.append(rest)
+    if report.cut:
+        parts.append(f"calls of {len(set(report.cut))} tools cut short by the run's --budget")
     revisions = ", ".join(report.revisions) or "none"
     return (
         f"toolgen verify: {outcome} (fails on {report.fail_on}): {'; '.join(parts)} "
@@ -69,6 +71,7 @@ def to_json(report: Report) -> str:
         "seed": report.seed,
         "revisions": list(report.revisions),
         "calls": report.calls,
+        "cut_short": sorted(set(report.cut)),
     }
     return json.dumps(data, indent=2, ensure_ascii=False, default=repr) + "\n"
 

@@ -1,5 +1,6 @@
 """Everything verify checks at one protocol revision (opening, probes, listing, calls,
-sequences), and `verify`, which runs that for each revision the server is checked at."""
+sequences), and `verify`, which runs that for each revision the server is checked at
+within the run's budget (each tool, and each revision's sequences, gets its share)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from toolgen.verify.probes import describe
 from toolgen.verify.results import Report, Result, broken, failed, skipped
 from toolgen.verify.runner import (
     ALL,
+    Budget,
     Connection,
     Options,
     connections,
@@ -33,12 +35,18 @@ class RevisionRun:
     """The checks of one revision over one (restartable) connection."""
 
     def __init__(
-        self, toolset: ToolSet, connection: Connection, options: Options, report: Report
+        self,
+        toolset: ToolSet,
+        connection: Connection,
+        options: Options,
+        report: Report,
+        budget: Budget,
     ) -> None:
         self.toolset = toolset
         self.connection = connection
         self.options = options
         self.report = report
+        self.budget = budget
         self.revision = connection.revision
 
     def run(self, selected: Sequence[str]) -> list[Result]:
@@ -74,6 +82,7 @@ class RevisionRun:
         by_name = {name: found[-1] for name, found in entries.items()}
         calls: dict[str, ToolCalls] = {}
         for name in selected:
+            until = self.budget.share()
             tool = self.toolset.tool(name)
             why = self._why_not_called(tool, entries.get(name, []))
             if why is not None:
@@ -87,7 +96,11 @@ class RevisionRun:
             except Exception as exc:  # a bug of verify: an error, never a pass
                 out += [broken(check, exc, name, self.revision) for check in CALL_CHECKS]
                 continue
+            calls[name].until = until
             calls[name].run()
+        until = self.budget.share()
+        for tool_calls in calls.values():
+            tool_calls.until = until
         sequences = self._sequences(calls)
         for name in calls:
             out += calls[name].results()
@@ -155,7 +168,8 @@ def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
         report.locations[None] = whole.locate()
     opened = connections(target, options, report)
     report.revisions = tuple(c.revision for c in opened)
+    budget = Budget(started + options.budget, len(opened) * (len(selected) + 1))
     for connection in opened:
-        report.extend(RevisionRun(toolset, connection, options, report).run(selected))
+        report.extend(RevisionRun(toolset, connection, options, report, budget).run(selected))
     report.seconds = time.monotonic() - started
     return report

@@ -13,11 +13,15 @@ Long-running tools (`execution.taskSupport` optional or required) wait six times
 `--timeout` for each answer; every call asks for progress notifications, each
 of which renews the wait, up to six times `--timeout` in all (a call still
 progressing then is cancelled and not judged). A fixtures file may set a tool's
-own timeout.
+own timeout. After a call that got no answer in time (hung, or still progressing)
+the tool is not called again, and no call starts once the tool's share of the
+run's budget is spent (`runner.Budget`); its results say so.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -96,7 +100,8 @@ class Outcome:
     refused: bool
     answered: bool
     said: str
-    """What came back, for messages."""
+    """What came back, for messages (or why no call was made)."""
+    called: bool = True
 
 
 class ToolCalls:
@@ -151,6 +156,12 @@ class ToolCalls:
         self.dead = False
         self.crash: Exception | None = None
         self.task_result: Result | None = None
+        self.until = math.inf
+        """When the tool's share of the run's budget ends (`time.monotonic()`)."""
+        self.stopped: str | None = None
+        """Why the tool is not called again (a call got no answer in time)."""
+        self.cut: str | None = None
+        """Why calls were left out for the budget."""
 
     def with_pins(self, arguments: Any) -> Any:
         """`arguments` with each fixture-pinned property (given, or required at the top) set
@@ -189,6 +200,18 @@ class ToolCalls:
 
     # -- calling ---------------------------------------------------------------------------
 
+    def may_call(self) -> bool:
+        """Whether another call may start: none after one got no answer in time, nor once
+        the tool's share of the budget is spent."""
+        if self.stopped is not None:
+            return False
+        if time.monotonic() < self.until:
+            return True
+        if self.cut is None:
+            self.cut = f"its share of the run's budget (--budget {self.options.budget:g} s) ran out"
+            self.report.cut.append(self.tool.name)
+        return False
+
     def _call(self, arguments: Any) -> tuple[Exchange, str]:
         """Call the tool; restart the server when the call killed or hung it."""
         if self.dead:
@@ -198,6 +221,9 @@ class ToolCalls:
         exchange = session.call_tool(self.tool.name, arguments, headers, self.timeout, self.longest)
         self.report.calls += 1
         detail = ""
+        if exchange.timed_out:
+            waited = self.longest if exchange.progressed else self.timeout
+            self.stopped = f"not called again after a call got no answer in {waited:g} s"
         hung = exchange.timed_out and not exchange.progressed
         if exchange.closed or hung or not session.transport.alive():
             detail = session.transport.describe_exit()
@@ -221,7 +247,7 @@ class ToolCalls:
         return exchange, self.judge.valid_input(exchange, detail)
 
     def _check_valid(self, arguments: Any) -> Failure | None:
-        return self._judged(arguments)[1]
+        return self._judged(arguments)[1] if self.may_call() else None
 
     def _valid(self, case: Case) -> None:
         failure = self._check_valid(case.arguments)
@@ -229,6 +255,8 @@ class ToolCalls:
             self.found.setdefault(failure.check, _Found(failure, case.arguments, case.source))
 
     def _invalid(self, case: Case) -> None:
+        if not self.may_call():
+            return
         exchange, detail = self._call(case.arguments)
         self.invalid_tried += 1
         failure = self.judge.invalid_input(exchange, detail)
@@ -259,6 +287,8 @@ class ToolCalls:
     def step(self, arguments: Any, source: str) -> Outcome:
         """One step of a sequence: a call judged like every other (a broken rule is recorded
         under this tool's call checks, from `source`)."""
+        if not self.may_call():
+            return Outcome(None, False, False, f"not called: {self.stopped or self.cut}", False)
         exchange, failure = self._judged(arguments)
         if failure is not None:
             self.found.setdefault(failure.check, _Found(failure, arguments, source))
@@ -290,6 +320,8 @@ class ToolCalls:
             why = "the server does not declare the tasks.requests.tools.call capability"
             return skipped(TASK_CHECK, why, name, revision)
         arguments = self.base if self.base is not None else {}
+        if not self.may_call():
+            return skipped(TASK_CHECK, f"not called: {self.cut}", name, revision)
         exchange, _ = self._call(arguments)
         if error_code(exchange.reply) == METHOD_NOT_FOUND:
             return passed(TASK_CHECK, f"a plain call got error {METHOD_NOT_FOUND}", name, revision)
@@ -311,7 +343,8 @@ class ToolCalls:
                 not_exercised(check, why, name, revision) for check in CALL_CHECKS
             ]
         out: list[Result] = []
-        note = "; " + "; ".join(self.notes) if self.notes else ""
+        notes = [*self.notes, *(why for why in (self.stopped, self.cut) if why)]
+        note = "; " + "; ".join(notes) if notes else ""
         unexercised = self._unexercised()
         for check in CALL_CHECKS:
             found = self.found.get(check)
@@ -325,7 +358,8 @@ class ToolCalls:
             elif check == "call.structured-content" and self.judge.output is None:
                 out.append(skipped(check, "the tool declares no output schema", name, revision))
             elif check.startswith("call.invalid-input") and not self.invalid_tried:
-                out.append(skipped(check, "no invalid input could be built" + note, name, revision))
+                built = "sent" if self.stopped or self.cut else "could be built"
+                out.append(skipped(check, f"no invalid input {built}{note}", name, revision))
             elif unexercised is not None:
                 out.append(not_exercised(check, unexercised + note, name, revision))
             elif check.startswith("call.invalid-input"):
@@ -348,7 +382,7 @@ class ToolCalls:
         if self.succeeded:
             return None
         if not self.valid_tried and not self.abandoned:
-            return "no valid input could be built or generated"
+            return "no call made" if self.cut else "no valid input could be built or generated"
         if self.refusals and self.refusals == self.valid_tried:
             return (
                 f"every call answered isError ({self.refusals} calls), e.g. "
