@@ -264,3 +264,49 @@ def test_a_report_file_escapes_a_servers_control_characters_as_stdout_does(
     assert not [c for c in written if c not in "\n\t" and unicodedata.category(c) == "Cc"]
     seconds = re.compile(r"\d+\.\d s\)")  # the run time in the headline
     assert seconds.sub("", written) == seconds.sub("", printed)
+
+
+def open_world_spec(tmp_path: Path, examples: bool) -> Path:
+    """The demo spec with `search` undeclared as to the open world (the MCP default: open)."""
+    text = DEMO_SPEC.joinpath("demo.yaml").read_text(encoding="utf-8")
+    text = text.replace("{readOnly: true, openWorld: false}", "{readOnly: true}")
+    if not examples:
+        text = text.replace(
+            "    examples:\n      - input: {query: apples}\n        output: {items: [apples], total: 1}\n",
+            "",
+        )
+    spec = tmp_path / "demo.yaml"
+    spec.write_text(text, encoding="utf-8")
+    return spec
+
+
+OPEN_WORLD = [
+    # (the spec has an example, a fixture value is given, --allow-open-world: calls, and the
+    # status of call.answers; the listing says openWorldHint false: listing.annotations fails)
+    (True, False, False, 1, "passed"),  # the example only
+    (False, True, False, 1, "passed"),  # the fixture value only
+    (False, False, False, 0, "not-exercised"),  # nothing to call it with
+    (True, False, True, None, "passed"),  # examples, boundaries, generated and invalid inputs
+]
+
+
+@pytest.mark.parametrize(("example", "fixture", "allow", "calls", "verdict"), OPEN_WORLD)
+def test_an_open_world_tool_gets_only_the_examples_and_fixture_values_unless_allowed(
+    tmp_path: Path, example: bool, fixture: bool, allow: bool, calls: int | None, verdict: str
+) -> None:
+    args = ["--server", demo_server(), *LEGACY, "--only", "search", "--sequences", "off"]
+    if fixture:
+        (tmp_path / "fixtures.yaml").write_text("values: {query: [kiwi]}\n", encoding="utf-8")
+        args += ["--fixtures", str(tmp_path / "fixtures.yaml")]
+    if allow:
+        args.append("--allow-open-world")
+    run = verify(open_world_spec(tmp_path, example), *args)
+    (answers,) = run.results("call.answers")
+    assert answers["status"] == verdict, answers
+    if calls is None:
+        assert run.report["calls"] > 5
+        assert run.results("call.invalid-input")[0]["status"] == "passed"
+    else:
+        assert run.report["calls"] == calls
+        assert run.results("call.invalid-input")[0]["status"] == "skipped"
+        assert "--allow-open-world" in answers["message"]

@@ -78,6 +78,12 @@ def _fail_usage(lines: list[str]) -> None:
     help="Also call tools that may destroy data (destructive hints, or undeclared hints).",
 )
 @click.option(
+    "--allow-open-world",
+    is_flag=True,
+    help="Also send generated inputs to tools that reach outside systems (open-world hints, or "
+    "undeclared); by default they get only the spec's examples and the fixtures' values.",
+)
+@click.option(
     "--only", multiple=True, metavar="TOOL", help="Check only these tools (fnmatch; repeatable)."
 )
 @click.option(
@@ -126,6 +132,7 @@ def verify(
     cases: int,
     seed: int,
     allow_destructive: bool,
+    allow_open_world: bool,
     only: tuple[str, ...],
     exclude: tuple[str, ...],
     baseline: Path | None,
@@ -139,7 +146,8 @@ def verify(
     the listing (tools, hints, schemas by meaning), calls (fixtures, examples, boundary
     values, generated inputs with shrinking, invalid inputs) and stateful sequences
     (create, read, update, delete). Destructive tools are skipped unless
-    --allow-destructive.
+    --allow-destructive; open-world tools get only the spec's examples and the fixtures'
+    values unless --allow-open-world.
 
     Every check enforces a rule of the MCP specification, JSON-RPC 2.0 or the spec set,
     at a level (must, should, may). Exit 0 when no failure reaches --fail-on's level
@@ -174,7 +182,7 @@ def verify(
         target = _target(server, url, headers)
         options = Options(
             protocol, cases, seed, allow_destructive, only, exclude, timeout, given, sequences,
-            fail_on, budget,
+            fail_on, budget, allow_open_world,
         )  # fmt: skip
         report = run_verify(toolset, target, options)
     except (Unreachable, GeneratorMissing) as exc:

@@ -89,10 +89,12 @@ class RevisionRun:
                 out += self._skip(name, why)
                 continue
             seeds = self.options.fixtures.of(name)
+            closed = self.options.allow_open_world or not reaches_out(tool, entries[name])
             try:
                 calls[name] = ToolCalls(
-                    tool, by_name[name], self.connection, self.options, self.report, seeds
-                )
+                    tool, by_name[name], self.connection, self.options, self.report, seeds,
+                    open_world=not closed,
+                )  # fmt: skip
             except Exception as exc:  # a bug of verify: an error, never a pass
                 out += [broken(check, exc, name, self.revision) for check in CALL_CHECKS]
                 continue
@@ -154,6 +156,14 @@ def is_destructive(tool: Tool, entries: Sequence[Mapping[str, Any]]) -> bool:
     """Whether the spec or any listing entry of the tool's name says (or leaves to the MCP
     default) that the tool may destroy (`toolgen.spec.protocol.may_destroy`)."""
     return may_destroy(tool.annotations.to_mcp(), *(e.get("annotations", {}) for e in entries))
+
+
+def reaches_out(tool: Tool, entries: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the spec or any listing entry of the tool's name says, or leaves to the MCP
+    default, that the tool reaches an open world of outside systems: only
+    `openWorldHint: false`, a JSON boolean, in every one says it does not."""
+    hints = [tool.annotations.to_mcp(), *(e.get("annotations") for e in entries)]
+    return any(not isinstance(h, Mapping) or h.get("openWorldHint") is not False for h in hints)
 
 
 def verify(toolset: ToolSet, target: Target, options: Options) -> Report:

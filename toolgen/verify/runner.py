@@ -59,6 +59,7 @@ class Options:
     former; `off`: none."""
     fail_on: str = MUST
     budget: float = DEFAULT_BUDGET
+    allow_open_world: bool = False
 
     def selects(self, name: str) -> bool:
         if self.only and not any(fnmatch.fnmatchcase(name, p) for p in self.only):
