@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from conftest import ROOT, SPECS
 from http_support import http_server
 from verify_support.run import DEMO_SPEC, TOOLGEN_BASELINE, demo_server, verify
+from verify_support.server import COUNT_SPEC
 
 from toolgen.cli import cli
 from toolgen.serve.http import SecurityPolicy
@@ -310,3 +311,26 @@ def test_an_open_world_tool_gets_only_the_examples_and_fixture_values_unless_all
         assert run.report["calls"] == calls
         assert run.results("call.invalid-input")[0]["status"] == "skipped"
         assert "--allow-open-world" in answers["message"]
+
+
+def test_a_call_after_which_the_tools_that_passed_fail_is_reported_with_its_input(
+    tmp_path: Path,
+) -> None:
+    """The first `add` call leaves the catalogue unreadable: `search`, which passed before,
+    fails after it, and so does every call of `count`, called later: `add`'s call is the
+    suspect, and `count` is not blamed on missing fixtures."""
+    spec = tmp_path / "demo.yaml"
+    spec.write_text(
+        DEMO_SPEC.joinpath("demo.yaml").read_text(encoding="utf-8") + COUNT_SPEC,
+        encoding="utf-8",
+    )
+    args = ("--server", demo_server("corrupts-state"), *LEGACY, "--sequences", "off")
+    run = verify(spec, *args)
+    (state,) = run.results("call.state-intact")
+    assert (state["tool"], state["status"], state["level"]) == ("add", "failed", "should")
+    assert set(state["input"]) == {"a", "b"}
+    assert run.results("call.answers", "search")[0]["status"] == "passed"
+    verdicts = {v["tool"]: v for v in run.report["tools"]}
+    assert verdicts["count"]["status"] == "not-exercised"
+    assert "call.state-intact" in verdicts["count"]["reason"]
+    assert "fixtures file" not in verdicts["count"]["reason"]

@@ -27,7 +27,7 @@ from toolgen.verify.runner import (
 )
 from toolgen.verify.sequences import INFERRED_CHECKS, Sequences, infer
 from toolgen.verify.session import result_of
-from toolgen.verify.toolcalls import CALL_CHECKS, ToolCalls
+from toolgen.verify.toolcalls import CALL_CHECKS, StateWatch, ToolCalls
 from toolgen.verify.transport import Target
 
 
@@ -81,6 +81,7 @@ class RevisionRun:
                 entries.setdefault(d["name"], []).append(d)
         by_name = {name: found[-1] for name, found in entries.items()}
         calls: dict[str, ToolCalls] = {}
+        watch = StateWatch()
         for name in selected:
             until = self.budget.share()
             tool = self.toolset.tool(name)
@@ -93,7 +94,7 @@ class RevisionRun:
             try:
                 calls[name] = ToolCalls(
                     tool, by_name[name], self.connection, self.options, self.report, seeds,
-                    open_world=not closed,
+                    open_world=not closed, watch=watch,
                 )  # fmt: skip
             except Exception as exc:  # a bug of verify: an error, never a pass
                 out += [broken(check, exc, name, self.revision) for check in CALL_CHECKS]

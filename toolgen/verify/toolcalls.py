@@ -16,6 +16,12 @@ progressing then is cancelled and not judged). A fixtures file may set a tool's
 own timeout. After a call that got no answer in time (hung, or still progressing)
 the tool is not called again, and no call starts once the tool's share of the
 run's budget is spent (`runner.Budget`); its results say so.
+
+Calls can damage what a server keeps for all tools (a file, a database). After
+each successful call of a tool that may write, tools that passed before are called
+again (`StateWatch`): when all of them fail now, that call is reported as suspected
+(`call.state-intact`, with its input), and a tool whose calls all fail afterwards
+is not told to get real values from a fixtures file.
 """
 
 from __future__ import annotations
@@ -59,6 +65,9 @@ from toolgen.verify.runner import Connection, Options
 from toolgen.verify.session import result_of
 from toolgen.verify.transport import Exchange
 
+STATE_CHECK: Final = "call.state-intact"
+CANARIES: Final = 3
+"""Tools that passed, called again after each successful call of a writing tool."""
 CALL_CHECKS: Final = (
     "call.answers",
     "call.valid-input",
@@ -85,6 +94,45 @@ def task_support(tool: Tool, listed: Mapping[str, Any]) -> str | None:
         if isinstance(execution, Mapping) and isinstance(execution.get("taskSupport"), str):
             return str(execution["taskSupport"])
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A call after which every tool that passed before failed."""
+
+    tool: str
+    arguments: Any
+    said: str
+    """What the tools called again answered."""
+
+
+class StateWatch:
+    """The tools that passed at one revision, each with the input that first succeeded (up
+    to `CANARIES` of them, read-only and closed-world: such a call, made again, succeeds
+    again unless what the server keeps has changed), and the damage found, if any."""
+
+    def __init__(self) -> None:
+        self.canaries: list[tuple[ToolCalls, Any]] = []
+        self.damage: Damage | None = None
+
+    def add(self, calls: ToolCalls, arguments: Any) -> None:
+        if len(self.canaries) < CANARIES and all(c is not calls for c, _ in self.canaries):
+            self.canaries.append((calls, arguments))
+
+    def failing(self) -> str | None:
+        """What the tools that passed answer now, when every one of them fails (None: some
+        still passes, or none can be called)."""
+        said = []
+        for calls, arguments in self.canaries:
+            if calls.stopped is not None or calls.dead:
+                continue
+            exchange, _ = calls.call(arguments)
+            result = result_of(exchange)
+            if result is not None and result.get("isError") is not True:
+                return None
+            got = describe(exchange) if result is None else show(result, 160)
+            said.append(f"{calls.tool.name} {show(arguments, 80)} got {got}")
+        return "; ".join(said) or None
 
 
 @dataclass(slots=True)
@@ -120,8 +168,24 @@ class ToolCalls:
         report: Report,
         seeds: ToolFixtures,
         open_world: bool = False,
+        watch: StateWatch | None = None,
     ) -> None:
         self.tool = tool
+        self.watch = watch if watch is not None else StateWatch()
+        declared = [tool.annotations.to_mcp(), listed.get("annotations")]
+        self.writes = not all(
+            isinstance(h, Mapping) and h.get("readOnlyHint") is True for h in declared
+        )
+        self.steady = not self.writes and all(
+            isinstance(h, Mapping) and h.get("openWorldHint") is False for h in declared
+        )
+        """Read-only and closed-world: a call that succeeded succeeds again while the
+        server's state stays as it was."""
+        self.state_checks = 0
+        self.damaged: Damage | None = None
+        """The damage found after one of this tool's calls."""
+        self.after_damage: Damage | None = None
+        """The damage found before this tool's calls began."""
         self.open_world = open_world
         """Called only with the spec's examples and the fixtures file's values: no input
         verify makes up (a URL, a host) reaches a tool that reaches outside systems."""
@@ -193,6 +257,7 @@ class ToolCalls:
 
     def run(self) -> None:
         """Make every call; an exception of verify itself is kept for the results."""
+        self.after_damage = self.watch.damage
         try:
             self._run()
         except Exception as exc:  # a bug of verify: reported as an error, never a pass
@@ -232,7 +297,7 @@ class ToolCalls:
             self.report.cut.append(self.tool.name)
         return False
 
-    def _call(self, arguments: Any) -> tuple[Exchange, str]:
+    def call(self, arguments: Any) -> tuple[Exchange, str]:
         """Call the tool; restart the server when the call killed or hung it."""
         if self.dead:
             return Exchange(closed=True), "the server could not be restarted"
@@ -253,7 +318,7 @@ class ToolCalls:
 
     def _judged(self, arguments: Any) -> tuple[Exchange, Failure | None]:
         """A call of valid input, judged, and counted (successes, refusals, abandoned)."""
-        exchange, detail = self._call(arguments)
+        exchange, detail = self.call(arguments)
         if exchange.timed_out and exchange.progressed:
             self.abandoned += 1
             return exchange, None
@@ -264,7 +329,20 @@ class ToolCalls:
             self.first_refusal = self.first_refusal or _text_of(result)
         elif result is not None:
             self.succeeded += 1
+            if self.steady:
+                self.watch.add(self, arguments)
+            elif self.writes:
+                self._check_state(arguments)
         return exchange, self.judge.valid_input(exchange, detail)
+
+    def _check_state(self, arguments: Any) -> None:
+        """Call the tools that passed again after a successful call of this writing tool."""
+        if self.watch.damage is not None or not self.watch.canaries:
+            return
+        said = self.watch.failing()
+        self.state_checks += 1
+        if said is not None:
+            self.damaged = self.watch.damage = Damage(self.tool.name, arguments, said)
 
     def _check_valid(self, arguments: Any) -> Failure | None:
         return self._judged(arguments)[1] if self.may_call() else None
@@ -277,7 +355,7 @@ class ToolCalls:
     def _invalid(self, case: Case) -> None:
         if not self.may_call():
             return
-        exchange, detail = self._call(case.arguments)
+        exchange, detail = self.call(case.arguments)
         self.invalid_tried += 1
         failure = self.judge.invalid_input(exchange, detail)
         if failure is not None:
@@ -342,7 +420,7 @@ class ToolCalls:
         arguments = self.base if self.base is not None else {}
         if not self.may_call():
             return skipped(TASK_CHECK, f"not called: {self.cut}", name, revision)
-        exchange, _ = self._call(arguments)
+        exchange, _ = self.call(arguments)
         if error_code(exchange.reply) == METHOD_NOT_FOUND:
             return passed(TASK_CHECK, f"a plain call got error {METHOD_NOT_FOUND}", name, revision)
         message = f"a plain call got {describe(exchange)}; expected error {METHOD_NOT_FOUND}"
@@ -387,6 +465,16 @@ class ToolCalls:
                 out.append(passed(check, refused, name, revision))
             else:
                 out.append(passed(check, self._tried() + note, name, revision))
+        if self.damaged is not None:
+            message = (
+                f"after this call, every tool that passed before fails ({self.damaged.said}): "
+                "the call may have damaged what the server keeps"
+            )
+            out.append(failed(STATE_CHECK, message, name, revision, self.damaged.arguments))
+        elif self.state_checks:
+            others = ", ".join(c.tool.name for c, _ in self.watch.canaries)
+            message = f"{others}, which passed before, still pass after its calls ({self.state_checks} checked)"
+            out.append(passed(STATE_CHECK, message, name, revision))
         return out
 
     def _tried(self) -> str:
@@ -406,10 +494,15 @@ class ToolCalls:
                 return "no call made"
             return "no valid input could be built or generated"
         if self.refusals and self.refusals == self.valid_tried:
-            return (
-                f"every call answered isError ({self.refusals} calls), e.g. "
-                f"{show(self.first_refusal, 160)}: give real values in a fixtures file"
-            )
+            refused = f"every call answered isError ({self.refusals} calls), e.g. "
+            refused += show(self.first_refusal, 160)
+            if self.after_damage is not None:
+                return (
+                    f"{refused}, after a call of {self.after_damage.tool} that the tools that "
+                    f"passed before fail after too (see {STATE_CHECK}): what the server keeps "
+                    "may be damaged"
+                )
+            return f"{refused}: give real values in a fixtures file"
         if self.abandoned and not self.valid_tried:
             return f"every call was still running after {self.longest:g} s"
         return f"no call succeeded ({self._tried()})"
