@@ -276,8 +276,8 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
     "if it does not exist", "already exists") is not flagged, nor one whose verb
     may add to a set, where a repeat changes nothing (`add`, `attach`, `link`,
     `tag`, `assign`, ...; `repeatable-verbs` / `extend-repeatable-verbs`:
-    `git_add` stages a path, `add_label` labels an issue) unless its description
-    says each call makes something new ("Add a new comment": *new* or *another*
+    `git_add` stages a path, `add_label` labels a pull request) unless its
+    description says each call makes something new ("Add a new comment": *new* or *another*
     before what the name adds, its words after the verb up to a preposition, so
     `add_team_to_project`, "... when a new project needs a team", is not flagged;
     or "each time", "every call"); so is a create of links between things that

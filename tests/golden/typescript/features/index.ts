@@ -30,20 +30,28 @@ export type Count = number;
 export type Email = string;
 
 /** A recursive union (a number, or an operation on expressions). */
-export type Expr = number | {
-  op: "add" | "mul";
+export type Expr = number | ExprObject;
+
+export type ExprObject = {
+  op: ExprObjectOp;
   /** Checked at run time: minItems 2. */
   args: Expr[];
 };
 
+export type ExprObjectOp = "add" | "mul";
+
 export type Ok = true;
 
 /** A tagged union. */
-export type Shape = {
+export type Shape = ShapeCircle | ShapeRect;
+
+export type ShapeCircle = {
   kind: "circle";
   /** Checked at run time: exclusiveMinimum 0. */
   radius: number;
-} | {
+};
+
+export type ShapeRect = {
   kind: "rect";
   /** Checked at run time: minimum 0. */
   width: number;
@@ -82,8 +90,8 @@ export type ScalarsInput = {
   flag?: boolean;
   nothing?: null;
   maybe?: string | null;
-  color?: "red" | "green" | null | 7;
-  typed_enum?: "a" | "b";
+  color?: ScalarsInputColor | null;
+  typed_enum?: ScalarsInputTypedEnum;
   fixed?: "fixed";
   answer?: 42;
   pair?: [1, "two"];
@@ -93,6 +101,10 @@ export type ScalarsInput = {
   deprecated?: string;
   encoded?: string;
 };
+
+export type ScalarsInputColor = "red" | "green" | 7;
+
+export type ScalarsInputTypedEnum = "a" | "b";
 
 /** The output of tool scalars. */
 export type ScalarsOutput = {
@@ -105,42 +117,62 @@ export type CollectionsInput = {
   /** Checked at run time: minItems 0, maxItems 5, uniqueItems true. */
   tags?: string[];
   /** Checked at run time: minItems 2. */
-  tuple?: [string, number, boolean?];
-  open_tuple?: [string?, ...number[]];
-  /** Checked at run time: contains. */
+  tuple?: CollectionsInputTuple;
+  open_tuple?: CollectionsInputOpenTuple;
+  /** Checked at run time: minContains 1, maxContains 2, contains. */
   contains_one?: JsonValue[];
   /** Checked at run time: unevaluatedItems. */
-  evaluated?: [string?, ...JsonValue[]];
+  evaluated?: CollectionsInputEvaluated;
   /** Checked at run time: minProperties 1, maxProperties 3, propertyNames. */
   scores?: {
     [key: string]: number;
   };
-  mixed?: {
-    name?: string;
-    [key: string]: string | undefined;
-  };
+  mixed?: CollectionsInputMixed;
   /** Checked at run time: dependentRequired {"number": ["cvc"]}, dependentSchemas. */
-  card?: {
-    number?: string;
-    cvc?: string;
-  };
-  open?: {
-    /** Checked at run time: integer. */
-    a?: number;
-    [key: string]: unknown;
-  };
-  empty_closed?: Record<string, never>;
+  card?: CollectionsInputCard;
+  open?: CollectionsInputOpen;
+  empty_closed?: CollectionsInputEmptyClosed;
   empty_open?: {
     [key: string]: unknown;
   };
   matrix?: (number | null)[][];
-  nested?: {
-    deeper: {
-      deepest?: {
-        v: string;
-      }[];
-    };
-  };
+  nested?: CollectionsInputNested;
+};
+
+export type CollectionsInputTuple = [string, number, boolean?];
+
+export type CollectionsInputOpenTuple = [string?, ...number[]];
+
+export type CollectionsInputEvaluated = [string?, ...JsonValue[]];
+
+export type CollectionsInputMixed = {
+  name?: string;
+  [key: string]: string | undefined;
+};
+
+export type CollectionsInputCard = {
+  number?: string;
+  cvc?: string;
+};
+
+export type CollectionsInputOpen = {
+  /** Checked at run time: integer. */
+  a?: number;
+  [key: string]: unknown;
+};
+
+export type CollectionsInputEmptyClosed = Record<string, never>;
+
+export type CollectionsInputNested = {
+  deeper: CollectionsInputNestedDeeper;
+};
+
+export type CollectionsInputNestedDeeper = {
+  deepest?: CollectionsInputNestedDeeperDeepestItem[];
+};
+
+export type CollectionsInputNestedDeeperDeepestItem = {
+  v: string;
 };
 
 /**
@@ -149,39 +181,44 @@ export type CollectionsInput = {
  */
 export type CollectionsOutput = string[];
 
-/** The input of tool combinators. */
+/**
+ * The input of tool combinators.
+ * Checked at run time: anyOf.
+ */
 export type CombinatorsInput = {
   shape: Shape;
   expr?: Expr;
-  id?: string | number;
+  id?: CombinatorsInputId;
   either?: string | null;
-  both?: {
-    a: string;
-    [key: string]: unknown;
-  } & {
-    /** Checked at run time: integer. */
-    b: number;
-    [key: string]: unknown;
-  };
+  both?: CombinatorsInputBoth;
   /** Checked at run time: not. */
   not_empty?: string;
   /** Checked at run time: if. */
-  contact?: {
-    method?: "phone" | "email";
-    phone?: string;
-    email?: string;
-    [key: string]: unknown;
-  };
+  contact?: CombinatorsInputContact;
   /**
    * A ref with a sibling keyword.
    * Checked at run time: maximum 10.
    */
   described_ref?: Count;
-} & ({
-  expr: unknown;
-} | {
-  id: unknown;
-});
+};
+
+export type CombinatorsInputId = string | number;
+
+export type CombinatorsInputBoth = {
+  a: string;
+  /** Checked at run time: integer. */
+  b: number;
+  [key: string]: unknown;
+};
+
+export type CombinatorsInputContact = {
+  method?: CombinatorsInputContactMethod;
+  phone?: string;
+  email?: string;
+  [key: string]: unknown;
+};
+
+export type CombinatorsInputContactMethod = "phone" | "email";
 
 /**
  * The output of tool combinators.
@@ -213,7 +250,7 @@ export type OddNamesInput = {
 
 /** The output of tool odd.names. */
 export type OddNamesOutput = {
-  constructor?: string;
+  constructor?: string | Object["constructor"];
 };
 
 /** The input of tool to_string. */
@@ -230,12 +267,6 @@ export type GetXInput = Record<string, never>;
  * Checked at run time: integer.
  */
 export type GetXOutput = number;
-
-/** The input of tool get_x. */
-export type GetUnderscoreXInput = Record<string, never>;
-
-/** The output of tool get_x. */
-export type GetUnderscoreXOutput = number;
 
 /** The input of tool 3d.render. */
 export type Tool3dRenderInput = Record<string, never>;
@@ -301,11 +332,6 @@ export interface Handlers {
    * Tool `get-x`.
    */
   getX(input: GetXInput, context: ServerContext): GetXOutput | Promise<GetXOutput>;
-  /**
-   * Same CamelCase as get-x, so it spells its separator out.
-   * Tool `get_x`.
-   */
-  getUnderscoreX(input: GetUnderscoreXInput, context: ServerContext): GetUnderscoreXOutput | Promise<GetUnderscoreXOutput>;
   /**
    * A leading digit and a dot.
    * Tool `3d.render`.
@@ -423,14 +449,6 @@ export class Client {
   }
 
   /**
-   * Same CamelCase as get-x, so it spells its separator out.
-   * Tool `get_x`.
-   */
-  async getUnderscoreX(input: GetUnderscoreXInput = {}): Promise<GetUnderscoreXOutput> {
-    return (await this.#tools.value("get_x", input, false)) as GetUnderscoreXOutput;
-  }
-
-  /**
    * A leading digit and a dot.
    * Tool `3d.render`.
    */
@@ -466,7 +484,7 @@ export class Client {
 // -- the spec ------------------------------------------------------------------
 
 /** The names of the tools. */
-export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "get-x" | "get_x" | "3d.render" | "nothing" | "pick" | "text_only";
+export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "get-x" | "3d.render" | "nothing" | "pick" | "text_only";
 
 /** Each tool's JSON Schemas (the build's `schemas/`, without `$schema` and `$id`). */
 export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
@@ -1160,15 +1178,6 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
       "type": "integer"
     },
   },
-  "get_x": {
-    input: {
-      "type": "object",
-      "additionalProperties": false
-    },
-    output: {
-      "type": "number"
-    },
-  },
   "3d.render": {
     input: {
       "type": "object",
@@ -1664,20 +1673,6 @@ const LISTED_SCHEMAS = {
       "additionalProperties": false
     },
   },
-  "get_x": {
-    output: {
-      "type": "object",
-      "properties": {
-        "result": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "result"
-      ],
-      "additionalProperties": false
-    },
-  },
   "3d.render": {
     output: {
       "type": "object",
@@ -1764,11 +1759,6 @@ export const LISTINGS: Listings = {
         "name": "get-x",
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
-      },
-      {
-        "name": "get_x",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
       },
       {
         "name": "3d.render",
@@ -1869,17 +1859,6 @@ export const LISTINGS: Listings = {
           "idempotentHint": true,
           "openWorldHint": false,
           "title": "Get x (dash)"
-        },
-      },
-      {
-        "name": "get_x",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false,
-          "title": "Get x (underscore)"
         },
       },
       {
@@ -2017,21 +1996,6 @@ export const LISTINGS: Listings = {
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
         "outputSchema": LISTED_SCHEMAS["get-x"].output,
-        "_meta": {
-          "dev.toolgen/wrappedOutput": "result"
-        },
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2188,21 +2152,6 @@ export const LISTINGS: Listings = {
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
         "outputSchema": LISTED_SCHEMAS["get-x"].output,
-        "_meta": {
-          "dev.toolgen/wrappedOutput": "result"
-        },
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2410,18 +2359,6 @@ export const LISTINGS: Listings = {
         },
       },
       {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": SCHEMAS["get_x"].output!,
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
         "name": "3d.render",
         "title": "Render in 3D",
         "description": "A leading digit and a dot.",
@@ -2483,7 +2420,6 @@ const TOOLS: readonly ToolEntry[] = [
   { name: "odd.names", method: "oddNames", schemas: SCHEMAS["odd.names"] },
   { name: "to_string", method: "toStringTool", schemas: SCHEMAS["to_string"] },
   { name: "get-x", method: "getX", schemas: SCHEMAS["get-x"] },
-  { name: "get_x", method: "getUnderscoreX", schemas: SCHEMAS["get_x"] },
   { name: "3d.render", method: "tool3dRender", schemas: SCHEMAS["3d.render"] },
   { name: "nothing", method: "nothing", schemas: SCHEMAS["nothing"] },
   { name: "pick", method: "pick", schemas: SCHEMAS["pick"] },
