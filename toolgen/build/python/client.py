@@ -170,6 +170,9 @@ class TypeNames:
                 return _SCALARS[kind]
             case Literal(value):
                 return _literal([value])
+            case Enum(values) if Enum(values).large:
+                rest = [v for v in values if not isinstance(v, str)]
+                return _union(["str", *([_literal(rest)] if rest else [])])
             case Enum(values):
                 return _literal(list(values))
             case Array(items):
