@@ -19,6 +19,7 @@ from toolgen.build.common import header_text
 from toolgen.build.python.modelplan import build_plan
 from toolgen.build.templating import template_dir
 from toolgen.build.typescript.module import TESTED_WITH, Module, _json, render_typescript
+from toolgen.spec.errors import SpecError
 from toolgen.spec.ir import ToolSet
 
 GOLDEN = TESTS / "golden" / "typescript"
@@ -138,3 +139,18 @@ def test_the_package_json_names_the_versions_the_tests_use() -> None:
     pinned = json.loads((TESTS / "ts_support" / "package.json").read_text())["dependencies"]
     tested = {k: v for k, v in TESTED_WITH.items() if k != "node"}
     assert tested == {k: v for k, v in pinned.items() if k in tested}
+
+
+def test_a_tool_called_proto_is_refused_at_its_name_for_typescript(
+    write_specs: Callable[..., Path],
+) -> None:
+    tools = "tools:\n  - {name: toString, description: d.}\n  - {name: __proto__, description: d.}\n"
+    specs = write_specs({"main.yaml": tools})
+    toolset = load_toolset(specs)
+    with pytest.raises(SpecError) as raised:
+        render_typescript(toolset, source_note="x")
+    [problem] = raised.value.diagnostics
+    assert problem.code == "invalid-name"
+    assert problem.location is not None
+    where = problem.location
+    assert (Path(where.file).name, where.line, where.column) == ("main.yaml", 5, 12)

@@ -43,6 +43,7 @@ from toolgen.build.typescript.types import (
     ts_string,
 )
 from toolgen.schema.jsonequal import same
+from toolgen.spec.errors import Diagnostic, ErrorCode, SpecError
 from toolgen.spec.ir import Tool, ToolSet
 from toolgen.spec.protocol import SUPPORTED_REVISIONS, list_tools_result
 
@@ -80,6 +81,7 @@ _UNSAFE_JSON = re.compile("[\u2028\u2029\ud800-\udfff]")
 
 def render_typescript(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
     """The files of the spec set's TypeScript module, relative to `OUT/<package>/`."""
+    check_tool_names(toolset)
     header = f"// {header_text(source_note)}\n"
     runtime = (template_dir() / "typescript" / "runtime.ts").read_text(encoding="utf-8")
     return [
@@ -87,6 +89,25 @@ def render_typescript(toolset: ToolSet, *, source_note: str) -> list[tuple[str, 
         ("runtime.ts", header + runtime),
         ("package.json", package_json(toolset, source_note)),
     ]
+
+
+def check_tool_names(toolset: ToolSet) -> None:
+    """Refuse, at its name, a tool the TypeScript SDK cannot hold. Its registry of tools is a
+    plain object: a name every object has (`toString`, `constructor`, ...) is carried (the
+    runtime registers such a tool under another name and renames it), but `__proto__` would
+    replace the registry's prototype instead of adding a tool."""
+    problems = [
+        Diagnostic(
+            ErrorCode.INVALID_NAME,
+            "a tool cannot be called `__proto__` in the TypeScript target: the SDK keeps tools in "
+            "a plain object, where that name is its prototype; rename the tool",
+            tool.origin.locate("name"),
+        )
+        for tool in toolset.tools
+        if tool.name == "__proto__"
+    ]
+    if problems:
+        raise SpecError(problems)
 
 
 def package_json(toolset: ToolSet, source_note: str) -> str:

@@ -212,6 +212,8 @@ function pick(listings: Listings, revision: string): Listings[string] {
 interface Picked {
   readonly byName: Map<string, JsonObject>;
   typed?: ListToolsResult;
+  /** Each definition without its output schema, as the client hands it to the SDK's. */
+  called?: Map<string, Tool>;
 }
 const cache = new WeakMap<Listings, Map<string, Picked>>();
 
@@ -505,12 +507,17 @@ export class ToolClient {
     return this.drift;
   }
 
-  /** Call `tool`; `isError` throws `ToolCallError`. The SDK's result (tools without output). */
+  /** Call `tool`; `isError` throws `ToolCallError`. The SDK's result (tools without output).
+   * The SDK client is handed the spec's definition of the tool, without its output schema: it
+   * sends the call as the spec defines it, and `value` checks the result, once, against the
+   * spec's output schema (the SDK's own check would read inherited members as present). */
   async result(tool: string, input: Readonly<Record<string, unknown>>): Promise<CallToolResult> {
     if (this.drift === undefined) await this.checkDrift();
     const unsafe = (this.drift ?? []).filter((drift) => drift.tool === tool && drift.field === "safety");
     if (unsafe.length > 0) throw new DriftError(unsafe);
-    const result = await this.sdk.callTool({ name: tool, arguments: input });
+    const toolDefinition = this.called().get(tool);
+    const options = toolDefinition === undefined ? undefined : { toolDefinition };
+    const result = await this.sdk.callTool({ name: tool, arguments: input }, options);
     if (result.isError) throw new ToolCallError(tool, textOf(result), result);
     return result;
   }
@@ -535,6 +542,16 @@ export class ToolClient {
 
   private expected(): Map<string, JsonObject> {
     return definitions(this.listings, this.sdk.getNegotiatedProtocolVersion() ?? "");
+  }
+
+  private called(): Map<string, Tool> {
+    const revision = this.sdk.getNegotiatedProtocolVersion() ?? "";
+    const found = picked(this.listings, revision);
+    if (found.called === undefined) {
+      found.called = new Map();
+      for (const { outputSchema, ...tool } of typedListing(this.listings, revision).tools) found.called.set(tool.name, tool);
+    }
+    return found.called;
   }
 }
 
