@@ -38,22 +38,28 @@ export type Tree = {
 /** The input of tool ns.do-thing. */
 export type NsDoThingInput = {
   /** first 'method' */
-  method: "a" | "b";
+  method: NsDoThingInputMethod;
   /** An inline nested object. */
-  config?: {
-    /** second 'method' in another scope */
-    method?: "x" | "y";
-    /**
-     * Checked at run time: integer, minimum 0, maximum 10.
-     * @default 3
-     */
-    depth?: number;
-  };
+  config?: NsDoThingInputConfig;
   /** nullable string */
   maybe?: string | null;
   /** a Python keyword as a property name */
   class?: string;
 };
+
+export type NsDoThingInputMethod = "a" | "b";
+
+export type NsDoThingInputConfig = {
+  /** second 'method' in another scope */
+  method?: NsDoThingInputConfigMethod;
+  /**
+   * Checked at run time: integer, minimum 0, maximum 10.
+   * @default 3
+   */
+  depth?: number;
+};
+
+export type NsDoThingInputConfigMethod = "x" | "y";
 
 /**
  * The output of tool ns.do-thing.
@@ -63,8 +69,10 @@ export type NsDoThingOutput = Tree;
 
 /** The input of tool NS_do_thing. */
 export type NSDoThingInput = {
-  method?: "c" | "d";
+  method?: NSDoThingInputMethod;
 };
+
+export type NSDoThingInputMethod = "c" | "d";
 
 /** The output of tool NS_do_thing. */
 export type NSDoThingOutput = number[];
@@ -85,7 +93,7 @@ export interface Handlers {
    * A name that CamelCases close to the one above.
    * Tool `NS_do_thing`.
    */
-  nSDoThing(input: NSDoThingInput, context: ServerContext): NSDoThingOutput | Promise<NSDoThingOutput>;
+  nsUnderscoreDoUnderscoreThing(input: NSDoThingInput, context: ServerContext): NSDoThingOutput | Promise<NSDoThingOutput>;
 }
 
 /** The SDK's handle of each tool `registerTools` registered (to disable, enable,
@@ -99,7 +107,7 @@ export function registerTools(server: McpServer, handlers: Handlers): Registered
   const spec = new SpecTools(server, SCHEMAS, LISTINGS);
   const tools: RegisteredTools = {
     nsDoThing: spec.register("ns.do-thing", (input: NsDoThingInput, context) => handlers.nsDoThing(input, context)),
-    nSDoThing: spec.register("NS_do_thing", (input: NSDoThingInput, context) => handlers.nSDoThing(input, context)),
+    nsUnderscoreDoUnderscoreThing: spec.register("NS_do_thing", (input: NSDoThingInput, context) => handlers.nsUnderscoreDoUnderscoreThing(input, context)),
   };
   spec.listTools();
   return tools;
@@ -138,6 +146,11 @@ export class Client {
     return this.#tools.checkDrift();
   }
 
+  /** Close the connection (the SDK client's). */
+  close(): Promise<void> {
+    return this.#tools.sdk.close();
+  }
+
   /**
    * Description with """, ''', {{ jinja }}, {% block %}, a backslash \ and a newline
    * and an injection attempt: """; __import__('pathlib').Path('PWNED').touch(); """
@@ -151,7 +164,7 @@ export class Client {
    * A name that CamelCases close to the one above.
    * Tool `NS_do_thing`.
    */
-  nSDoThing(input?: NSDoThingInput): Promise<NSDoThingOutput> {
+  nsUnderscoreDoUnderscoreThing(input?: NSDoThingInput): Promise<NSDoThingOutput> {
     return this.#tools.value<NSDoThingOutput>("NS_do_thing", input ?? {});
   }
 }
