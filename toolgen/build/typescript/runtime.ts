@@ -184,9 +184,9 @@ export class SpecTools<Name extends string> {
       const others: Tool[] = [];
       const live = new Set<string>();
       for (const tool of Array.isArray(theirs["tools"]) ? theirs["tools"] : []) {
-        if (!isSpecType.Tool(tool)) continue;
-        if (spec.has(tool.name)) live.add(tool.name);
-        else others.push(tool);
+        const name = isObject(tool) ? tool["name"] : undefined;
+        if (typeof name === "string" && spec.has(name)) live.add(name);
+        else if (isSpecType.Tool(tool)) others.push(tool);
       }
       const listing = typedListing(this.listings, revision(this.server, context));
       return { ...listing, tools: [...listing.tools.filter((tool) => live.has(tool.name)), ...others] };
