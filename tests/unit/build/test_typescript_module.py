@@ -8,6 +8,7 @@ the diff of `tests/golden/typescript/`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from toolgen.spec.errors import SpecError
 from toolgen.spec.ir import ToolSet
 
 GOLDEN = TESTS / "golden" / "typescript"
-FEATURES = TESTS / "ts_support" / "features"
+FEATURES = TESTS / "targets" / "specs" / "features"
 CASES = {"edge": TESTS / "golden" / "specs" / "edge", "features": FEATURES}
 SETS = [SPECS / "notes", SPECS / "shop", SPECS / "conformance", *CASES.values()]
 
@@ -85,12 +86,18 @@ def test_methods_are_camel_case_and_collision_safe() -> None:
         "odd.names": "oddNames",
         "to_string": "toStringTool",  # every object has a toString
         "get-x": "getX",
-        "get_x": "getUnderscoreX",  # the same CamelCase as get-x: the separator spelled out
         "3d.render": "tool3dRender",  # a leading digit
         "nothing": "nothing",
         "pick": "pick",
         "text_only": "textOnly",
     }
+
+
+def test_tools_with_the_same_words_spell_their_separators_out() -> None:
+    methods = Module(
+        Rendering(load_toolset(TESTS / "targets" / "specs" / "collisions"), "x")
+    ).methods
+    assert methods == {"get-x": "getX", "get_x": "getUnderscoreX", "get.x": "getDotX"}
 
 
 def test_a_method_never_hides_a_client_member_nor_another_method(
@@ -156,3 +163,12 @@ def test_a_tool_called_proto_is_refused_at_its_name_for_typescript(
     assert problem.location is not None
     where = problem.location
     assert (Path(where.file).name, where.line, where.column) == ("main.yaml", 5, 12)
+
+
+def test_the_docs_recipe_installs_the_versions_the_module_is_tested_with() -> None:
+    page = (TESTS.parent / "docs" / "typescript.md").read_text(encoding="utf-8")
+    commands = "\n".join(re.findall(r"^```sh\n(.*?)^```$", page, re.M | re.S))
+    pinned = dict(re.findall(r"(@?[\w/-]+)@(\d[\w.]*)", commands))
+    tested = {k: v for k, v in TESTED_WITH.items() if k not in ("node", "zod")}
+    assert {k: pinned.get(k) for k in tested} == tested
+    assert pinned["@types/node"] == TESTED_WITH["node"]

@@ -30,15 +30,15 @@ export type Count = number;
 export type Email = string;
 
 /** A recursive union (a number, or an operation on expressions). */
-export type Expr = number | ExprOption1;
+export type Expr = number | ExprObject;
 
-export type ExprOption1 = {
-  op: ExprOption1Op;
+export type ExprObject = {
+  op: ExprObjectOp;
   /** Checked at run time: minItems 2. */
   args: Expr[];
 };
 
-export type ExprOption1Op = "add" | "mul";
+export type ExprObjectOp = "add" | "mul";
 
 export type Ok = true;
 
@@ -250,7 +250,7 @@ export type OddNamesInput = {
 
 /** The output of tool odd.names. */
 export type OddNamesOutput = {
-  constructor?: string;
+  constructor?: string | Object["constructor"];
 };
 
 /** The input of tool to_string. */
@@ -267,12 +267,6 @@ export type GetXInput = Record<string, never>;
  * Checked at run time: integer.
  */
 export type GetXOutput = number;
-
-/** The input of tool get_x. */
-export type GetUnderscoreXInput = Record<string, never>;
-
-/** The output of tool get_x. */
-export type GetUnderscoreXOutput = number;
 
 /** The input of tool 3d.render. */
 export type Tool3dRenderInput = Record<string, never>;
@@ -339,11 +333,6 @@ export interface Handlers {
    */
   getX(input: GetXInput, context: ServerContext): GetXOutput | Promise<GetXOutput>;
   /**
-   * Same CamelCase as get-x, so it spells its separator out.
-   * Tool `get_x`.
-   */
-  getUnderscoreX(input: GetUnderscoreXInput, context: ServerContext): GetUnderscoreXOutput | Promise<GetUnderscoreXOutput>;
-  /**
    * A leading digit and a dot.
    * Tool `3d.render`.
    */
@@ -382,7 +371,6 @@ export function registerTools(server: McpServer, handlers: Handlers): Registered
     oddNames: spec.register("odd.names", (input: OddNamesInput, context) => handlers.oddNames(input, context)),
     toStringTool: spec.register("to_string", (input: ToStringInput, context) => handlers.toStringTool(input, context)),
     getX: spec.register("get-x", (input: GetXInput, context) => handlers.getX(input, context)),
-    getUnderscoreX: spec.register("get_x", (input: GetUnderscoreXInput, context) => handlers.getUnderscoreX(input, context)),
     tool3dRender: spec.register("3d.render", (input: Tool3dRenderInput, context) => handlers.tool3dRender(input, context)),
     nothing: spec.register("nothing", (input: NothingInput, context) => handlers.nothing(input, context)),
     pick: spec.register("pick", (input: PickInput, context) => handlers.pick(input, context)),
@@ -487,14 +475,6 @@ export class Client {
   }
 
   /**
-   * Same CamelCase as get-x, so it spells its separator out.
-   * Tool `get_x`.
-   */
-  getUnderscoreX(input?: GetUnderscoreXInput): Promise<GetUnderscoreXOutput> {
-    return this.#tools.value<GetUnderscoreXOutput>("get_x", input ?? {});
-  }
-
-  /**
    * A leading digit and a dot.
    * Tool `3d.render`.
    */
@@ -530,7 +510,7 @@ export class Client {
 // -- the spec ------------------------------------------------------------------
 
 /** The names of the tools. */
-export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "get-x" | "get_x" | "3d.render" | "nothing" | "pick" | "text_only";
+export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "get-x" | "3d.render" | "nothing" | "pick" | "text_only";
 
 /** Each tool's JSON Schemas (the build's `schemas/`, without `$schema` and `$id`). */
 export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
@@ -1224,15 +1204,6 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
       "type": "integer"
     },
   },
-  "get_x": {
-    input: {
-      "type": "object",
-      "additionalProperties": false
-    },
-    output: {
-      "type": "number"
-    },
-  },
   "3d.render": {
     input: {
       "type": "object",
@@ -1728,20 +1699,6 @@ const LISTED_SCHEMAS = {
       "additionalProperties": false
     },
   },
-  "get_x": {
-    output: {
-      "type": "object",
-      "properties": {
-        "result": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "result"
-      ],
-      "additionalProperties": false
-    },
-  },
   "3d.render": {
     output: {
       "type": "object",
@@ -1828,11 +1785,6 @@ export const LISTINGS: Listings = {
         "name": "get-x",
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
-      },
-      {
-        "name": "get_x",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
       },
       {
         "name": "3d.render",
@@ -1933,17 +1885,6 @@ export const LISTINGS: Listings = {
           "idempotentHint": true,
           "openWorldHint": false,
           "title": "Get x (dash)"
-        },
-      },
-      {
-        "name": "get_x",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false,
-          "title": "Get x (underscore)"
         },
       },
       {
@@ -2081,21 +2022,6 @@ export const LISTINGS: Listings = {
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
         "outputSchema": LISTED_SCHEMAS["get-x"].output,
-        "_meta": {
-          "dev.toolgen/wrappedOutput": "result"
-        },
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2252,21 +2178,6 @@ export const LISTINGS: Listings = {
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
         "outputSchema": LISTED_SCHEMAS["get-x"].output,
-        "_meta": {
-          "dev.toolgen/wrappedOutput": "result"
-        },
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2467,18 +2378,6 @@ export const LISTINGS: Listings = {
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
         "outputSchema": SCHEMAS["get-x"].output!,
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": SCHEMAS["get_x"].output!,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
