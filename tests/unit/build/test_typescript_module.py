@@ -150,19 +150,28 @@ def test_the_package_json_names_the_versions_the_tests_use() -> None:
     assert tested == {k: v for k, v in pinned.items() if k in tested}
 
 
-def test_a_tool_called_proto_is_refused_at_its_name_for_typescript(
-    write_specs: Callable[..., Path],
+PROTO_CASES = [
+    ("tools:\n  - {name: toString, description: d.}\n  - {name: __proto__, description: d.}\n", 5, 12),
+    ("tools:\n  - name: t\n    input: {type: object, properties: {__proto__: {type: string}}}\n", 5, 40),
+    ("defs:\n  D: {type: object, properties: {a: {type: object, properties: {__proto__: {}}}}}\n"
+     "tools:\n  - {name: t, output: {$ref: '#/defs/D'}}\n", 4, 65),
+]  # fmt: skip
+"""A tool named `__proto__`, an input property so named, one deep inside a def: (spec, line,
+column) of the name."""
+
+
+@pytest.mark.parametrize(("spec", "line", "column"), PROTO_CASES, ids=["tool", "input", "def"])
+def test_the_name_proto_is_refused_where_it_is_written_for_typescript(
+    write_specs: Callable[..., Path], spec: str, line: int, column: int
 ) -> None:
-    tools = "tools:\n  - {name: toString, description: d.}\n  - {name: __proto__, description: d.}\n"
-    specs = write_specs({"main.yaml": tools})
-    toolset = load_toolset(specs)
+    toolset = load_toolset(write_specs({"main.yaml": spec}))
     with pytest.raises(SpecError) as raised:
         render_typescript(Rendering(toolset, "x"))
     [problem] = raised.value.diagnostics
     assert problem.code == "invalid-name"
     assert problem.location is not None
     where = problem.location
-    assert (Path(where.file).name, where.line, where.column) == ("main.yaml", 5, 12)
+    assert (Path(where.file).name, where.line, where.column) == ("main.yaml", line, column)
 
 
 def test_the_docs_recipe_installs_the_versions_the_module_is_tested_with() -> None:

@@ -31,7 +31,8 @@ from toolgen.build.naming import LANGUAGES
 from toolgen.build.target import Rendering
 from toolgen.build.typescript.types import JSON_VALUE, declarations, doc_comment, ts_string
 from toolgen.schema.jsonequal import same
-from toolgen.spec.errors import Diagnostic, ErrorCode, SpecError
+from toolgen.schema.walk import walk_schemas
+from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.spec.ir import Tool, ToolSet
 from toolgen.spec.protocol import SUPPORTED_REVISIONS
 
@@ -54,7 +55,7 @@ RUNTIME: Final = Path(__file__).with_name("runtime.ts")
 
 def render_typescript(job: Rendering) -> list[tuple[str, str]]:
     """The files of the spec set's TypeScript module, relative to `OUT/<package>/`."""
-    check_tool_names(job.toolset)
+    check_names(job.toolset)
     header = f"// {job.header}\n"
     runtime = RUNTIME.read_text(encoding="utf-8")
     return [
@@ -64,23 +65,39 @@ def render_typescript(job: Rendering) -> list[tuple[str, str]]:
     ]
 
 
-def check_tool_names(toolset: ToolSet) -> None:
-    """Refuse, at its name, a tool the TypeScript SDK cannot hold. Its registry of tools is a
-    plain object: a name every object has (`toString`, `constructor`, ...) is carried (the
-    runtime registers such a tool under another name and renames it), but `__proto__` would
-    replace the registry's prototype instead of adding a tool."""
+def check_names(toolset: ToolSet) -> None:
+    """Refuse, where it is written, a name the TypeScript SDK cannot carry: `__proto__`, as a
+    tool's name (the SDK keeps tools in a plain object, where that name is its prototype) or
+    as a property's (its JSON parsing of requests and results drops that key). A tool named
+    like another member of every object (`toString`, `constructor`, ...) is carried: the
+    runtime registers it under another name and renames it."""
     problems = [
-        Diagnostic(
-            ErrorCode.INVALID_NAME,
-            "a tool cannot be called `__proto__` in the TypeScript target: the SDK keeps tools in "
-            "a plain object, where that name is its prototype; rename the tool",
-            tool.origin.locate("name"),
-        )
+        Diagnostic(ErrorCode.INVALID_NAME, _PROTO_TOOL, tool.origin.locate("name"))
         for tool in toolset.tools
         if tool.name == "__proto__"
     ]
+    written = [(d.origin, d.schema) for d in toolset.defs]
+    for tool in toolset.tools:
+        written += [(o, o.value()) for o in (tool.input_origin, tool.output_origin) if o]
+    for origin, schema in written:
+        for path, sub in walk_schemas(schema):
+            properties = sub.get("properties") if isinstance(sub, dict) else None
+            if isinstance(properties, dict) and "__proto__" in properties:
+                where = origin.locate(*path, "properties", "__proto__", key=True)
+                problems.append(Diagnostic(ErrorCode.INVALID_NAME, _PROTO_PROPERTY, where))
     if problems:
-        raise SpecError(problems)
+        raise SpecError(sorted(problems, key=lambda d: d.location or _NOWHERE))
+
+
+_PROTO_TOOL: Final = (
+    "a tool cannot be called `__proto__` in the TypeScript target: the SDK keeps tools in a "
+    "plain object, where that name is its prototype; rename the tool"
+)
+_PROTO_PROPERTY: Final = (
+    "a property cannot be called `__proto__` in the TypeScript target: the SDK's JSON parsing "
+    "drops that key from arguments and results; rename the property"
+)
+_NOWHERE: Final = Location("", 0, 0)
 
 
 def package_json(toolset: ToolSet, header: str) -> str:
