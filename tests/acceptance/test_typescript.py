@@ -162,7 +162,7 @@ def test_the_node_server_passes_toolgen_verify_at_should_on_every_revision(
     )
     done = toolgen(
         "verify", str(specs[name]), "--server", server, "--protocol", "all", "--fail-on", "should",
-        "--allow-destructive", "--baseline", str(baseline), "--format", "json",
+        "--allow-destructive", "--allow-open-world", "--baseline", str(baseline), "--format", "json",
     )  # fmt: skip
     report = json.loads(done.stdout)
     failed = [r for r in report["results"] if r["status"] == "failed" and not r.get("expected")]
