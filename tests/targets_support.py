@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import typescript_support
-from conftest import SPECS, TESTS
+from conftest import SPECS, TESTS, run_process, toolgen_cli
 
 from toolgen import load_toolset
 from toolgen.build.naming import LANGUAGES
@@ -60,8 +60,6 @@ REFUSED: Mapping[tuple[str, str], tuple[str, int]] = {
 """(target, set) → the error code and line of a set the target refuses (nothing else)."""
 TEXT_RESULT = "done"
 """What the tests' handler of a tool without output schema answers."""
-GUARD = 600.0
-"""Seconds before a hung build or server fails: a guard, not a timing assertion."""
 
 
 @dataclass(frozen=True)
@@ -125,15 +123,7 @@ def built_sets(target: str) -> list[str]:
     return [name for name in SETS if (target, name) not in REFUSED]
 
 
-def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=False,
-        cwd=cwd,
-    )
+toolgen = toolgen_cli
 
 
 def build(specs: Path, out: Path, target: str) -> subprocess.CompletedProcess[str]:
@@ -196,15 +186,8 @@ class PythonRow:
     def round_trips(self, out: Path, vectors: VectorSet) -> list[tuple[str, Any, Any]]:
         script = _PYTHON_ROUND_TRIP.format(package=vectors.toolset.server.package)
         pairs = _typed_values(vectors)
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            input=json.dumps(pairs),
-            capture_output=True,
-            text=True,
-            timeout=GUARD,
-            check=False,
-            cwd=out,
-            env=python_env(out),
+        done = run_process(
+            [sys.executable, "-c", script], stdin=json.dumps(pairs), cwd=out, env=python_env(out)
         )
         assert done.returncode == 0, done.stderr[-3000:]
         back = json.loads(done.stdout)
@@ -224,21 +207,14 @@ class PythonRow:
             arguments = vectors.tools[tool.name].valid[0]
             names = {_json_name(p["json"]): p["name"] for p in params}
             calls[tool.name] = [methods[tool.name], {names[k]: v for k, v in arguments.items()}]
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                script,
-                json.dumps(self.server(out, vectors)),
-                json.dumps(calls),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=GUARD,
-            check=False,
-            cwd=out,
-            env=python_env(out),
-        )
+        argv = [
+            sys.executable,
+            "-c",
+            script,
+            json.dumps(self.server(out, vectors)),
+            json.dumps(calls),
+        ]
+        done = run_process(argv, cwd=out, env=python_env(out))
         assert done.returncode == 0, done.stderr[-3000:]
         result: dict[str, Any] = json.loads(done.stdout)
         return result
