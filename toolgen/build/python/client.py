@@ -84,7 +84,7 @@ def render_client(
     methods = client_methods(toolset.tools, handlers)
     tools = [_tool_context(tool, methods[tool.name], types) for tool in toolset.tools]
     text = render(
-        "client.py.jinja",
+        "python/client.py.jinja",
         header=header_text(source_note),
         server=toolset.server,
         package=toolset.server.package,
@@ -170,6 +170,9 @@ class TypeNames:
                 return _SCALARS[kind]
             case Literal(value):
                 return _literal([value])
+            case Enum(values) if Enum(values).large:
+                rest = [v for v in values if not isinstance(v, str)]
+                return _union(["str", *([_literal(rest)] if rest else [])])
             case Enum(values):
                 return _literal(list(values))
             case Array(items):
