@@ -11,6 +11,7 @@ import click
 
 from toolgen.cli.common import echo
 from toolgen.cli.importing import _headers
+from toolgen.limits import CALL_TIMEOUT
 
 
 @click.command()
@@ -35,7 +36,7 @@ from toolgen.cli.importing import _headers
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
+    default=CALL_TIMEOUT,
     show_default=True,
     help="Seconds for connecting, listing and the call together.",
 )

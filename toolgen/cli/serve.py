@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from toolgen.limits import CALL_TIMEOUT
 from toolgen.report.terminal import print_spec_errors
 from toolgen.spec.errors import SpecError
 
@@ -49,7 +50,7 @@ def check_token(value: str | None) -> str | None:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0),
-    default=60.0,
+    default=CALL_TIMEOUT,
     show_default=True,
     help="Seconds a call may run before it answers with an error (0: no limit).",
 )

@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import gc
 import logging
 import os
 import select
@@ -40,7 +39,7 @@ try:
 except ImportError:  # pragma: no cover - not on POSIX
     fcntl = None  # type: ignore[assignment]
 
-from toolgen.limits import TooLong, read_lines
+from toolgen.limits import DEFAULT_MAX_MESSAGE, TooLong, read_lines
 from toolgen.serve import jsonrpc
 from toolgen.serve.calls import PendingCall
 from toolgen.serve.connection import Connection, Response
@@ -49,13 +48,14 @@ from toolgen.serve.engine import Engine, log
 from toolgen.serve.handlers import unknown_handlers
 from toolgen.serve.serving import log_to_stderr
 from toolgen.serve.tools import Tools
+from toolgen.spec import collector
 
 SHUTDOWN_GRACE: Final = 2.0
 """Seconds that running calls get to answer after stdin closes."""
 MAX_CALLS_IN_FLIGHT: Final = 64
 """Reading stdin waits while this many calls run: bounded memory under pipelining, and
 calls queued in the pipe cost nothing."""
-MAX_MESSAGE: Final = 64 * 1024 * 1024
+MAX_MESSAGE: Final = DEFAULT_MAX_MESSAGE
 """Longest line accepted (bytes); a longer one is dropped and answered with -32600."""
 READ_SIZE: Final = 64 * 1024
 """Bytes read from stdin at a time."""
@@ -372,10 +372,7 @@ def serve_stdio(
         log.warning("no handler for tool %r: its calls will answer with an error", name)
     for key in unknown_handlers([tool.name for tool in tools.tools], handlers):
         log.warning("handler %r matches no tool of %s", key, tools.server.name)
-    # Everything loaded so far lives as long as the server: keep it out of the garbage
-    # collector's generations, so that collections during calls stay short. (No
-    # `gc.collect()` first: it would cost milliseconds of cold start.)
-    gc.freeze()
+    collector.keep_forever()  # what is loaded so far lives as long as the server
     with _protocol_stdout() as out, contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run_stdio(engine, sys.stdin.buffer, out, shutdown_grace=shutdown_grace))
 

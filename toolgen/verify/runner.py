@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from toolgen.limits import VERIFY_TIMEOUT
 from toolgen.spec.protocol import (
     LATEST_LEGACY_REVISION,
     LEGACY_REVISIONS,
@@ -35,7 +36,6 @@ from toolgen.verify.transport import Exchange, Target, Transport, Unreachable
 
 ALL: Final = "all"
 DEFAULT_CASES: Final = 20
-DEFAULT_TIMEOUT: Final = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Options:
     allow_destructive: bool = False
     only: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = VERIFY_TIMEOUT
     fixtures: Fixtures = field(default_factory=Fixtures)
     sequences: str = "auto"
     """`auto`: the fixtures file's sequences and the inferred ones; `pinned`: only the
