@@ -1,21 +1,26 @@
-"""Running one `tools/call` whose arguments are valid: its handler, the per-call timeout,
-cancellation, and the response it answers.
+"""Running one `tools/call` whose arguments are valid: where its handler runs, the per-call
+timeout, cancellation, and the response it answers.
 
 The engine makes a `PendingCall` for each `tools/call` it accepts and puts it among the
-connection's calls in flight (`toolgen.serve.connection`); the transport then runs it once:
+connection's calls in flight (`toolgen.serve.connection`). The transport sets where the
+call's notifications go (`context`) and where its response goes (`reply`), then hands it
+to `start`, the one place that decides how a handler runs, for every transport:
 
-- `await call.run()` on the event loop: an async handler runs in this task; a sync one on
-  a worker thread (`Workers`: a handler that never returns neither holds up other calls
-  nor keeps the process alive); both within the per-call timeout.
-- `call.run_here()` on the current thread, for a call whose handler is sync (`call.sync`):
-  stdio runs such calls on the thread that read them, and keeps their timeout itself
-  (`timed_out`, `abandon`); transports on the event loop run `inline` ones there.
+- a call that runs as a task (`io.modelcontextprotocol/tasks`): in an asyncio task of
+  its own, detached from its request, which is answered with the task's handle;
+- an async handler: in an asyncio task on the event loop, within the per-call timeout;
+- a sync handler marked `@inline` (or every sync handler, `inline_sync`) called on the
+  event loop: right there, at once;
+- any other sync handler: on a handler thread. Called on one (stdio reads its input on
+  a handler thread), right there; called on the event loop, on an idle handler thread,
+  else a new one (`Workers`: a handler that never returns neither holds up other calls
+  nor keeps the process alive), awaited within the per-call timeout.
 
-Both give the JSON-RPC response to send, or None when the call was cancelled or timed out
-meanwhile: only the first to take the call off the connection (`claim`) answers it. A
-handler that raises, times out or returns a result that breaks its output schema gives an
-`isError` result the model can act on; the details only go to the log. A handler that
-raises `ProtocolError` gives that JSON-RPC error instead.
+`reply` gets the JSON-RPC response, or None when the call was cancelled or answered
+meanwhile (timed out): only the first to take the call off the connection (`claim`)
+answers it. A handler that raises, times out or returns a result that breaks its output
+schema gives an `isError` result the model can act on; the details only go to the log. A
+handler that raises `ProtocolError` gives that JSON-RPC error instead.
 """
 
 from __future__ import annotations
@@ -174,6 +179,7 @@ class PendingCall:
         "handler",
         "inputs",
         "name",
+        "reply",
         "request_id",
         "store",
         "task",
@@ -206,21 +212,23 @@ class PendingCall:
         self.handler = calls.handlers.get(name)
         self.context = context_for_call()
         """What the handler reports progress and log messages to; the transport may set it."""
+        self.reply: Callable[[Response | None], None] = _nowhere
+        """Where the call's response goes once it ends (None: cancelled, or answered already)."""
         self.task: asyncio.Task[Any] | None = None
         self._state = _NEW
         self._abandoned = False
 
     @property
     def sync(self) -> bool:
-        """Whether `run_here` can run the call: its handler is sync (or missing) and the
-        call is no task."""
+        """Whether the handler is sync (or missing) and the call is no task: it runs on the
+        thread that starts it, or on a handler thread (see `start`)."""
         handler = self.handler
         return self.store is None and (handler is None or not handler.is_async)
 
     @property
     def inline(self) -> bool:
-        """Whether the handler never blocks (`@inline`, or `inline_sync`): a transport on the
-        event loop runs it there, with no thread."""
+        """Whether the handler is sync and never blocks (`@inline`, or `inline_sync`): it runs
+        on the event loop, with no thread (see `start`)."""
         handler = self.handler
         return self.sync and (handler is None or handler.inline or self.calls.inline_sync)
 
@@ -376,6 +384,16 @@ class PendingCall:
     def _answer(self, response: Response) -> Response | None:
         return response if self.connection.claim(self.request_id, self) else None
 
+    def ended(self, task: asyncio.Future[Response | None]) -> None:
+        """The call's asyncio task is done: pass its response on (see `start`)."""
+        if task.cancelled():
+            self.reply(None)
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("a call failed unexpectedly", exc_info=exc)
+        self.reply(None if exc is not None else task.result())
+
     def cancel(self) -> None:
         """Cancel the call, from any thread: its task, or (a sync handler on a transport's
         thread, a call not started) the handler is told (`abandon`)."""
@@ -500,6 +518,43 @@ class PendingCall:
         """The `CreateTaskResult` response: the task's handle, `resultType: "task"`."""
         body = {"resultType": "task", **task.handle(), "_meta": self.calls.meta}
         return jsonrpc.response(self.request_id, body)
+
+
+def start(call: PendingCall, loop: asyncio.AbstractEventLoop) -> asyncio.Task[Any] | None:
+    """Run `call` where its handler belongs (see the module docs): the one place that
+    decides, for every transport. Called on `loop` (the event loop) or on a handler thread;
+    `call.reply` gets the response. Returns the asyncio task the call runs in when it
+    started one from the loop (cancel it to cancel the call), else None."""
+    on_loop = _running_loop() is loop
+    if call.sync and (call.inline if on_loop else True):
+        call.reply(call.run_here())
+        return None
+    if not on_loop:
+        loop.call_soon_threadsafe(start, call, loop)
+        return None
+    task = loop.create_task(call.run())
+    task.add_done_callback(call.ended)
+    return task
+
+
+async def answer(call: PendingCall) -> Response | None:
+    """`start` `call` from the event loop and wait for its response (None: cancelled by
+    `notifications/cancelled`, or answered already). Cancelling the waiting task cancels
+    the call."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Response | None] = loop.create_future()
+    call.reply = lambda response: _settle(done, response)
+    task = start(call, loop)
+    try:
+        return await done
+    except asyncio.CancelledError:
+        if task is not None:
+            task.cancel()
+        raise
+
+
+def _nowhere(response: Response | None) -> None:
+    """The `reply` of a call nobody asked to answer: its response is dropped."""
 
 
 def _error_response(request_id: RequestId, exc: ProtocolError) -> Response:

@@ -10,6 +10,7 @@ happen on any thread.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from toolgen.serve import jsonrpc
@@ -36,7 +37,7 @@ class Connection:
         self.log_level: str | None = None
         """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
         self.inflight: dict[RequestId, Cancellable] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
 
     def claim(self, request_id: RequestId, call: Cancellable) -> bool:
         """Take `call` off the calls in flight to answer it; False when it was cancelled or
@@ -45,7 +46,18 @@ class Connection:
             if self.inflight.get(request_id) is not call:
                 return False
             del self.inflight[request_id]
+            self._lock.notify_all()
             return True
+
+    def wait_room(self, limit: int, still: Callable[[], bool]) -> bool:
+        """Wait while `limit` calls are in flight (a transport that reads no more until one
+        ends); False as soon as `still()` is False (the waiter should stop)."""
+        if len(self.inflight) < limit:  # (the common case, without the lock)
+            return still()
+        with self._lock:
+            while len(self.inflight) >= limit and still():
+                self._lock.wait()
+        return still()
 
     def cancel(self, request_id: Any) -> bool:
         """Cancel the call with this id; False when none is in flight (then nothing happens)."""
@@ -53,6 +65,7 @@ class Connection:
             return False
         with self._lock:
             call = self.inflight.pop(request_id, None)  # the id is free again at once
+            self._lock.notify_all()
         if call is None:
             return False
         call.cancel()
@@ -61,3 +74,5 @@ class Connection:
     def cancel_all(self) -> None:
         for request_id in list(self.inflight):
             self.cancel(request_id)
+        with self._lock:
+            self._lock.notify_all()  # a waiter in `wait_room` asks `still()` again

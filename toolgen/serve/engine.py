@@ -8,19 +8,17 @@ Transport-independent. A transport decodes one JSON message, calls
 - `None`: send nothing (notifications, responses from the client), or
 - a `PendingCall` (`toolgen.serve.calls`): a `tools/call` whose handler still
   has to run, already among `connection.inflight` (so `notifications/cancelled`
-  finds it). Run it once, `await call.run()` in a task of its own, or
-  `call.run_here()` on a thread when `call.sync`, and send what it gives
-  unless that is None (cancelled, or answered already).
+  finds it). The transport hands it to `calls.start`, which decides where the
+  handler runs, and sends what the call's `reply` gets unless that is None.
 
-`await Engine.handle(message, connection)` does all of that for transports
-that answer one request at a time (HTTP); cancelling the awaiting task (a
-client that went away) cancels the call.
+`await Engine.handle(message, connection)` does all of that in one step (batches,
+tests, hosts that answer one request at a time).
 
 JSON-RPC batches (arrays): only a 2025-03-26 session must accept them
 (`takes_batch`); `await Engine.handle_batch(...)` answers one with an array.
 Every other array gets -32600, as MCP before 2025-03-26 and since 2025-06-18 says.
 
-Eras (see DESIGN.md "MCP facts"). A request whose `params._meta` carries
+Eras. A request whose `params._meta` carries
 `io.modelcontextprotocol/protocolVersion` is served statelessly at exactly
 that version (2026-07-28: `server/discover`, `tools/list`, `tools/call`, and
 `tasks/get`, `tasks/update`, `tasks/cancel` when a tool supports tasks, see
@@ -44,7 +42,7 @@ from typing import Any, Final
 
 from toolgen.schema.validation import invalid_arguments
 from toolgen.serve import jsonrpc
-from toolgen.serve.calls import Calls, PendingCall
+from toolgen.serve.calls import Calls, PendingCall, answer
 from toolgen.serve.connection import Connection, Response
 from toolgen.serve.context import (
     CLIENT_CAPABILITIES_META,
@@ -156,20 +154,12 @@ class Engine:
     # -- entry points -----------------------------------------------------------------
 
     async def handle(self, message: Any, connection: Connection) -> Response | None:
-        """Answer one decoded message completely (running a call's handler if needed)."""
+        """Answer one decoded message completely, a call's handler run by `calls.answer`
+        (cancelling the awaiting task cancels the call)."""
         reply = self.dispatch(message, connection)
         if not isinstance(reply, PendingCall):
             return reply
-        if reply.inline:
-            return reply.run_here()
-        task = asyncio.ensure_future(reply.run())
-        try:
-            return await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if task.cancelled() and (current is None or not current.cancelling()):
-                return None  # cancelled by notifications/cancelled: no response
-            raise
+        return await answer(reply)
 
     @staticmethod
     def takes_batch(message: Any, connection: Connection) -> bool:

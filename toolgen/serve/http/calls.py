@@ -1,10 +1,10 @@
-"""Running one `tools/call` over HTTP: notifications, requests to the client, cancellation.
+"""Answering one `tools/call` over HTTP: notifications, requests to the client, cancellation.
 
-The engine gives a `PendingCall`; it runs as a task (an `inline` one right here) with a
-`CallContext` whose `send` feeds a queue. Whichever comes first decides the answer: the
-call ending (a plain JSON response), a notification (the answer becomes an SSE stream:
-notifications as they come, then the response), or the client hanging up (the call is
-cancelled).
+The engine gives a `PendingCall`, which `calls.start` runs where its handler belongs, with
+a `CallContext` whose `send` feeds a queue and a `reply` that settles a future. Whichever
+comes first decides the answer: the call ending (a plain JSON response), a notification
+(the answer becomes an SSE stream: notifications as they come, then the response), or the
+client hanging up (the call is cancelled).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from toolgen.serve.calls import PendingCall
+from toolgen.serve.calls import PendingCall, start
 from toolgen.serve.connection import Connection
 from toolgen.serve.context import Ask, for_request
 from toolgen.serve.engine import Engine
@@ -71,15 +71,19 @@ async def run_call(
         client_capabilities=session.client_capabilities if session is not None else None,
     )
     call = engine.dispatch(message, connection)
-    task: asyncio.Future[dict[str, Any] | None]
     if not isinstance(call, PendingCall):  # an error: answered at once, nothing sent before
         return answer(call, accept, modern)
     call.context = context
-    if call.inline:  # a handler that never blocks: answered at once, maybe after notifications
-        task = loop.create_future()
-        task.set_result(call.run_here())
-    else:
-        task = asyncio.ensure_future(call.run())
+    task: asyncio.Future[dict[str, Any] | None] = loop.create_future()
+
+    def settle(response: dict[str, Any] | None) -> None:
+        if not task.done():  # (else the client hung up: nobody waits)
+            task.set_result(response)
+
+    call.reply = settle
+    running = start(call, loop)
+    if running is not None:  # cancelling the future cancels the call
+        task.add_done_callback(lambda done: done.cancelled() and running.cancel())
     if task.done() and (outbox.empty() or not accept.sse):
         return answer(call_reply(task), accept, modern)
     disconnect = asyncio.ensure_future(_disconnected(request.receive))
