@@ -446,6 +446,7 @@ class PendingCall:
         task = store.create()
         if task is None:  # too many live tasks: this call runs without one
             return await self._plain()
+        await task.saved()
         task.runner = self._spawn(TaskSlot(store.create, task))
         return self._task_created(task)
 
@@ -474,18 +475,15 @@ class PendingCall:
             result = await self.result(bounded=False)  # a task runs as long as it needs
         except BaseException as exc:
             task = slot.task
-            if task is None:
-                raise
-            if _really_cancelled(exc):
-                task.cancel()
+            if task is None or _really_cancelled(exc):  # (cancelled: tasks/cancel settled it)
                 raise
             if isinstance(exc, ProtocolError):
-                task.fail(exc.code, exc.message, exc.data)
+                await task.fail(exc.code, exc.message, exc.data)
             else:
-                task.complete(self.calls.failure(self.name, exc))
+                await task.complete(self.calls.failure(self.name, exc))
             return None
         if slot.task is not None:
-            slot.task.complete(result)
+            await slot.task.complete(result)
         return result
 
     async def _until_task(self, slot: TaskSlot) -> Response:
@@ -502,6 +500,7 @@ class PendingCall:
             watcher.cancel()
         if slot.task is not None:
             slot.task.runner = runner
+            await slot.task.saved()
             return self._task_created(slot.task)
         if runner.cancelled():
             if inputs.interrupted:

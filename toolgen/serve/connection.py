@@ -11,12 +11,35 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from toolgen.serve import jsonrpc
 from toolgen.serve.jsonrpc import RequestId
 
 Response = dict[str, Any]
+
+MAX_CAPABILITIES: Final = 4096
+"""Bytes of JSON kept of the capabilities a client declares in `initialize`."""
+MAX_CAPABILITY_NAMES: Final = 64
+"""Names kept of a larger capabilities object."""
+
+
+def kept_capabilities(declared: Any) -> dict[str, Any]:
+    """What a connection keeps of the `capabilities` a client declared in `initialize`: the
+    object itself when its JSON fits in `MAX_CAPABILITIES` bytes, else the names of its
+    first `MAX_CAPABILITY_NAMES` members (each `{}`), which is what toolgen checks
+    (`sampling`, `elicitation`, `roots`). So whatever a client sends, a session holds a
+    bounded amount of memory."""
+    if type(declared) is not dict:
+        return {}
+    try:
+        size = len(jsonrpc.dumps(declared))
+    except Exception:  # not JSON (cannot come from a peer): keep the names only
+        size = MAX_CAPABILITIES + 1
+    if size <= MAX_CAPABILITIES:
+        return declared
+    names = [str(name)[:128] for name in list(declared)[:MAX_CAPABILITY_NAMES]]
+    return {name: {} for name in names}
 
 
 class Cancellable(Protocol):

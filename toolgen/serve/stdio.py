@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Awaitable
 from typing import IO, Any, Final
 
 try:
@@ -223,13 +224,12 @@ class _Session:
             self.send(reply)
 
     def _dispatch(self, message: Any) -> Response | PendingCall | None:
-        if not self._on_loop:
-            return self.engine.dispatch(message, self.connection)
-
-        async def dispatch() -> Response | PendingCall | None:
-            return self.engine.dispatch(message, self.connection)
-
-        return asyncio.run_coroutine_threadsafe(dispatch(), self.loop).result()
+        if self._on_loop:
+            reply = self.engine.reply(message, self.connection)
+            return asyncio.run_coroutine_threadsafe(reply, self.loop).result()
+        found = self.engine.dispatch(message, self.connection)
+        assert not isinstance(found, Awaitable)  # only the tasks extension's methods wait
+        return found
 
     def _context(self, call: PendingCall, params: Any) -> CallContext:
         legacy_level = self.connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
