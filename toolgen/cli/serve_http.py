@@ -26,9 +26,9 @@ def run_http(
     try:
         from toolgen.serve.http import serve_http
         from toolgen.serve.http.security import parse_origins
-        from toolgen.serve.http.server import parse_address
+        from toolgen.serve.http.server import open_store, parse_address
         from toolgen.serve.http.workers import AllWorkersStopped, can_fork
-        from toolgen.serve.store import StoreError, open_store
+        from toolgen.serve.store import StoreError
     except ImportError as exc:
         raise click.UsageError(
             f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]', "

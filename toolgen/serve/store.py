@@ -5,8 +5,8 @@ One process keeps them in its memory (`MemoryStore`, the default). Several insta
 serving one endpoint (`serve --http --workers N`, or servers on several machines behind
 a load balancer) share them through Redis (`toolgen.serve.redis_store`), so that any
 instance answers `tasks/get`, `tasks/update` and `tasks/cancel`, resumes a stream and
-serves a session, whichever instance created them. `open_store(url)` gives the store a
-URL names (`redis://HOST:PORT/DB`; none: memory).
+serves a session, whichever instance created them (`serve --http --store URL`, see
+`toolgen.serve.http.server.open_store`).
 
 What a store holds is plain JSON data; what runs (a task's handler, a call's stream, a
 question waiting for the client's answer) stays in the instance that runs it. Instances
@@ -276,21 +276,3 @@ class _Stream:
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         await waiter
-
-
-def open_store(url: str | None) -> Store:
-    """The store `url` names: None or empty, this process's memory; `redis://HOST:PORT/DB`
-    (or `rediss://`, `unix://`), Redis (needs `toolgen[redis]`). `StoreError` otherwise."""
-    if not url:
-        return MemoryStore()
-    scheme = url.partition("://")[0].lower()
-    if scheme not in ("redis", "rediss", "unix"):
-        raise StoreError(f"{url!r}: expected redis://HOST:PORT/DB (or rediss://, unix://)")
-    try:
-        from toolgen.serve.redis_store import RedisStore
-    except ImportError as exc:
-        raise StoreError(
-            f"a Redis store needs the redis extra ({exc.name} is missing): "
-            "pip install 'toolgen[redis]'"
-        ) from None
-    return RedisStore(url)

@@ -42,7 +42,7 @@ from toolgen.serve.http.workers import (
 )
 from toolgen.serve.inputs import StateSigner
 from toolgen.serve.serving import log_to_stderr
-from toolgen.serve.store import Record, open_store
+from toolgen.serve.store import MemoryStore, Record, Store, StoreError
 from toolgen.serve.tools import Tools
 
 if TYPE_CHECKING:
@@ -100,6 +100,24 @@ def create_app(
         lifespan=lifespan,
     )
     return McpApp(endpoint, fallback, path)
+
+
+def open_store(url: str | None) -> Store:
+    """The store `url` names: None or empty, this process's memory; `redis://HOST:PORT/DB`
+    (or `rediss://`, `unix://`), Redis (needs `toolgen[redis]`). `StoreError` otherwise."""
+    if not url:
+        return MemoryStore()
+    scheme = url.partition("://")[0].lower()
+    if scheme not in ("redis", "rediss", "unix"):
+        raise StoreError(f"{url!r}: expected redis://HOST:PORT/DB (or rediss://, unix://)")
+    try:
+        from toolgen.serve.redis_store import RedisStore  # (here: a server without it starts fast)
+    except ImportError as exc:
+        raise StoreError(
+            f"a Redis store needs the redis extra ({exc.name} is missing): "
+            "pip install 'toolgen[redis]'"
+        ) from None
+    return RedisStore(url)
 
 
 def uvicorn_config(
