@@ -571,10 +571,8 @@ def _really_cancelled(exc: BaseException) -> bool:
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+    """The event loop running on this thread, or None (without raising: once per call)."""
+    return asyncio.events._get_running_loop()
 
 
 def _settle(future: asyncio.Future[Any], value: Any) -> None:

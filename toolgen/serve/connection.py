@@ -51,7 +51,15 @@ class Cancellable(Protocol):
 class Connection:
     """Per-connection state: the legacy handshake's version and the calls in flight."""
 
-    __slots__ = ("_lock", "client_capabilities", "inflight", "legacy_version", "log_level")
+    __slots__ = (
+        "_freed",
+        "_lock",
+        "_waiters",
+        "client_capabilities",
+        "inflight",
+        "legacy_version",
+        "log_level",
+    )
 
     def __init__(self) -> None:
         self.legacy_version: str | None = None
@@ -60,7 +68,10 @@ class Connection:
         self.log_level: str | None = None
         """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
         self.inflight: dict[RequestId, Cancellable] = {}
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
+        self._freed = threading.Condition(self._lock)
+        """Notified when a call leaves `inflight` while someone waits (`wait_room`)."""
+        self._waiters = 0
 
     def claim(self, request_id: RequestId, call: Cancellable) -> bool:
         """Take `call` off the calls in flight to answer it; False when it was cancelled or
@@ -69,7 +80,8 @@ class Connection:
             if self.inflight.get(request_id) is not call:
                 return False
             del self.inflight[request_id]
-            self._lock.notify_all()
+            if self._waiters:
+                self._freed.notify_all()
             return True
 
     def wait_room(self, limit: int, still: Callable[[], bool]) -> bool:
@@ -78,8 +90,12 @@ class Connection:
         if len(self.inflight) < limit:  # (the common case, without the lock)
             return still()
         with self._lock:
-            while len(self.inflight) >= limit and still():
-                self._lock.wait()
+            self._waiters += 1
+            try:
+                while len(self.inflight) >= limit and still():
+                    self._freed.wait()
+            finally:
+                self._waiters -= 1
         return still()
 
     def cancel(self, request_id: Any) -> bool:
@@ -88,7 +104,8 @@ class Connection:
             return False
         with self._lock:
             call = self.inflight.pop(request_id, None)  # the id is free again at once
-            self._lock.notify_all()
+            if self._waiters:
+                self._freed.notify_all()
         if call is None:
             return False
         call.cancel()
@@ -98,4 +115,4 @@ class Connection:
         for request_id in list(self.inflight):
             self.cancel(request_id)
         with self._lock:
-            self._lock.notify_all()  # a waiter in `wait_room` asks `still()` again
+            self._freed.notify_all()  # a waiter in `wait_room` asks `still()` again

@@ -170,8 +170,7 @@ class _Session:
         self.engine.calls.workers.run(lambda: self._lead(me))
 
     def _leads(self, me: int) -> bool:
-        with self._lock:
-            return self._leader == me
+        return self._leader == me  # (one read: no lock needed)
 
     def _lead(self, me: int) -> None:
         """Read and handle lines while this thread is the reader (named so meanwhile)."""
