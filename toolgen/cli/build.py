@@ -13,9 +13,9 @@ import click
 
 from toolgen.build.common import json_text
 from toolgen.build.progress import clock, process_started
-from toolgen.build.run import DEFAULT_TARGETS, TARGETS
 from toolgen.build.run import build as run_build
 from toolgen.build.run import check as run_check
+from toolgen.build.targets import DEFAULT_TARGETS, TARGETS
 from toolgen.build.writer import Drift
 from toolgen.cli.common import DEFAULT_OUT, DEFAULT_SPECS, check_name, echo, fail_on_spec_errors
 from toolgen.providers import Provider, toolset_view

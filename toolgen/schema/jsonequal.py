@@ -1,4 +1,5 @@
-"""Equality of JSON values, which Python's `==` gets wrong in one way: `True == 1` and
+"""JSON values: their JSON Schema type, and their equality, which Python's `==` gets wrong in
+one way: `True == 1` and
 `False == 0`, so `{"const": true}` equals `{"const": 1}` and `[1]` equals `[true]`.
 
 In JSON, and so in JSON Schema, `true` and `1` are different values (a schema with
@@ -38,3 +39,19 @@ def _no_bool_for_number(a: Any, b: Any) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return all(map(_no_bool_for_number, a, b))
     return True
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a JSON value; a number with no fractional part is an
+    `integer`, as JSON Schema 2020-12 counts it (`1.0` is an integer)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"

@@ -17,8 +17,8 @@ from conftest import SPECS, TESTS
 from toolgen import load_toolset
 from toolgen.build.common import header_text
 from toolgen.build.python.modelplan import build_plan
-from toolgen.build.templating import template_dir
-from toolgen.build.typescript.module import TESTED_WITH, Module, _json, render_typescript
+from toolgen.build.target import Rendering
+from toolgen.build.typescript.module import RUNTIME, TESTED_WITH, Module, _json, render_typescript
 from toolgen.spec.ir import ToolSet
 
 GOLDEN = TESTS / "golden" / "typescript"
@@ -28,7 +28,7 @@ SETS = [SPECS / "notes", SPECS / "shop", SPECS / "conformance", *CASES.values()]
 
 
 def rendered(toolset: ToolSet, note: str) -> dict[str, str]:
-    return dict(render_typescript(toolset, source_note=note))
+    return dict(render_typescript(Rendering(toolset, note)))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -48,7 +48,7 @@ def test_the_generated_typescript_matches_the_goldens(case: str, update_goldens:
 
 def test_the_runtime_is_the_template_under_the_generated_header() -> None:
     files = rendered(load_toolset(SPECS / "notes"), "specs/notes")
-    template = (template_dir() / "typescript" / "runtime.ts").read_text(encoding="utf-8")
+    template = RUNTIME.read_text(encoding="utf-8")
     assert files["runtime.ts"] == f"// {header_text('specs/notes')}\n{template}"
     assert "specs/notes" not in template
 
@@ -61,19 +61,21 @@ def test_the_same_spec_set_gives_the_same_text(specs: Path) -> None:
 @pytest.mark.parametrize("specs", SETS, ids=lambda p: p.name)
 def test_type_names_are_the_python_models_class_names(specs: Path) -> None:
     toolset = load_toolset(specs)
-    module = Module(toolset)
+    job = Rendering(toolset, "x")
     plan = build_plan(toolset)
     for tool in toolset.tools:
-        stem = module.stems[tool.name]
-        python_input, python_output = plan.tool_classes[tool.name]
-        assert (stem + "Input", stem + "Output") == (python_input, python_output or stem + "Output")
-    defs_unit = [unit for unit in plan.units if unit.tool is None]
-    python_defs = list(defs_unit[0].classes[: len(module.def_types)]) if defs_unit else []
-    assert list(module.def_types.values()) == python_defs
+        names = job.model.tools[tool.name]
+        assert (names.input, names.output) == plan.tool_classes[tool.name]
+    index = Module(job).text()
+    for name, named in job.model.types.items():
+        assert f"export type {name} = " in index
+        if named.role != "inline" or name in plan.class_names:
+            continue
+        assert named.type.__class__.__name__ not in ("Record", "Intersection"), name
 
 
 def test_methods_are_camel_case_and_collision_safe() -> None:
-    methods = Module(load_toolset(FEATURES)).methods
+    methods = Module(Rendering(load_toolset(FEATURES), "x")).methods
     assert methods == {
         "scalars": "scalars",
         "collections": "collections",
@@ -96,14 +98,14 @@ def test_a_method_never_hides_a_client_member_nor_another_method(
     names = ["cancel_order", "check_drift", "sdk", "constructor", "to_string", "to_string_tool"]
     tools = "".join(f"  - {{name: {name}, description: d.}}\n" for name in names)
     toolset = load_toolset(write_specs({"main.yaml": f"tools:\n{tools}"}))
-    methods = Module(toolset).methods
+    methods = Module(Rendering(toolset, "x")).methods
     assert methods == {
         "cancel_order": "cancelOrder",
         "check_drift": "checkDriftTool",
         "sdk": "sdkTool",
         "constructor": "constructorTool",
         "to_string": "toStringTool",
-        "to_string_tool": "toStringToolTool",
+        "to_string_tool": "toUnderscoreStringUnderscoreTool",  # spelled: toStringTool is taken
     }
 
 

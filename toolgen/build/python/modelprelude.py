@@ -30,7 +30,7 @@ BASE_MODULE = "toolgen_models_prelude"
 BASE_CLASS = "ToolModel"
 SENTINEL_TYPE = "Omitted"
 SENTINEL = "OMITTED"
-"""The names of `toolgen.client`'s absent value (never class names: `modelnames.RESERVED`)."""
+"""The names of `toolgen.client`'s absent value (never class names: `naming.RESERVED`)."""
 
 IMPORTS: tuple[Import, ...] = (
     Import("typing", "Annotated"),

@@ -45,8 +45,8 @@ from datamodel_code_generator.enums import DataModelType, StrictTypes
 from datamodel_code_generator.format import Formatter
 
 from toolgen.build.common import python_header
+from toolgen.build.naming import field_aliases
 from toolgen.build.python import dcgfixes, modelprelude, modelvalues
-from toolgen.build.python.modelnames import field_aliases
 from toolgen.build.python.modelplan import (
     DEFS,
     SCHEMA_DIALECT,

@@ -1,21 +1,16 @@
 """Emit the TypeScript module of a spec set: `index.ts`, `runtime.ts` and `package.json`.
 
 `index.ts` holds everything particular to the spec set: the types of every tool's input
-and output and of its defs (`types.TypeWriter`), the `Handlers` interface and
+and output and of its defs (`types.declarations`), the `Handlers` interface and
 `registerTools` for an SDK `McpServer`, the typed `Client`, and the spec's JSON Schemas and
 `tools/list` results as typed constants (made by `toolgen.spec.protocol`, the function
 the Python build and runtime use). `runtime.ts` is the same text in every module.
 
-Names (type names are the Python models' class names, `modelnames`):
-
-- `<Tool>Input` / `<Tool>Output`, `<Tool>` being the tool's CamelCase stem; each def
-  its class name (`Note`, `note_id` → `NoteId`, `Def` appended when taken).
-- A tool's method (in `Handlers` and `Client`) is its stem with the first letter in
-  lower case: `cancel_order` → `cancelOrder`, `ns.do-thing` → `nsDoThing`, `3d` →
-  `tool3d`; when two tools give one stem the later one spells its separators out
-  (`get-x` → `getDashX`) or gets a hash. A method that would be a member of every object
-  (`toString`, `constructor`, ...) or of the client (`sdk`, `drift`, `checkDrift`) gets
-  `Tool` appended (`toStringTool`).
+Names come from the naming service (`toolgen.build.naming`): type names are those of the
+type model, the same in every target (`<Tool>Input`, `<Tool>Output`, each def's, each named
+inline type's); a tool's method (in `Handlers` and `Client`) is its name in camelCase
+(`cancel_order` → `cancelOrder`, `3d` → `tool3d`), with `Tool` appended where it would be a
+member of every object or of the client (`toString` → `toStringTool`).
 
 Every spec string reaches the output as a JSON string literal or inside a doc comment
 (`types.ts_string`, `types.doc_comment`): no spec text becomes code.
@@ -26,25 +21,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
 
-from toolgen.build.common import header_text
-from toolgen.build.python.modelnames import RESERVED, Names, def_classes, tool_bases
-from toolgen.build.python.modelplan import all_defs
-from toolgen.build.python.package import server_block
-from toolgen.build.templating import template_dir
-from toolgen.build.typescript.types import (
-    JSON_VALUE,
-    TypeWriter,
-    doc_comment,
-    schema_doc,
-    ts_string,
-)
+from toolgen.build.common import server_block
+from toolgen.build.naming import LANGUAGES
+from toolgen.build.target import Rendering
+from toolgen.build.typescript.types import JSON_VALUE, declarations, doc_comment, ts_string
 from toolgen.schema.jsonequal import same
 from toolgen.spec.ir import Tool, ToolSet
-from toolgen.spec.protocol import SUPPORTED_REVISIONS, list_tools_result
+from toolgen.spec.protocol import SUPPORTED_REVISIONS
 
 TESTED_WITH: Final = {
     "node": "22",
@@ -55,42 +43,28 @@ TESTED_WITH: Final = {
 }
 """What the generated modules are tested with (`tests/ts_support/package.json` pins the same)."""
 
-TS_RESERVED: Final = frozenset(
-    {
-        "Client", "ClientOptions", "CallToolResult", "Drift", "DriftError", "DriftPolicy",
-        "Handlers", "JsonObject", "JsonValue", "Listings", "LISTED_SCHEMAS", "LISTINGS",
-        "McpServer", "Promise",
-        "Readonly", "Record", "SCHEMAS", "SdkClient", "SERVER", "ServerContext", "ToolCallError",
-        "ToolClient", "ToolContent", "ToolEntry", "ToolError", "ToolName", "ToolSchemas", "TOOLS",
-    }
-)  # fmt: skip
-"""Names `index.ts` declares or uses: never the name of a tool's or a def's type."""
-MEMBERS: Final = frozenset(
-    {
-        "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
-        "toLocaleString", "toString", "valueOf", "sdk", "drift", "checkDrift",
-    }
-)  # fmt: skip
-"""Members of every object and of the generated `Client`: never a tool's method."""
-
 _UNSAFE_JSON = re.compile("[\u2028\u2029\ud800-\udfff]")
 
 
-def render_typescript(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+RUNTIME: Final = Path(__file__).with_name("runtime.ts")
+"""The runtime every module carries (the same text in each)."""
+
+
+def render_typescript(job: Rendering) -> list[tuple[str, str]]:
     """The files of the spec set's TypeScript module, relative to `OUT/<package>/`."""
-    header = f"// {header_text(source_note)}\n"
-    runtime = (template_dir() / "typescript" / "runtime.ts").read_text(encoding="utf-8")
+    header = f"// {job.header}\n"
+    runtime = RUNTIME.read_text(encoding="utf-8")
     return [
-        ("index.ts", header + Module(toolset).text()),
+        ("index.ts", header + Module(job).text()),
         ("runtime.ts", header + runtime),
-        ("package.json", package_json(toolset, source_note)),
+        ("package.json", package_json(job.toolset, job.header)),
     ]
 
 
-def package_json(toolset: ToolSet, source_note: str) -> str:
+def package_json(toolset: ToolSet, header: str) -> str:
     """An npm `package.json` for the module: ESM, the SDK packages as peer dependencies."""
     document = {
-        "//": header_text(source_note),
+        "//": header,
         "name": toolset.server.package.replace("_", "-"),
         "private": True,
         "type": "module",
@@ -106,15 +80,14 @@ def package_json(toolset: ToolSet, source_note: str) -> str:
 class Module:
     """The text of `index.ts` for one spec set."""
 
-    def __init__(self, toolset: ToolSet) -> None:
-        self.toolset = toolset
-        names = Names(taken=set(RESERVED) | TS_RESERVED)
-        self.stems = tool_bases([tool.name for tool in toolset.tools], names)
-        self.defs = all_defs(toolset)
-        self.def_types = def_classes(self.defs, names)
-        self.methods = _methods(toolset.tools, self.stems)
-        self.listings = {rev: list_tools_result(toolset, rev) for rev in SUPPORTED_REVISIONS}
-        self.listed = _listed_schemas(toolset, self.listings.values())
+    def __init__(self, job: Rendering) -> None:
+        self.toolset = job.toolset
+        self.model = job.model
+        self.stems = {name: types.stem for name, types in job.model.tools.items()}
+        names = [tool.name for tool in job.toolset.tools]
+        self.methods = LANGUAGES["typescript"].identifiers(names, "method")
+        self.listings = job.listings
+        self.listed = _listed_schemas(job.toolset, self.listings.values())
 
     def text(self) -> str:
         server = self.toolset.server
@@ -153,36 +126,10 @@ class Module:
     # -- types --------------------------------------------------------------------------------
 
     def _types(self) -> str:
-        out = [
+        rule = (
             "// -- types ---------------------------------------------------------------------\n\n"
-        ]
-        writer = TypeWriter(self.def_types)
-        for name, schema in self.defs.items():
-            type_name = self.def_types[name]
-            out.append(self._alias(type_name, schema, schema_doc(schema), writer, skip=name))
-        for tool in self.toolset.tools:
-            stem = self.stems[tool.name]
-            parts = [("Input", tool.input_schema), ("Output", tool.output_schema)]
-            for part, schema in parts:
-                if schema is None:
-                    continue
-                body = {k: v for k, v in schema.items() if k != "$defs"}
-                lines = [f"The {part.lower()} of tool {tool.name}.", *schema_doc(body)]
-                out.append(
-                    self._alias(stem + part, body, lines, TypeWriter(self.def_types, stem + part))
-                )
-        return "".join(out)
-
-    def _alias(
-        self, name: str, schema: Any, doc: list[str], writer: TypeWriter, skip: str | None = None
-    ) -> str:
-        """`export type NAME = ...;` (the def's own name when `schema` is exactly a def)."""
-        for def_name, body in self.defs.items():
-            if def_name != skip and isinstance(schema, dict) and same(schema, body):
-                return (
-                    doc_comment(doc, "") + f"export type {name} = {self.def_types[def_name]};\n\n"
-                )
-        return doc_comment(doc, "") + f"export type {name} = {writer.write(schema)};\n\n"
+        )
+        return rule + declarations(self.model)
 
     # -- server -------------------------------------------------------------------------------
 
@@ -347,20 +294,6 @@ def _listed_schemas(
                 if value is not None and not same(value, own[schema]):
                     listed.setdefault(tool.name, {}).setdefault(schema, value)
     return listed
-
-
-def _methods(tools: tuple[Tool, ...], stems: Mapping[str, str]) -> dict[str, str]:
-    """Tool name → its method name (see the module docstring): unique, never a member name."""
-    taken: set[str] = set(MEMBERS)
-    methods = {}
-    for tool in tools:
-        stem = stems[tool.name]
-        method = stem[:1].lower() + stem[1:]
-        while method in taken:
-            method += "Tool"
-        taken.add(method)
-        methods[tool.name] = method
-    return methods
 
 
 def _tool_doc(tool: Tool) -> list[str]:

@@ -38,22 +38,28 @@ export type Tree = {
 /** The input of tool ns.do-thing. */
 export type NsDoThingInput = {
   /** first 'method' */
-  method: "a" | "b";
+  method: NsDoThingInputMethod;
   /** An inline nested object. */
-  config?: {
-    /** second 'method' in another scope */
-    method?: "x" | "y";
-    /**
-     * Checked at run time: integer, minimum 0, maximum 10.
-     * @default 3
-     */
-    depth?: number;
-  };
+  config?: NsDoThingInputConfig;
   /** nullable string */
   maybe?: string | null;
   /** a Python keyword as a property name */
   class?: string;
 };
+
+export type NsDoThingInputMethod = "a" | "b";
+
+export type NsDoThingInputConfig = {
+  /** second 'method' in another scope */
+  method?: NsDoThingInputConfigMethod;
+  /**
+   * Checked at run time: integer, minimum 0, maximum 10.
+   * @default 3
+   */
+  depth?: number;
+};
+
+export type NsDoThingInputConfigMethod = "x" | "y";
 
 /**
  * The output of tool ns.do-thing.
@@ -63,8 +69,10 @@ export type NsDoThingOutput = Tree;
 
 /** The input of tool NS_do_thing. */
 export type NSDoThingInput = {
-  method?: "c" | "d";
+  method?: NSDoThingInputMethod;
 };
+
+export type NSDoThingInputMethod = "c" | "d";
 
 /** The output of tool NS_do_thing. */
 export type NSDoThingOutput = number[];
@@ -85,7 +93,7 @@ export interface Handlers {
    * A name that CamelCases close to the one above.
    * Tool `NS_do_thing`.
    */
-  nSDoThing(input: NSDoThingInput, context: ServerContext): NSDoThingOutput | Promise<NSDoThingOutput>;
+  nsUnderscoreDoUnderscoreThing(input: NSDoThingInput, context: ServerContext): NSDoThingOutput | Promise<NSDoThingOutput>;
 }
 
 /** Register every tool on `server` (the SDK's `McpServer`) with `handlers`; its
@@ -139,7 +147,7 @@ export class Client {
    * A name that CamelCases close to the one above.
    * Tool `NS_do_thing`.
    */
-  async nSDoThing(input: NSDoThingInput = {}): Promise<NSDoThingOutput> {
+  async nsUnderscoreDoUnderscoreThing(input: NSDoThingInput = {}): Promise<NSDoThingOutput> {
     return (await this.#tools.value("NS_do_thing", input, false)) as NSDoThingOutput;
   }
 }
@@ -421,5 +429,5 @@ export const LISTINGS: Listings = {
 
 const TOOLS: readonly ToolEntry[] = [
   { name: "ns.do-thing", method: "nsDoThing", schemas: SCHEMAS["ns.do-thing"] },
-  { name: "NS_do_thing", method: "nSDoThing", schemas: SCHEMAS["NS_do_thing"] },
+  { name: "NS_do_thing", method: "nsUnderscoreDoUnderscoreThing", schemas: SCHEMAS["NS_do_thing"] },
 ];

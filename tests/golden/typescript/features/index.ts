@@ -30,20 +30,28 @@ export type Count = number;
 export type Email = string;
 
 /** A recursive union (a number, or an operation on expressions). */
-export type Expr = number | {
-  op: "add" | "mul";
+export type Expr = number | ExprOption1;
+
+export type ExprOption1 = {
+  op: ExprOption1Op;
   /** Checked at run time: minItems 2. */
   args: Expr[];
 };
 
+export type ExprOption1Op = "add" | "mul";
+
 export type Ok = true;
 
 /** A tagged union. */
-export type Shape = {
+export type Shape = ShapeCircle | ShapeRect;
+
+export type ShapeCircle = {
   kind: "circle";
   /** Checked at run time: exclusiveMinimum 0. */
   radius: number;
-} | {
+};
+
+export type ShapeRect = {
   kind: "rect";
   /** Checked at run time: minimum 0. */
   width: number;
@@ -82,8 +90,8 @@ export type ScalarsInput = {
   flag?: boolean;
   nothing?: null;
   maybe?: string | null;
-  color?: "red" | "green" | null | 7;
-  typed_enum?: "a" | "b";
+  color?: ScalarsInputColor | null;
+  typed_enum?: ScalarsInputTypedEnum;
   fixed?: "fixed";
   answer?: 42;
   pair?: [1, "two"];
@@ -93,6 +101,10 @@ export type ScalarsInput = {
   deprecated?: string;
   encoded?: string;
 };
+
+export type ScalarsInputColor = "red" | "green" | 7;
+
+export type ScalarsInputTypedEnum = "a" | "b";
 
 /** The output of tool scalars. */
 export type ScalarsOutput = {
@@ -105,42 +117,62 @@ export type CollectionsInput = {
   /** Checked at run time: minItems 0, maxItems 5, uniqueItems true. */
   tags?: string[];
   /** Checked at run time: minItems 2. */
-  tuple?: [string, number, boolean?];
-  open_tuple?: [string?, ...number[]];
-  /** Checked at run time: contains. */
+  tuple?: CollectionsInputTuple;
+  open_tuple?: CollectionsInputOpenTuple;
+  /** Checked at run time: minContains 1, maxContains 2, contains. */
   contains_one?: JsonValue[];
   /** Checked at run time: unevaluatedItems. */
-  evaluated?: [string?, ...JsonValue[]];
+  evaluated?: CollectionsInputEvaluated;
   /** Checked at run time: minProperties 1, maxProperties 3, propertyNames. */
   scores?: {
     [key: string]: number;
   };
-  mixed?: {
-    name?: string;
-    [key: string]: string | undefined;
-  };
+  mixed?: CollectionsInputMixed;
   /** Checked at run time: dependentRequired {"number": ["cvc"]}, dependentSchemas. */
-  card?: {
-    number?: string;
-    cvc?: string;
-  };
-  open?: {
-    /** Checked at run time: integer. */
-    a?: number;
-    [key: string]: unknown;
-  };
-  empty_closed?: Record<string, never>;
+  card?: CollectionsInputCard;
+  open?: CollectionsInputOpen;
+  empty_closed?: CollectionsInputEmptyClosed;
   empty_open?: {
     [key: string]: unknown;
   };
   matrix?: (number | null)[][];
-  nested?: {
-    deeper: {
-      deepest?: {
-        v: string;
-      }[];
-    };
-  };
+  nested?: CollectionsInputNested;
+};
+
+export type CollectionsInputTuple = [string, number, boolean?];
+
+export type CollectionsInputOpenTuple = [string?, ...number[]];
+
+export type CollectionsInputEvaluated = [string?, ...JsonValue[]];
+
+export type CollectionsInputMixed = {
+  name?: string;
+  [key: string]: string | undefined;
+};
+
+export type CollectionsInputCard = {
+  number?: string;
+  cvc?: string;
+};
+
+export type CollectionsInputOpen = {
+  /** Checked at run time: integer. */
+  a?: number;
+  [key: string]: unknown;
+};
+
+export type CollectionsInputEmptyClosed = Record<string, never>;
+
+export type CollectionsInputNested = {
+  deeper: CollectionsInputNestedDeeper;
+};
+
+export type CollectionsInputNestedDeeper = {
+  deepest?: CollectionsInputNestedDeeperDeepestItem[];
+};
+
+export type CollectionsInputNestedDeeperDeepestItem = {
+  v: string;
 };
 
 /**
@@ -149,39 +181,44 @@ export type CollectionsInput = {
  */
 export type CollectionsOutput = string[];
 
-/** The input of tool combinators. */
+/**
+ * The input of tool combinators.
+ * Checked at run time: anyOf.
+ */
 export type CombinatorsInput = {
   shape: Shape;
   expr?: Expr;
-  id?: string | number;
+  id?: CombinatorsInputId;
   either?: string | null;
-  both?: {
-    a: string;
-    [key: string]: unknown;
-  } & {
-    /** Checked at run time: integer. */
-    b: number;
-    [key: string]: unknown;
-  };
+  both?: CombinatorsInputBoth;
   /** Checked at run time: not. */
   not_empty?: string;
   /** Checked at run time: if. */
-  contact?: {
-    method?: "phone" | "email";
-    phone?: string;
-    email?: string;
-    [key: string]: unknown;
-  };
+  contact?: CombinatorsInputContact;
   /**
    * A ref with a sibling keyword.
    * Checked at run time: maximum 10.
    */
   described_ref?: Count;
-} & ({
-  expr: unknown;
-} | {
-  id: unknown;
-});
+};
+
+export type CombinatorsInputId = string | number;
+
+export type CombinatorsInputBoth = {
+  a: string;
+  /** Checked at run time: integer. */
+  b: number;
+  [key: string]: unknown;
+};
+
+export type CombinatorsInputContact = {
+  method?: CombinatorsInputContactMethod;
+  phone?: string;
+  email?: string;
+  [key: string]: unknown;
+};
+
+export type CombinatorsInputContactMethod = "phone" | "email";
 
 /**
  * The output of tool combinators.
