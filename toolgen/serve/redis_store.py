@@ -7,8 +7,9 @@ uses the `redis` package's asyncio client (`toolgen[redis]`), under keys that st
 - `toolgen:task:ID`: a task's record (JSON), expiring with the task's `ttlMs`; changed
   with optimistic transactions (`WATCH`), so that instances never overwrite each other;
 - `toolgen:session:ID`: a legacy session's record and when it was last used (a hash),
-  expiring when idle; the sorted sets `toolgen:sessions` (by last use) and
-  `toolgen:sessions:unused` (by start) rank the sessions for eviction;
+  expiring when idle; the sorted sets `toolgen:sessions` (every session, by last use)
+  and `toolgen:sessions:unused` (those not used since they began, by start) rank them
+  for eviction;
 - `toolgen:stream:ID`: a resumable stream's events (a Redis stream, entry ids `0-SEQ`);
 - `toolgen:instance:ID`: present while that instance runs (refreshed every `HEARTBEAT`
   seconds, gone `ALIVE_TTL` seconds after it stopped);
@@ -159,6 +160,7 @@ class RedisStore(Store):
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping={"record": orjson.dumps(record), "lastSeen": record["lastSeen"]})
             pipe.pexpire(key, _ms(SESSION_TTL))
+            pipe.zadd(PREFIX + "sessions", {session_id: record["lastSeen"]})
             pipe.zadd(PREFIX + "sessions:unused", {session_id: record["lastSeen"]})
             await pipe.execute()
 
@@ -190,11 +192,7 @@ class RedisStore(Store):
         return bool(deleted)
 
     async def session_count(self) -> int:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.zcard(PREFIX + "sessions")
-            pipe.zcard(PREFIX + "sessions:unused")
-            used, unused = await pipe.execute()
-        return int(used) + int(unused)
+        return int(await self.redis.zcard(PREFIX + "sessions"))
 
     async def oldest_session(self, *, unused: bool) -> tuple[str, float] | None:
         key = PREFIX + ("sessions:unused" if unused else "sessions")

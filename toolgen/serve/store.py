@@ -25,6 +25,8 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
+import orjson
+
 Record = dict[str, Any]
 Edit = Callable[[Record], Record | None]
 """A change to a record: the new record, or None for no change."""
@@ -36,6 +38,8 @@ STREAM_EVENTS: Final = 1000
 """Events kept per stream (the oldest go first): a resuming client gets at most these."""
 MAX_STREAMS: Final = 10_000
 """Streams one in-process store keeps at most (the oldest go first)."""
+STREAM_BYTES: Final = 64 * 1024 * 1024
+"""Bytes of events (as JSON) one in-process store keeps at most (the oldest streams go first)."""
 
 
 class StoreError(ValueError):
@@ -136,6 +140,7 @@ class MemoryStore(Store):
         self._unused: OrderedDict[str, float] = OrderedDict()
         """Sessions not used since they began, oldest first, with when they began."""
         self._streams: OrderedDict[str, _Stream] = OrderedDict()
+        self._stream_bytes = 0
 
     # -- tasks ----------------------------------------------------------------------------
 
@@ -204,12 +209,15 @@ class MemoryStore(Store):
     async def add_event(self, stream: str, seq: int, message: Record, final: bool) -> None:
         found = self._streams.get(stream)
         if found is None:
-            while len(self._streams) >= MAX_STREAMS:
-                self._streams.popitem(last=False)
             found = self._streams[stream] = _Stream()
-        found.add(seq, message, final, self._clock())
+        size = len(orjson.dumps(message))
+        self._stream_bytes += size - found.add(seq, message, size, final, self._clock())
         self._streams.move_to_end(stream)
         self._expire_streams()
+        while len(self._streams) > 1 and (
+            len(self._streams) > MAX_STREAMS or self._stream_bytes > STREAM_BYTES
+        ):
+            self._stream_bytes -= self._streams.popitem(last=False)[1].size
 
     async def events(
         self, stream: str, after: int, wait: float
@@ -236,7 +244,7 @@ class MemoryStore(Store):
             stream, oldest = next(iter(self._streams.items()))
             if oldest.last + STREAM_TTL > now:
                 break
-            del self._streams[stream]
+            self._stream_bytes -= self._streams.pop(stream).size
 
     # -- instances ------------------------------------------------------------------------
 
@@ -251,26 +259,33 @@ class MemoryStore(Store):
 class _Stream:
     """The events of one stream in memory, and who waits for the next."""
 
-    __slots__ = ("_waiters", "done", "items", "last")
+    __slots__ = ("_waiters", "done", "items", "last", "size")
 
     def __init__(self) -> None:
-        self.items: list[tuple[int, Record]] = []
+        self.items: list[tuple[int, Record, int]] = []
         self.done = False
         self.last = 0.0
+        self.size = 0
+        """Bytes of the events kept (as JSON)."""
         self._waiters: list[asyncio.Future[None]] = []
 
-    def add(self, seq: int, message: Record, final: bool, now: float) -> None:
-        self.items.append((seq, message))
-        del self.items[:-STREAM_EVENTS]
+    def add(self, seq: int, message: Record, size: int, final: bool, now: float) -> int:
+        """Keep an event of `size` bytes; the bytes of the events dropped for it."""
+        self.items.append((seq, message, size))
+        dropped = 0
+        while len(self.items) > STREAM_EVENTS:
+            dropped += self.items.pop(0)[2]
+        self.size += size - dropped
         self.done = self.done or final
         self.last = now
         for waiter in self._waiters:
             if not waiter.done():
                 waiter.set_result(None)
         self._waiters.clear()
+        return dropped
 
     def after(self, seq: int) -> list[tuple[int, Record]]:
-        return [item for item in self.items if item[0] > seq]
+        return [(found, message) for found, message, _ in self.items if found > seq]
 
     async def changed(self) -> None:
         waiter = asyncio.get_running_loop().create_future()
