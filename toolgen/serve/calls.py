@@ -174,8 +174,8 @@ class PendingCall:
         "arguments",
         "calls",
         "capabilities",
+        "_context",
         "connection",
-        "context",
         "handler",
         "inputs",
         "name",
@@ -210,13 +210,24 @@ class PendingCall:
         self.store = store
         self.capabilities = capabilities
         self.handler = calls.handlers.get(name)
-        self.context = context_for_call()
-        """What the handler reports progress and log messages to; the transport may set it."""
+        self._context: CallContext | None = None
         self.reply: Callable[[Response | None], None] = _nowhere
         """Where the call's response goes once it ends (None: cancelled, or answered already)."""
         self.task: asyncio.Task[Any] | None = None
         self._state = _NEW
         self._abandoned = False
+
+    @property
+    def context(self) -> CallContext:
+        """What the handler reports progress and log messages to: the one the transport set,
+        else the one installed around the call, else a silent one of its own."""
+        if self._context is None:
+            self._context = context_for_call()
+        return self._context
+
+    @context.setter
+    def context(self, context: CallContext) -> None:
+        self._context = context
 
     @property
     def sync(self) -> bool:

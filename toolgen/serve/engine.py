@@ -451,9 +451,10 @@ class Engine:
             )
         needed = self.needs.get(name)
         declared = _declared_capabilities(params)
-        support = self.task_support.get(name) if is_modern(version) else None
+        modern = is_modern(version)
+        support = self.task_support.get(name) if modern else None
         as_task = support is not None and declares_tasks(declared)
-        if is_modern(version) and (needed or (support == "required" and not as_task)):
+        if modern and (needed or (support == "required" and not as_task)):
             lacking = missing(needed or (), declared)
             if support == "required" and not as_task:
                 lacking["extensions"] = {TASKS_EXTENSION: {}}
@@ -469,13 +470,13 @@ class Engine:
         if issues:
             message = invalid_arguments(name, issues)
             return self.calls.response(request_id, error_result(message), version)
-        if needed and not is_modern(version):
+        if needed and not modern:
             lacking = missing(needed, connection.client_capabilities)
             if lacking:
                 message = f"Tool {name!r} needs the client capabilities: {', '.join(lacking)}"
                 return self.calls.response(request_id, error_result(message), version)
         inputs = None
-        if is_modern(version):
+        if modern:
             try:
                 inputs = _input_round(name, arguments, params, self.calls.signer)
             except InvalidInput as exc:
