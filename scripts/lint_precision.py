@@ -125,8 +125,8 @@ def table(found: dict[str, list[Finding]]) -> str:
     for label, corpus in CORPORA.items():
         count = len(found[label])
         lines.append(
-            f"- {label}: {len(tools(corpus))} tools of {len(corpus_paths(corpus))} servers "
-            f"(`{corpus.relative_to(ROOT)}`), {count} findings"
+            f"- {label}: {len(tools(corpus))} tools of {len(corpus_paths(corpus))} servers, "
+            f"{count} findings"
         )
     lines += [
         "",

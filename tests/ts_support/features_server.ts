@@ -13,7 +13,6 @@ const handlers: Handlers = {
   oddNames: (input) => ({ constructor: input["my-prop"] }),
   toStringTool: () => "text",
   getX: () => 1,
-  getUnderscoreX: () => 1.5,
   tool3dRender: () => true,
   nothing: () => null,
   pick: () => "left",

@@ -170,11 +170,11 @@ class PendingCall:
     __slots__ = (
         "__weakref__",
         "_abandoned",
+        "_context",
         "_state",
         "arguments",
         "calls",
         "capabilities",
-        "_context",
         "connection",
         "handler",
         "inputs",

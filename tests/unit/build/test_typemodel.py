@@ -90,7 +90,7 @@ def test_inline_records_enums_unions_and_tuples_are_named_where_they_are_used() 
 
 
 def test_a_union_of_records_pinning_one_member_is_discriminated() -> None:
-    model = build_model(load_toolset(TESTS / "ts_support" / "features"))
+    model = build_model(load_toolset(TESTS / "targets" / "specs" / "features"))
     shape = model.types["Shape"].type
     assert isinstance(shape, Union)
     assert (shape.discriminator, shape.tags) == ("kind", ("circle", "rect"))
@@ -113,9 +113,9 @@ def test_a_union_of_refs_to_defs_is_discriminated_too() -> None:
 
 
 def test_recursive_types_are_marked() -> None:
-    model = build_model(load_toolset(TESTS / "ts_support" / "features"))
+    model = build_model(load_toolset(TESTS / "targets" / "specs" / "features"))
     recursive = {name for name, named in model.types.items() if named.recursive}
-    assert recursive == {"Expr", "ExprOption1", "Tree"}
+    assert recursive == {"Expr", "ExprObject", "Tree"}
 
 
 def test_a_tool_part_that_is_exactly_a_def_is_that_def_and_defs_never_alias_each_other() -> None:

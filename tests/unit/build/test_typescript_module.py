@@ -22,7 +22,7 @@ from toolgen.build.typescript.module import RUNTIME, TESTED_WITH, Module, _json,
 from toolgen.spec.ir import ToolSet
 
 GOLDEN = TESTS / "golden" / "typescript"
-FEATURES = TESTS / "ts_support" / "features"
+FEATURES = TESTS / "targets" / "specs" / "features"
 CASES = {"edge": TESTS / "golden" / "specs" / "edge", "features": FEATURES}
 SETS = [SPECS / "notes", SPECS / "shop", SPECS / "conformance", *CASES.values()]
 
@@ -84,12 +84,18 @@ def test_methods_are_camel_case_and_collision_safe() -> None:
         "odd.names": "oddNames",
         "to_string": "toStringTool",  # every object has a toString
         "get-x": "getX",
-        "get_x": "getUnderscoreX",  # the same CamelCase as get-x: the separator spelled out
         "3d.render": "tool3dRender",  # a leading digit
         "nothing": "nothing",
         "pick": "pick",
         "text_only": "textOnly",
     }
+
+
+def test_tools_with_the_same_words_spell_their_separators_out() -> None:
+    methods = Module(
+        Rendering(load_toolset(TESTS / "targets" / "specs" / "collisions"), "x")
+    ).methods
+    assert methods == {"get-x": "getX", "get_x": "getUnderscoreX", "get.x": "getDotX"}
 
 
 def test_a_method_never_hides_a_client_member_nor_another_method(

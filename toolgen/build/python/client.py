@@ -189,7 +189,7 @@ class TypeNames:
 
 def _or_omitted(annotation: str) -> str:
     """`annotation | Omitted`, `None` kept last (ruff's RUF036)."""
-    omitted = f"{CLIENT}.Omitted"
+    omitted = f"{MODELS}.Omitted"
     if annotation == "None":
         return f"{omitted} | None"
     if annotation.endswith(" | None"):

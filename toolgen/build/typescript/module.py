@@ -94,7 +94,8 @@ class Module:
         types = self._types()
         unstructured = any(tool.output_schema is None for tool in self.toolset.tools)
         sdk_types = ["CallToolResult"] if unstructured else []
-        own_types = ["Drift", "DriftPolicy", *(["JsonValue"] if JSON_VALUE in types else [])]
+        json_value = re.search(rf"\b{JSON_VALUE}\b", types) is not None
+        own_types = ["Drift", "DriftPolicy", *(["JsonValue"] if json_value else [])]
         own_types += [
             "Listings",
             *(["ToolContent"] if unstructured else []),

@@ -56,6 +56,13 @@ UNION, INTERSECTION, PRIMARY = 0, 1, 2
 """Precedence of a type expression: `A | B` binds loosest, `A & B` tighter, `T[]` tightest."""
 Typed = tuple[str, int]
 
+INHERITED: Final = frozenset(
+    {
+        "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+        "toLocaleString", "toString", "valueOf",
+    }
+)  # fmt: skip
+"""The members every object has (`Object.prototype`'s, as TypeScript's `Object` declares them)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 _UNSAFE = re.compile("[\u2028\u2029\ud800-\udfff]")
 _SCALARS: Final = {
@@ -181,6 +188,10 @@ class TypeWriter:
             typed = self._type(member.type, inner)[0]
             types.append(typed)
             mark = "" if member.required else "?"
+            if not member.required and member.json in INHERITED:
+                # `{}` has this member already (every object inherits it): the type admits
+                # the inherited one too, or an object without the property would not fit
+                typed = _union([(typed, UNION), (f'Object["{member.json}"]', PRIMARY)])[0]
             members.append(
                 doc_comment(doc_lines(member.doc, member.type), inner)
                 + f"{inner}{member_name(member.json)}{mark}: {typed};\n"

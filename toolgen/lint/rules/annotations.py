@@ -271,7 +271,7 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
     "if it does not exist", "already exists") is not flagged, nor one whose verb
     may add to a set, where a repeat changes nothing (`add`, `attach`, `link`,
     `tag`, `assign`, ...; `repeatable-verbs` / `extend-repeatable-verbs`:
-    `git_add` stages a path, `add_label` labels an issue) unless its description
+    `git_add` stages a path, `add_label` labels a pull request) unless its description
     says each call makes something new ("Add a new comment"); so is a create of
     links between things that exist (`batch-create-associations`: a name whose
     words after the verb name associations, links, members, roles, reactions,

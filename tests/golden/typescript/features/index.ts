@@ -30,15 +30,15 @@ export type Count = number;
 export type Email = string;
 
 /** A recursive union (a number, or an operation on expressions). */
-export type Expr = number | ExprOption1;
+export type Expr = number | ExprObject;
 
-export type ExprOption1 = {
-  op: ExprOption1Op;
+export type ExprObject = {
+  op: ExprObjectOp;
   /** Checked at run time: minItems 2. */
   args: Expr[];
 };
 
-export type ExprOption1Op = "add" | "mul";
+export type ExprObjectOp = "add" | "mul";
 
 export type Ok = true;
 
@@ -250,7 +250,7 @@ export type OddNamesInput = {
 
 /** The output of tool odd.names. */
 export type OddNamesOutput = {
-  constructor?: string;
+  constructor?: string | Object["constructor"];
 };
 
 /** The input of tool to_string. */
@@ -267,12 +267,6 @@ export type GetXInput = Record<string, never>;
  * Checked at run time: integer.
  */
 export type GetXOutput = number;
-
-/** The input of tool get_x. */
-export type GetUnderscoreXInput = Record<string, never>;
-
-/** The output of tool get_x. */
-export type GetUnderscoreXOutput = number;
 
 /** The input of tool 3d.render. */
 export type Tool3dRenderInput = Record<string, never>;
@@ -338,11 +332,6 @@ export interface Handlers {
    * Tool `get-x`.
    */
   getX(input: GetXInput, context: ServerContext): GetXOutput | Promise<GetXOutput>;
-  /**
-   * Same CamelCase as get-x, so it spells its separator out.
-   * Tool `get_x`.
-   */
-  getUnderscoreX(input: GetUnderscoreXInput, context: ServerContext): GetUnderscoreXOutput | Promise<GetUnderscoreXOutput>;
   /**
    * A leading digit and a dot.
    * Tool `3d.render`.
@@ -460,14 +449,6 @@ export class Client {
   }
 
   /**
-   * Same CamelCase as get-x, so it spells its separator out.
-   * Tool `get_x`.
-   */
-  async getUnderscoreX(input: GetUnderscoreXInput = {}): Promise<GetUnderscoreXOutput> {
-    return (await this.#tools.value("get_x", input, false)) as GetUnderscoreXOutput;
-  }
-
-  /**
    * A leading digit and a dot.
    * Tool `3d.render`.
    */
@@ -503,7 +484,7 @@ export class Client {
 // -- the spec ------------------------------------------------------------------
 
 /** The names of the tools. */
-export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "get-x" | "get_x" | "3d.render" | "nothing" | "pick" | "text_only";
+export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "get-x" | "3d.render" | "nothing" | "pick" | "text_only";
 
 /** Each tool's JSON Schemas (the build's `schemas/`, without `$schema` and `$id`). */
 export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
@@ -1197,15 +1178,6 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
       "type": "integer"
     },
   },
-  "get_x": {
-    input: {
-      "type": "object",
-      "additionalProperties": false
-    },
-    output: {
-      "type": "number"
-    },
-  },
   "3d.render": {
     input: {
       "type": "object",
@@ -1701,20 +1673,6 @@ const LISTED_SCHEMAS = {
       "additionalProperties": false
     },
   },
-  "get_x": {
-    output: {
-      "type": "object",
-      "properties": {
-        "result": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "result"
-      ],
-      "additionalProperties": false
-    },
-  },
   "3d.render": {
     output: {
       "type": "object",
@@ -1801,11 +1759,6 @@ export const LISTINGS: Listings = {
         "name": "get-x",
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
-      },
-      {
-        "name": "get_x",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
       },
       {
         "name": "3d.render",
@@ -1906,17 +1859,6 @@ export const LISTINGS: Listings = {
           "idempotentHint": true,
           "openWorldHint": false,
           "title": "Get x (dash)"
-        },
-      },
-      {
-        "name": "get_x",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false,
-          "title": "Get x (underscore)"
         },
       },
       {
@@ -2054,21 +1996,6 @@ export const LISTINGS: Listings = {
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
         "outputSchema": LISTED_SCHEMAS["get-x"].output,
-        "_meta": {
-          "dev.toolgen/wrappedOutput": "result"
-        },
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2225,21 +2152,6 @@ export const LISTINGS: Listings = {
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
         "outputSchema": LISTED_SCHEMAS["get-x"].output,
-        "_meta": {
-          "dev.toolgen/wrappedOutput": "result"
-        },
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": LISTED_SCHEMAS["get_x"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2447,18 +2359,6 @@ export const LISTINGS: Listings = {
         },
       },
       {
-        "name": "get_x",
-        "title": "Get x (underscore)",
-        "description": "Same CamelCase as get-x, so it spells its separator out.",
-        "inputSchema": SCHEMAS["get_x"].input,
-        "outputSchema": SCHEMAS["get_x"].output!,
-        "annotations": {
-          "readOnlyHint": true,
-          "idempotentHint": true,
-          "openWorldHint": false
-        },
-      },
-      {
         "name": "3d.render",
         "title": "Render in 3D",
         "description": "A leading digit and a dot.",
@@ -2520,7 +2420,6 @@ const TOOLS: readonly ToolEntry[] = [
   { name: "odd.names", method: "oddNames", schemas: SCHEMAS["odd.names"] },
   { name: "to_string", method: "toStringTool", schemas: SCHEMAS["to_string"] },
   { name: "get-x", method: "getX", schemas: SCHEMAS["get-x"] },
-  { name: "get_x", method: "getUnderscoreX", schemas: SCHEMAS["get_x"] },
   { name: "3d.render", method: "tool3dRender", schemas: SCHEMAS["3d.render"] },
   { name: "nothing", method: "nothing", schemas: SCHEMAS["nothing"] },
   { name: "pick", method: "pick", schemas: SCHEMAS["pick"] },

@@ -1,0 +1,393 @@
+"""The shared target vectors, and each target's line in their table.
+
+A vector set is a spec set (`targets/specs/<set>/`, or an example spec set of the repo) with
+JSON instances per tool (`targets/instances/<set>.json`): inputs the input schema accepts
+(`valid`) and refuses (`invalid`), and outputs the output schema accepts (`outputs`); the
+spec's own examples count as valid too. Every target is held to the same vectors:
+
+- it builds every set (or refuses it where `REFUSED` says, by code and line);
+- each valid value has the target's types (a round trip through them gives the same JSON,
+  or, for TypeScript, whose types vanish at run time, the value type-checks);
+- its generated server, with handlers the tests write (each returns the tool's first
+  output), lists exactly the Python build's definitions for every revision, refuses every
+  invalid input, answers every valid one, and passes `toolgen verify --fail-on should`;
+- its generated client calls every tool.
+
+A target's line is a `Row` below; adding a target is adding its row to `ROWS`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import typescript_support
+from conftest import SPECS, TESTS
+
+from toolgen import load_toolset
+from toolgen.build.python.client import TypeNames, _tool_context, client_methods
+from toolgen.build.python.server import tool_methods
+from toolgen.build.typemodel import build_model
+from toolgen.build.typescript.module import _json
+from toolgen.serve.needs import client_needs
+from toolgen.spec.ir import Tool, ToolSet
+
+VECTORS = TESTS / "targets"
+SETS: Mapping[str, Path] = {
+    "features": VECTORS / "specs" / "features",
+    "names": VECTORS / "specs" / "names",
+    "collisions": VECTORS / "specs" / "collisions",
+    "notes": SPECS / "notes",
+    "shop": SPECS / "shop",
+    "conformance": SPECS / "conformance",
+}
+REFUSED: Mapping[tuple[str, str], tuple[str, int]] = {
+    ("python", "collisions"): ("invalid-name", 20),  # get_x: the same handler method as get-x
+}
+"""(target, set) → the error code and line of a set the target refuses (nothing else)."""
+TEXT_RESULT = "done"
+"""What the tests' handler of a tool without output schema answers."""
+GUARD = 600.0
+"""Seconds before a hung build or server fails: a guard, not a timing assertion."""
+
+
+@dataclass(frozen=True)
+class Instances:
+    valid: list[Any] = field(default_factory=list)
+    invalid: list[Any] = field(default_factory=list)
+    outputs: list[Any] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class VectorSet:
+    name: str
+    specs: Path
+    tools: Mapping[str, Instances]
+
+    @functools.cached_property
+    def toolset(self) -> ToolSet:
+        return load_toolset(self.specs)
+
+    def plain_tools(self) -> list[Tool]:
+        """The tools a client without capabilities (sampling, elicitation, tasks) can call."""
+        needs = client_needs(self.toolset.tools)
+        return [
+            tool
+            for tool in self.toolset.tools
+            if not needs.get(tool.name) and (tool.execution or {}).get("taskSupport") != "required"
+        ]
+
+    def canned(self) -> dict[str, Any]:
+        """Tool name → what the tests' handler returns: its first output, else text."""
+        return {
+            tool.name: self.tools[tool.name].outputs[0]
+            if tool.output_schema is not None
+            else TEXT_RESULT
+            for tool in self.toolset.tools
+        }
+
+
+@functools.cache
+def vector_set(name: str) -> VectorSet:
+    """The set `name`: its instances file joined with the spec's examples."""
+    path = VECTORS / "instances" / f"{name}.json"
+    written = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    toolset = load_toolset(SETS[name])
+    tools = {}
+    for tool in toolset.tools:
+        given = written.get(tool.name, {})
+        valid = list(given.get("valid", []))
+        outputs = list(given.get("outputs", []))
+        for example in tool.examples:
+            if example.has_input and example.input not in valid:
+                valid.append(example.input)
+            if example.has_output and example.output not in outputs:
+                outputs.append(example.output)
+        tools[tool.name] = Instances(valid or [{}], list(given.get("invalid", [])), outputs)
+    return VectorSet(name, SETS[name], tools)
+
+
+def built_sets(target: str) -> list[str]:
+    """The sets `target` builds (not those it refuses)."""
+    return [name for name in SETS if (target, name) not in REFUSED]
+
+
+def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolgen", *args],
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+        check=False,
+        cwd=cwd,
+    )
+
+
+def build(specs: Path, out: Path, target: str) -> subprocess.CompletedProcess[str]:
+    return toolgen("build", str(specs), "-o", str(out), "--target", target, "-q")
+
+
+# -- the rows ----------------------------------------------------------------------------
+
+
+class Row(Protocol):
+    """A target's line in the table of vectors."""
+
+    name: str
+
+    def missing(self) -> str | None:
+        """Why this target cannot be tested here (None: it can)."""
+
+    def build(self, out: Path) -> dict[str, str]:
+        """Build every set this target builds into `out`, and compile what needs compiling
+        (once, for all sets); set name → why its build failed, for those that failed."""
+
+    def round_trips(self, out: Path, vectors: VectorSet) -> list[tuple[str, Any, Any]]:
+        """(type name, value, what came back) for every valid input and output of `vectors`:
+        the value read into the target's type and written back as JSON."""
+
+    def server(self, out: Path, vectors: VectorSet) -> list[str] | None:
+        """The command serving `vectors` over stdio from the generated server with the tests'
+        handlers (None: this target has no server yet)."""
+
+    def client_calls(self, out: Path, vectors: VectorSet) -> dict[str, Any] | None:
+        """Tool name → what the generated client returned calling it (with its first valid
+        input) against the target's own server, for every tool a client without
+        capabilities can call (`VectorSet.plain_tools`); None: no client yet."""
+
+
+class PythonRow:
+    """The Python target: pydantic models, the generated stub, the typed client."""
+
+    name = "python"
+
+    def missing(self) -> str | None:
+        return None
+
+    def build(self, out: Path) -> dict[str, str]:
+        failed = {}
+        for name in built_sets(self.name):
+            done = build(SETS[name], out, self.name)
+            if done.returncode != 0:
+                failed[name] = done.stderr
+                continue
+            vectors = vector_set(name)
+            package = vectors.toolset.server.package
+            (out / f"{name}.canned.json").write_text(json.dumps(vectors.canned()))
+            methods = tool_methods(vectors.toolset.tools)
+            (out / f"vectors_{name}.py").write_text(_PYTHON_SERVER.format(
+                package=package, canned=f"{name}.canned.json", methods=json.dumps(methods)
+            ))  # fmt: skip
+        return failed
+
+    def round_trips(self, out: Path, vectors: VectorSet) -> list[tuple[str, Any, Any]]:
+        script = _PYTHON_ROUND_TRIP.format(package=vectors.toolset.server.package)
+        pairs = _typed_values(vectors)
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=json.dumps(pairs),
+            capture_output=True,
+            text=True,
+            timeout=GUARD,
+            check=False,
+            cwd=out,
+            env=python_env(out),
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        back = json.loads(done.stdout)
+        return [(name, value, again) for (name, value), again in zip(pairs, back, strict=True)]
+
+    def server(self, out: Path, vectors: VectorSet) -> list[str] | None:
+        return [sys.executable, str(out / f"vectors_{vectors.name}.py")]
+
+    def client_calls(self, out: Path, vectors: VectorSet) -> dict[str, Any] | None:
+        script = _PYTHON_CLIENT.format(package=vectors.toolset.server.package)
+        model = build_model(vectors.toolset)
+        types = TypeNames(model, frozenset(model.types))
+        methods = client_methods(vectors.toolset.tools)
+        calls = {}
+        for tool in vectors.plain_tools():
+            params = _tool_context(tool, methods[tool.name], types)["params"]
+            arguments = vectors.tools[tool.name].valid[0]
+            names = {_json_name(p["json"]): p["name"] for p in params}
+            calls[tool.name] = [methods[tool.name], {names[k]: v for k, v in arguments.items()}]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                script,
+                json.dumps(self.server(out, vectors)),
+                json.dumps(calls),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=GUARD,
+            check=False,
+            cwd=out,
+            env=python_env(out),
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        result: dict[str, Any] = json.loads(done.stdout)
+        return result
+
+
+def _json_name(literal: str) -> str:
+    """The JSON name a Python string literal of the client's parameters spells."""
+    value = ast.literal_eval(literal)
+    assert isinstance(value, str)
+    return value
+
+
+def python_env(out: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(out), os.environ.get("PYTHONPATH", "")]),
+    }
+
+
+def _typed_values(vectors: VectorSet) -> list[tuple[str, Any]]:
+    """(type name, value) of every valid input and output of `vectors`."""
+    model = build_model(vectors.toolset)
+    pairs: list[tuple[str, Any]] = []
+    for tool, instances in vectors.tools.items():
+        names = model.tools[tool]
+        pairs += [(names.input, value) for value in instances.valid]
+        if names.output is not None:
+            pairs += [(names.output, value) for value in instances.outputs]
+    return pairs
+
+
+_PYTHON_SERVER = """\
+import json
+from pathlib import Path
+
+from {package}.server import Handlers, serve
+
+CANNED = json.loads(Path(__file__).with_name({canned!r}).read_text())
+METHODS = {methods}
+
+
+def answer(tool):
+    def handler(self, args):
+        return CANNED[tool]
+
+    return handler
+
+
+VectorHandlers = type(
+    "VectorHandlers", (Handlers,), {{method: answer(tool) for tool, method in METHODS.items()}}
+)
+
+if __name__ == "__main__":
+    serve(VectorHandlers())
+"""
+
+_PYTHON_ROUND_TRIP = """\
+import json, sys
+from pydantic import TypeAdapter
+from {package} import models
+
+out = []
+for name, value in json.load(sys.stdin):
+    adapter = TypeAdapter(getattr(models, name))
+    typed = adapter.validate_python(value)
+    out.append(adapter.dump_python(typed, mode="json", by_alias=True, exclude_unset=True))
+json.dump(out, sys.stdout)
+"""
+
+_PYTHON_CLIENT = """\
+import asyncio, json, sys
+from {package}.client import Client
+
+command, calls = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+
+
+async def main():
+    results = {{}}
+    async with Client.stdio(command) as client:
+        for tool, (method, kwargs) in calls.items():
+            results[tool] = await getattr(client, method)(**kwargs)
+    return results
+
+
+def plain(value):
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_unset=True) if dump else value
+
+
+print(json.dumps({{tool: plain(value) for tool, value in asyncio.run(main()).items()}}))
+"""
+
+
+class TypeScriptRow:
+    """The TypeScript target: types checked by `tsc --strict` (they vanish at run time, so a
+    valid value's round trip is its type check)."""
+
+    name = "typescript"
+
+    def missing(self) -> str | None:
+        return typescript_support.missing()
+
+    def build(self, out: Path) -> dict[str, str]:
+        (out / "node_modules").symlink_to(typescript_support.MODULES, target_is_directory=True)
+        shutil.copy(typescript_support.SUPPORT / "tsconfig.json", out / "tsconfig.json")
+        (out / "package.json").write_text(json.dumps({"private": True, "type": "module"}))
+        failed = {}
+        for name in built_sets(self.name):
+            done = build(SETS[name], out, self.name)
+            if done.returncode != 0:
+                failed[name] = done.stderr
+                continue
+            vectors = vector_set(name)
+            lines = [f'import type * as T from "./{vectors.toolset.server.package}/index.js";']
+            for index, (type_name, value) in enumerate(_typed_values(vectors)):
+                lines.append(f"export const v{index}: T.{type_name} = {_ts_value(value)};")
+            (out / f"vectors_{name}.ts").write_text("\n".join(lines) + "\n")
+        self.errors = typescript_support.tsc_errors(
+            typescript_support.run(
+                [str(typescript_support.NODE), str(typescript_support.TSC), "-p", "tsconfig.json"],
+                cwd=out,
+            ).stdout
+        )
+        return failed
+
+    def round_trips(self, out: Path, vectors: VectorSet) -> list[tuple[str, Any, Any]]:
+        wrong = {line for file, line, _ in self.errors if file == f"vectors_{vectors.name}.ts"}
+        return [
+            (type_name, value, None if index + 2 in wrong else value)
+            for index, (type_name, value) in enumerate(_typed_values(vectors))
+        ]
+
+    def server(self, out: Path, vectors: VectorSet) -> list[str] | None:
+        return None
+
+    def client_calls(self, out: Path, vectors: VectorSet) -> dict[str, Any] | None:
+        return None
+
+
+def _ts_value(value: Any) -> str:
+    """`value` as a TypeScript expression on one line (a key `__proto__` stays a member)."""
+    return _json(value).replace("\n", " ")
+
+
+ROWS: dict[str, Row] = {"python": PythonRow(), "typescript": TypeScriptRow()}
+
+
+def rows() -> Iterator[Row]:
+    yield from ROWS.values()
+
+
+def pairs(target: str) -> Sequence[tuple[str, str]]:
+    """(target, set) for every set `target` builds: the parameters of the row tests."""
+    return [(target, name) for name in built_sets(target)]
