@@ -20,7 +20,6 @@ NOT_YET: dict[str, str] = {
     # Pages being rewritten elsewhere; their snippets do not run as written yet. The lead
     # removes each entry when its rewrite lands.
     "typescript.md": "rewritten as a recipe by the TypeScript work",
-    "serving.md": "rewritten by the serving work (users' guarantees; internals to architecture.md)",
 }
 MOST_SKIPS = 6
 """Blocks marked not runnable (`<!-- skip: next "why" -->`) in all the docs together."""
