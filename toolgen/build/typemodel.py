@@ -71,6 +71,11 @@ class Literal:
     value: Any
 
 
+LARGE_ENUM: Final = 1_000
+"""Past this many strings, every target types an enum as a string checked at run time: a
+union of thousands of literals makes compilers and type checkers crawl."""
+
+
 @dataclass(frozen=True, slots=True)
 class Enum:
     """One of several JSON values, in the order written (often all strings)."""
@@ -80,6 +85,11 @@ class Enum:
     @property
     def strings(self) -> bool:
         return all(isinstance(v, str) for v in self.values)
+
+    @property
+    def large(self) -> bool:
+        """Whether it holds more than `LARGE_ENUM` strings."""
+        return sum(isinstance(v, str) for v in self.values) > LARGE_ENUM
 
 
 @dataclass(frozen=True, slots=True)
