@@ -18,6 +18,9 @@ DEFAULT_MAX_MESSAGE: Final = 64 * 1024 * 1024
 """The default of `max_message()`, and the longest stdio line `serve` reads."""
 MAX_BUFFERED: Final = 64 * 1024 * 1024
 """Bytes of request bodies `serve --http` buffers for all requests together (past it, 503)."""
+STREAM_BYTES: Final = 64 * 1024 * 1024
+"""Bytes of resumable stream events (as JSON) `serve --http` keeps in its memory (without a
+shared store); past it, the oldest streams go first."""
 CALL_TIMEOUT: Final = 60.0
 """Seconds a tool call may take by default: a served call before it answers with an error
 (`serve`, the generated server stub, `toolgen.sdk`), and a call, a listing or an import

@@ -27,6 +27,8 @@ from typing import Any, Final
 
 import orjson
 
+from toolgen.limits import STREAM_BYTES
+
 Record = dict[str, Any]
 Edit = Callable[[Record], Record | None]
 """A change to a record: the new record, or None for no change."""
@@ -38,8 +40,6 @@ STREAM_EVENTS: Final = 1000
 """Events kept per stream (the oldest go first): a resuming client gets at most these."""
 MAX_STREAMS: Final = 10_000
 """Streams one in-process store keeps at most (the oldest go first)."""
-STREAM_BYTES: Final = 64 * 1024 * 1024
-"""Bytes of events (as JSON) one in-process store keeps at most (the oldest streams go first)."""
 
 
 class StoreError(ValueError):
