@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolgen.build.naming import Names, branch_labels, camel, def_classes, tool_bases
-from toolgen.schema.jsonequal import json_type, same
+from toolgen.schema.jsonequal import canonical, json_type
 from toolgen.schema.pointer import unescape
 from toolgen.schema.walk import map_refs
 from toolgen.spec.ir import Def, ToolSet
@@ -312,6 +312,10 @@ class _Reader:
             for tool in tools
         }
         defs = all_defs(self.toolset)
+        records: dict[bytes, str] = {}  # a record def's canonical JSON → the first such def
+        for bundled, schema in defs.items():
+            if isinstance(schema, dict) and _is_record(schema):
+                records.setdefault(canonical(schema), bundled)
         self.def_names = def_classes(defs, self.names)
         # Tools are read before defs: inline types are named in the order the Python models
         # have always named their classes.
@@ -323,7 +327,7 @@ class _Reader:
                 schemas.append(("output", names.output, tool.output_schema))
             for role, name, schema in schemas:
                 body = {k: v for k, v in schema.items() if k != "$defs"}
-                parts[name] = self._top(name, body, f"{tool.name}:{role}", role, defs, tool.name)
+                parts[name] = self._top(name, body, f"{tool.name}:{role}", role, records, tool.name)
         for bundled, schema in defs.items():
             name = self.def_names[bundled]
             self.top = name
@@ -356,16 +360,17 @@ class _Reader:
         body: Mapping[str, Any],
         key: str,
         role: str,
-        defs: Mapping[str, Any],
+        records: Mapping[bytes, str],
         tool: str,
     ) -> Named:
-        """A tool's input or output: the def it is exactly (an alias), else its own type."""
+        """A tool's input or output: the record def it is exactly (an alias), else its own
+        type (`records`: each record def by its canonical JSON)."""
         doc = _doc(body)
         said = f"The {role} of tool {tool}."
         doc = replace(doc, description=f"{said}\n{doc.description}" if doc.description else said)
-        for bundled, schema in defs.items():
-            if isinstance(schema, dict) and _is_record(schema) and same(body, schema):
-                return Named(name, Ref(self.def_names[bundled]), doc, role)
+        alias = records.get(canonical(body))
+        if alias is not None:
+            return Named(name, Ref(self.def_names[alias]), doc, role)
         self.top = name
         self.types[name] = None  # claimed: `$ref: "#"` inside refers to it
         return Named(name, self._type(body, name, key, root=True, this=name), doc, role)
