@@ -121,5 +121,18 @@ def test_the_json_rpc_codec_reads_and_writes_integers_beyond_64_bits_exactly(tex
     assert jsonrpc.loads(jsonrpc.dumps(value)) == value
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"a": [1, 18446744073709551616]}', {"a": [1, 2**64]}),
+        ('{"a": "x", "n": -9223372036854775809}', {"a": "x", "n": -(2**63) - 1}),
+    ],
+)
+def test_the_json_rpc_codec_reads_wide_integers_from_text_as_from_bytes(
+    text: str, value: object
+) -> None:
+    assert jsonrpc.loads(text) == value == jsonrpc.loads(text.encode())
+
+
 def test_the_arguments_a_state_is_bound_to_may_hold_wide_integers() -> None:
     assert arguments_digest("t", {"n": 2**64}) != arguments_digest("t", {"n": 2**64 + 1})
