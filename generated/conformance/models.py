@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypeAlias, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -12,12 +12,9 @@ from pydantic import (
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
     StrictFloat,
     StrictInt,
     StrictStr,
-    model_serializer,
 )
 from pydantic_core import core_schema
 
@@ -45,6 +42,15 @@ OMITTED: Final = Omitted.OMITTED
 JSON's `null`."""
 
 
+def _is_omitted(value: object) -> bool:
+    return value is OMITTED
+
+
+_T = TypeVar("_T")
+Omittable: TypeAlias = Annotated[_T | Omitted, Field(exclude_if=_is_omitted)]
+"""A property that may be left out: a `_T`, or `OMITTED`, which every dump leaves out."""
+
+
 def _integral(value: Any) -> Any:
     """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
     return int(value) if type(value) is float and value.is_integer() else value
@@ -56,9 +62,9 @@ IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
 
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
-    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent
-    properties left out. A class builds its validator and serializer on first use, not
-    on import: a server's first call builds only the models of the tool it calls."""
+    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names. A class
+    builds its validator and serializer on first use, not on import: a server's first
+    call builds only the models of the tool it calls."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -68,18 +74,6 @@ class ToolModel(BaseModel):
         defer_build=True,
     )
 
-    @model_serializer(mode="wrap")
-    def _leave_out_absent(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is OMITTED:
-                    alias = spec.serialization_alias or spec.alias
-                    data.pop(alias if alias and info.by_alias is not False else name, None)
-        return data
-
 
 class Address(ToolModel):
     """A postal address (checks that $defs and $anchor survive in tools/list)."""
@@ -87,8 +81,8 @@ class Address(ToolModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    street: Annotated[StrictStr | Omitted, Field(description="Street and number.")] = OMITTED
-    city: Annotated[StrictStr | Omitted, Field(description="City.")] = OMITTED
+    street: Annotated[Omittable[StrictStr], Field(description="Street and number.")] = OMITTED
+    city: Annotated[Omittable[StrictStr], Field(description="City.")] = OMITTED
 
 
 class TestSimpleTextInput(ToolModel):
@@ -148,13 +142,13 @@ class TestParamHeaderInput(ToolModel):
 
 
 class JsonSchema202012ToolInput(ToolModel):
-    name: Annotated[StrictStr | Omitted, Field(description="Any name.")] = OMITTED
-    address: Address | Omitted = OMITTED
+    name: Annotated[Omittable[StrictStr], Field(description="Any name.")] = OMITTED
+    address: Omittable[Address] = OMITTED
     contactMethod: Annotated[
-        Literal["phone", "email"] | Omitted, Field(description="How to get in touch.")
+        Omittable[Literal["phone", "email"]], Field(description="How to get in touch.")
     ] = OMITTED
-    phone: Annotated[StrictStr | Omitted, Field(description="Phone number.")] = OMITTED
-    email: Annotated[StrictStr | Omitted, Field(description="Email address.")] = OMITTED
+    phone: Annotated[Omittable[StrictStr], Field(description="Phone number.")] = OMITTED
+    email: Annotated[Omittable[StrictStr], Field(description="Email address.")] = OMITTED
 
 
 class TestInputRequiredResultElicitationInput(ToolModel):
@@ -203,7 +197,7 @@ class GreetInput(ToolModel):
 
 class SlowComputeInput(ToolModel):
     seconds: Annotated[StrictFloat, Field(description="How long to wait.", ge=0.0, le=600.0)]
-    label: Annotated[StrictStr | Omitted, Field(description="A label echoed in the result.")] = (
+    label: Annotated[Omittable[StrictStr], Field(description="A label echoed in the result.")] = (
         OMITTED
     )
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypeAlias, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -12,12 +12,9 @@ from pydantic import (
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
     StrictBool,
     StrictInt,
     StrictStr,
-    model_serializer,
 )
 from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
@@ -46,6 +43,15 @@ OMITTED: Final = Omitted.OMITTED
 JSON's `null`."""
 
 
+def _is_omitted(value: object) -> bool:
+    return value is OMITTED
+
+
+_T = TypeVar("_T")
+Omittable: TypeAlias = Annotated[_T | Omitted, Field(exclude_if=_is_omitted)]
+"""A property that may be left out: a `_T`, or `OMITTED`, which every dump leaves out."""
+
+
 def _integral(value: Any) -> Any:
     """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
     return int(value) if type(value) is float and value.is_integer() else value
@@ -57,9 +63,9 @@ IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
 
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
-    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent
-    properties left out. A class builds its validator and serializer on first use, not
-    on import: a server's first call builds only the models of the tool it calls."""
+    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names. A class
+    builds its validator and serializer on first use, not on import: a server's first
+    call builds only the models of the tool it calls."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -68,18 +74,6 @@ class ToolModel(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-
-    @model_serializer(mode="wrap")
-    def _leave_out_absent(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is OMITTED:
-                    alias = spec.serialization_alias or spec.alias
-                    data.pop(alias if alias and info.by_alias is not False else name, None)
-        return data
 
 
 NoteId = TypeAliasType(
@@ -99,9 +93,9 @@ class Note(ToolModel):
 
     id: NoteId
     title: Annotated[StrictStr, Field(description="Short title.", max_length=200, min_length=1)]
-    body: Annotated[StrictStr | Omitted, Field(description="Free text.")] = OMITTED
+    body: Annotated[Omittable[StrictStr], Field(description="Free text.")] = OMITTED
     tags: Annotated[
-        list[Tag] | Omitted, Field(description="Labels for finding the note again.")
+        Omittable[list[Tag]], Field(description="Labels for finding the note again.")
     ] = OMITTED
 
 
@@ -109,12 +103,12 @@ class TagTree(ToolModel):
     """A tag with its child tags (a recursive type)."""
 
     tag: Tag
-    children: list[TagTree] | Omitted = OMITTED
+    children: Omittable[list[TagTree]] = OMITTED
 
 
 class CreateNoteInput(ToolModel):
     title: Annotated[StrictStr, Field(description="Short title.", max_length=200, min_length=1)]
-    body: Annotated[StrictStr | Omitted, Field(description="Free text.")] = OMITTED
+    body: Annotated[Omittable[StrictStr], Field(description="Free text.")] = OMITTED
     tags: Annotated[list[Tag], Field(description="Labels for the note.")] = []
 
 
@@ -131,7 +125,7 @@ class GetNoteOutput(Note):
 
 
 class ListNotesInput(ToolModel):
-    tag: Tag | Omitted = OMITTED
+    tag: Omittable[Tag] = OMITTED
     limit: Annotated[IntNumber, Field(description="Most notes to return.", ge=1, le=100)] = 20
 
 
@@ -154,7 +148,7 @@ class DeleteNoteOutput(ToolModel):
 
 
 class TagTreeInput(ToolModel):
-    root: Tag | Omitted = OMITTED
+    root: Omittable[Tag] = OMITTED
 
 
 class TagTreeOutput(TagTree):

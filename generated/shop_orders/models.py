@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypeAlias, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -12,13 +12,10 @@ from pydantic import (
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
-    model_serializer,
 )
 from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
@@ -47,6 +44,15 @@ OMITTED: Final = Omitted.OMITTED
 JSON's `null`."""
 
 
+def _is_omitted(value: object) -> bool:
+    return value is OMITTED
+
+
+_T = TypeVar("_T")
+Omittable: TypeAlias = Annotated[_T | Omitted, Field(exclude_if=_is_omitted)]
+"""A property that may be left out: a `_T`, or `OMITTED`, which every dump leaves out."""
+
+
 def _integral(value: Any) -> Any:
     """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
     return int(value) if type(value) is float and value.is_integer() else value
@@ -58,9 +64,9 @@ IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
 
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
-    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent
-    properties left out. A class builds its validator and serializer on first use, not
-    on import: a server's first call builds only the models of the tool it calls."""
+    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names. A class
+    builds its validator and serializer on first use, not on import: a server's first
+    call builds only the models of the tool it calls."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -69,18 +75,6 @@ class ToolModel(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-
-    @model_serializer(mode="wrap")
-    def _leave_out_absent(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is OMITTED:
-                    alias = spec.serialization_alias or spec.alias
-                    data.pop(alias if alias and info.by_alias is not False else name, None)
-        return data
 
 
 class Address(ToolModel):
@@ -127,14 +121,14 @@ class Order(ToolModel):
     total: Money
     ship_to: Address
     note: Annotated[
-        StrictStr | Omitted | None,
+        Omittable[StrictStr | None],
         Field(description="Note for the courier, or null.", max_length=500),
     ] = OMITTED
 
 
 class SearchProductsInput(ToolModel):
     query: Annotated[StrictStr, Field(description="Words to look for.", min_length=2)]
-    max_price: Money | Omitted = OMITTED
+    max_price: Omittable[Money] = OMITTED
     in_stock_only: Annotated[StrictBool, Field(description="Hide sold-out products.")] = True
 
 
@@ -168,7 +162,7 @@ class PlaceOrderInputPayment(ToolModel):
 
     method: Annotated[Literal["card", "invoice", "voucher"], Field(description="Payment method.")]
     voucher_code: Annotated[
-        StrictStr | Omitted,
+        Omittable[StrictStr],
         Field(description="Voucher code when paying by voucher.", pattern="^[A-Z0-9]{8}$"),
     ] = OMITTED
 
@@ -180,7 +174,7 @@ class PlaceOrderInput(ToolModel):
     ]
     ship_to: Address
     note: Annotated[
-        StrictStr | Omitted | None, Field(description="Note for the courier.", max_length=500)
+        Omittable[StrictStr | None], Field(description="Note for the courier.", max_length=500)
     ] = OMITTED
     payment: Annotated[PlaceOrderInputPayment, Field(description="How the order is paid.")]
 
@@ -200,7 +194,7 @@ class GetOrderOutput(Order):
 class CancelOrderInput(ToolModel):
     id: Annotated[StrictStr, Field(description="Order identifier.", pattern="^o_[0-9]{6}$")]
     reason: Annotated[
-        Literal["changed_mind", "too_slow", "wrong_item", "other"] | Omitted,
+        Omittable[Literal["changed_mind", "too_slow", "wrong_item", "other"]],
         Field(description="Why."),
     ] = OMITTED
 

@@ -37,12 +37,12 @@ RESERVED: frozenset[str] = frozenset((
     "IPv6Network", "IntEnum", "IntNumber", "Iterator", "Json", "JsonValue", "List", "Literal", "MISSING",
     "Mapping", "Meta", "Model", "MultipleOf", "NaiveDatetime", "NameEmail", "NegativeFloat",
     "NegativeInt", "NonNegativeFloat", "NonNegativeInt", "NonPositiveFloat", "NonPositiveInt",
-    "None", "OMITTED", "Omitted", "Optional", "PastDate", "PastDatetime", "Path",
+    "None", "OMITTED", "Omittable", "Omitted", "Optional", "PastDate", "PastDatetime", "Path",
     "PositiveFloat", "PositiveInt", "RootModel", "SecretStr", "Sequence", "SerializationInfo",
     "SerializeAsAny", "SerializerFunctionWrapHandler", "Set", "StrEnum", "StrictBool",
     "StrictBytes", "StrictFloat", "StrictInt", "StrictStr", "StringConstraints", "Struct",
     "SupportsIndex", "Time", "ToolModel", "Tuple", "TypeAdapter", "TypeAlias", "TypeAliasType",
-    "ULID", "UNSET", "UUID", "Union", "UnsetType", "ValidationInfo",
+    "TypeVar", "ULID", "UNSET", "UUID", "Union", "UnsetType", "ValidationInfo",
     "ValidatorFunctionWrapHandler",
 ))
 """Names the generated Python module may import, or that DCG renames: never type names."""

@@ -2,8 +2,8 @@
 
 A workaround, until DCG itself is faster (the issue for DCG: benchmarks/upstream/
 datamodel-code-generator.md): `faster()` puts them in place for the length of
-toolgen's own DCG call and puts DCG's back after it, so no other use of DCG in the
-process sees them outside that call. Each returns what DCG's own returns, so DCG's
+toolgen's own call of that formatter and puts DCG's back after it, so no other use of DCG
+in the process sees them outside that call. Each returns what DCG's own returns, so DCG's
 output is byte for byte the same (tests compare them on DCG's real output and on
 generated code). When DCG changes (it lacks one of the helpers) `faster` does nothing.
 

@@ -1,17 +1,19 @@
-"""The fixed top of every generated `models.py`: the absent value `OMITTED` and the `ToolModel` base.
+"""The fixed top of every generated `models.py`: the absent value `OMITTED`, the `Omittable`
+fields that may hold it, and the `ToolModel` base.
 
 The models import pydantic and nothing else, so an application that only validates with
 them needs nothing of toolgen. datamodel-code-generator (DCG) is told to derive every class
-from `ToolModel` (`base_class`), and its `MISSING` for a property left out becomes the
-module's `OMITTED` (see `toolgen.build.python.modelshape`). `ToolModel` leaves absent
-fields out of every dump, so a model dumps back to the JSON it was validated from. The
-generated client defaults its optional arguments to the same value and leaves them out of
-a call (`toolgen.client.base`).
+from `ToolModel` (`base_class`), and its `X | MISSING` for a property left out becomes
+`Omittable[X]`, its `MISSING` default the module's `OMITTED` (see
+`toolgen.build.python.modelshape`). An `Omittable` field holding `OMITTED` is left out of
+every dump (pydantic's `exclude_if`, checked in pydantic-core, field by field), so a model
+dumps back to the JSON it was validated from. The generated client defaults its optional
+arguments to the same value and leaves them out of a call (`toolgen.client.base`).
 
 `OMITTED` is falsy and typed (`__bool__` returns `Literal[False]`), so `if args.title:` and
-`if args.title is not OMITTED:` both narrow `str | Omitted` to `str` for mypy and pyright;
-no JSON value validates as it. pydantic's own `MISSING` is truthy, so `if args.title:`
-would take the branch for an absent title.
+`if args.title is not OMITTED:` both narrow `Omittable[str]` (`str | Omitted`) to `str` for
+mypy and pyright; no JSON value validates as it. pydantic's own `MISSING` is truthy, so
+`if args.title:` would take the branch for an absent title.
 
 `defer_build=True`: a class's pydantic-core validator and serializer are built when
 the class is first used (validated, instantiated, dumped, asked for its JSON
@@ -26,7 +28,7 @@ from __future__ import annotations
 from toolgen.build.python.modelsplice import Import
 
 INTEGER = "IntNumber"
-"""What a JSON Schema `integer` is in the models (for DCG's `StrictInt`, of the same length):
+"""What a JSON Schema `integer` is in the models (for DCG's `StrictInt`):
 an int, or a float without fractional part (`20.0`, an integer to JSON Schema and to the
 runtime), validated as the int it equals; never a bool or a string."""
 DCG_INTEGER = "StrictInt"
@@ -37,6 +39,8 @@ BASE_CLASS = "ToolModel"
 SENTINEL_TYPE = "Omitted"
 SENTINEL = "OMITTED"
 """The names of `toolgen.client`'s absent value (never class names: `naming.RESERVED`)."""
+OMITTABLE = "Omittable"
+"""The type of a field that may be absent (`Omittable[str]`: a `str`, or `OMITTED`)."""
 
 IMPORTS: tuple[Import, ...] = (
     Import("enum", "Enum"),
@@ -44,14 +48,14 @@ IMPORTS: tuple[Import, ...] = (
     Import("typing", "Any"),
     Import("typing", "Final"),
     Import("typing", "Literal"),
+    Import("typing", "TypeAlias"),
+    Import("typing", "TypeVar"),
     Import("pydantic", "BeforeValidator"),
     Import("pydantic", DCG_INTEGER),
     Import("pydantic", "BaseModel"),
     Import("pydantic", "ConfigDict"),
-    Import("pydantic", "SerializationInfo"),
-    Import("pydantic", "SerializerFunctionWrapHandler"),
+    Import("pydantic", "Field"),
     Import("pydantic", "GetCoreSchemaHandler"),
-    Import("pydantic", "model_serializer"),
     Import("pydantic_core", "core_schema"),
 )
 """What `PRELUDE` uses (merged with the imports of the models): pydantic's, and the standard
@@ -81,6 +85,15 @@ OMITTED: Final = Omitted.OMITTED
 JSON's `null`."""
 
 
+def _is_omitted(value: object) -> bool:
+    return value is OMITTED
+
+
+_T = TypeVar("_T")
+Omittable: TypeAlias = Annotated[_T | Omitted, Field(exclude_if=_is_omitted)]
+"""A property that may be left out: a `_T`, or `OMITTED`, which every dump leaves out."""
+
+
 def _integral(value: Any) -> Any:
     """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
     return int(value) if type(value) is float and value.is_integer() else value
@@ -92,9 +105,9 @@ IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
 
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
-    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent
-    properties left out. A class builds its validator and serializer on first use, not
-    on import: a server's first call builds only the models of the tool it calls."""
+    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names. A class
+    builds its validator and serializer on first use, not on import: a server's first
+    call builds only the models of the tool it calls."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -103,16 +116,4 @@ class ToolModel(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-
-    @model_serializer(mode="wrap")
-    def _leave_out_absent(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is OMITTED:
-                    alias = spec.serialization_alias or spec.alias
-                    data.pop(alias if alias and info.by_alias is not False else name, None)
-        return data
 '''.strip()

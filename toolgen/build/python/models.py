@@ -13,10 +13,11 @@ constraints in `Field` and defaults by `=` (`use_annotated`,
 ids are plain hashable `str`s; enums become `Literal`s (longer than
 `typemodel.LARGE_ENUM`: a checked `str`, see `modelvalues`); every class derives
 from the prelude's `ToolModel` (one shared config); `strict_types` keeps JSON
-types apart (`"5"` is not an integer). DCG's `MISSING` for a property left out
-becomes the prelude's falsy `OMITTED` (see `modelshape`, `modelprelude`): a
-property that is not nullable rejects `null`, and dumps leave absent properties
-out. Formats are not enforced (the plan drops them): a `uri` is the `str` it
+types apart (`"5"` is not an integer). DCG's `X | MISSING` for a property left out
+becomes the prelude's `Omittable[X]`, whose falsy `OMITTED` every dump leaves out
+(see `modelshape`, `modelprelude`): a property that is not nullable rejects `null`.
+DCG's builtin formatter lays the module out once `modelshape` has edited it. Formats
+are not enforced (the plan drops them): a `uri` is the `str` it
 came as. DCG writes every spec string (descriptions, titles, patterns,
 defaults, property names) as an escaped Python literal; the header note is
 made printable and single-line.
@@ -42,7 +43,7 @@ from datamodel_code_generator import (
     generate,
 )
 from datamodel_code_generator.enums import DataModelType, StrictTypes
-from datamodel_code_generator.format import Formatter
+from datamodel_code_generator.format import apply_builtin_formatter
 
 from toolgen.build.common import python_header
 from toolgen.build.naming import field_aliases
@@ -75,8 +76,7 @@ def dcg_options() -> dict[str, Any]:
         "output_model_type": DataModelType.PydanticV2BaseModel,
         "target_python_version": PythonVersion.PY_311,
         "target_pydantic_version": TargetPydanticVersion.V2_14,
-        "formatters": [Formatter.BUILTIN],
-        "builtin_format_line_length": 100,  # ruff's setting here, wherever the build runs
+        "formatters": [],  # formatted after `reshape` (see `generate_fragments`)
         "disable_timestamp": True,
         "use_annotated": True,
         "field_constraints": True,
@@ -174,13 +174,9 @@ def generate_fragments(
         for prop in sub["properties"]
     )
     try:
-        with dcgfixes.faster():
-            code = generate(
-                schema,
-                **dcg_options(),
-                aliases=field_aliases(names),
-                custom_file_header="# units",
-            )
+        code = generate(
+            schema, **dcg_options(), aliases=field_aliases(names), custom_file_header="# units"
+        )
     except Error as exc:
         raise SpecError(
             [
@@ -194,7 +190,7 @@ def generate_fragments(
     if not isinstance(code, str):  # pragma: no cover - one module in, one module out
         raise ModelGenerationError("datamodel-code-generator returned several modules")
     unit_of = {name: index for index, unit in enumerate(plan.units) for name in unit.classes}
-    fragments, defined = split(reshape(code), unit_of)
+    fragments, defined = split(formatted(reshape(code)), unit_of)
     absent = [name for name in own if name not in defined]
     if absent:
         raise ModelGenerationError(f"generated models lack classes {absent}")
@@ -206,6 +202,15 @@ def generate_fragments(
         for index in [i for i in units if any(imp.alias for imp in made[i].imports)]:
             made.update(generate_fragments(plan, [index], where))
     return made
+
+
+def formatted(code: str) -> str:
+    """`code` laid out by DCG's builtin formatter, as `--formatters builtin` would have (at
+    ruff's line length here, wherever the build runs)."""
+    with dcgfixes.faster():
+        return apply_builtin_formatter(
+            code, line_length=100, string_normalization=True, python_version=PythonVersion.PY_311
+        )
 
 
 def _own_imports(fragment: Fragment) -> Fragment:

@@ -1,19 +1,17 @@
-"""Shape datamodel-code-generator's module where its options stop, keeping its layout.
+"""Shape datamodel-code-generator's module where its options stop, before it is formatted.
 
 DCG already writes what a person would: `Annotated` fields with constraints in
 `Field`, defaults by `=`, type aliases for scalar defs, every class derived
-from one base (`modelprelude.BASE_CLASS`), formatted by its own builtin
-formatter as `ruff format` would. Two things it cannot be told, done here as
-edits of its text at the places its syntax tree names:
+from one base (`modelprelude.BASE_CLASS`). Three things it cannot be told, done here as
+edits of its unformatted text at the places its syntax tree names (the build formats
+the module afterwards, with DCG's own formatter, as DCG would have):
 
-- its `MISSING` (a property left out) becomes toolgen's falsy typed sentinel
-  (`toolgen.client.OMITTED`): `Omitted` in annotations, `OMITTED` as a value,
-  with `None` kept last in a union (`str | Omitted | None`, as ruff's RUF036
-  asks). The names have the length of `MISSING`, so every line keeps its length and DCG's
-  formatting stays right (formatting the module again would cost as much as
-  DCG's own run);
-- its `StrictInt` becomes the prelude's `IntNumber` (same length), which also takes a
-  float without fractional part, as JSON Schema's `integer` does;
+- its `X | MISSING` (a property left out) becomes the prelude's `Omittable[X]`: an `X`,
+  or toolgen's falsy typed sentinel (`toolgen.client.OMITTED`), which every dump leaves
+  out; its `MISSING` default becomes `OMITTED`. `None` stays last in a union
+  (`Omittable[str | None]`, as ruff's RUF036 asks);
+- its `StrictInt` becomes the prelude's `IntNumber`, which also takes a float without
+  fractional part, as JSON Schema's `integer` does;
 - a class's `model_config = ConfigDict(extra="forbid")` goes: the shared base
   says it once (classes that allow extra properties keep theirs; a class left
   without a statement gets `pass`).
@@ -27,37 +25,32 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from toolgen.build.python.modelprelude import DCG_INTEGER, INTEGER, SENTINEL, SENTINEL_TYPE
+from toolgen.build.python.modelprelude import DCG_INTEGER, INTEGER, OMITTABLE, SENTINEL
+from toolgen.build.python.modelsplice import ModelGenerationError
 
 DCG_SENTINEL: Final = "MISSING"
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks the parser counts
-
-if len(SENTINEL) != len(DCG_SENTINEL) or len(SENTINEL_TYPE) != len(DCG_SENTINEL):
-    raise AssertionError("the sentinel's names must keep DCG's line lengths")  # pragma: no cover
-if len(INTEGER) != len(DCG_INTEGER):
-    raise AssertionError("the integer type's name must keep DCG's line lengths")  # pragma: no cover
+_NEWLINE = re.compile(rb"\r\n|\r|\n")  # the line breaks the parser counts
 
 
 @dataclass(frozen=True)
 class _Edit:
-    """Replace bytes `start:end` of line `line` (1-based) with `text`."""
+    """Replace the text from `start` to `end` (line, UTF-8 column: as the parser counts)
+    with `text`."""
 
-    line: int
-    start: int
-    end: int
+    start: tuple[int, int]
+    end: tuple[int, int]
     text: str
 
 
 def reshape(code: str) -> str:
-    """DCG's formatted module with the sentinel and the base config in place."""
+    """DCG's module with `Omittable`, the sentinel, the integer type and the base config
+    in place."""
     module = ast.parse(code)
     edits = [
         _replace(node, INTEGER)
         for node in ast.walk(module)
         if isinstance(node, ast.Name) and node.id == DCG_INTEGER
     ]
-    dropped: set[int] = set()
-    passes: dict[int, str] = {}  # line -> `pass` replacing the statement there
     for node in module.body:
         if not isinstance(node, ast.ClassDef):
             continue
@@ -69,12 +62,13 @@ def reshape(code: str) -> str:
                         _replace(n, SENTINEL) for n in _typing_nodes(stmt.value) if _is_sentinel(n)
                     ]
         configs = [stmt for stmt in node.body if _forbid_config(stmt)]
-        for stmt in configs:
-            dropped.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
-        if configs and len(configs) == len(node.body):
-            first = configs[0]
-            passes[first.lineno] = " " * first.col_offset + "pass"
-    return _apply(code, edits, dropped, passes)
+        keep_one = bool(configs) and len(configs) == len(node.body)
+        for index, stmt in enumerate(configs):
+            start = (stmt.lineno, 0)  # whole lines, so no blank line is left behind
+            end = ((stmt.end_lineno or stmt.lineno) + 1, 0)
+            text = " " * stmt.col_offset + "pass\n" if keep_one and index == 0 else ""
+            edits.append(_Edit(start, end, text))
+    return _apply(code, edits)
 
 
 def _typing_nodes(node: ast.expr) -> Iterator[ast.expr]:
@@ -92,25 +86,21 @@ def _typing_nodes(node: ast.expr) -> Iterator[ast.expr]:
 
 
 def _annotation_edits(annotation: ast.expr) -> list[_Edit]:
-    """`MISSING` → the sentinel's type; `None | MISSING` → `Omitted | None`."""
+    """`X | MISSING` in `annotation` → `Omittable[X]` (DCG appends `MISSING` to the whole
+    hint, so `X` may be a union itself: `X | None | MISSING` → `Omittable[X | None]`)."""
     edits: list[_Edit] = []
-    swapped: set[int] = set()
-    names: list[ast.expr] = []
+    handled: set[int] = set()
     for node in _typing_nodes(annotation):
-        if _is_sentinel(node):
-            names.append(node)
-        elif (
-            isinstance(node, ast.BinOp)
-            and isinstance(node.op, ast.BitOr)
-            and _is_sentinel(node.right)
-            and isinstance(node.left, ast.BinOp)
-            and isinstance(node.left.op, ast.BitOr)
-            and isinstance(node.left.right, ast.Constant)
-            and node.left.right.value is None
-        ):
-            edits += [_replace(node.left.right, SENTINEL_TYPE), _replace(node.right, "None")]
-            swapped.add(id(node.right))
-    edits += [_replace(node, SENTINEL_TYPE) for node in names if id(node) not in swapped]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            if _is_sentinel(node.right):
+                left_end = (node.left.end_lineno or node.lineno, node.left.end_col_offset or 0)
+                edits += [
+                    _Edit(_start(node), _start(node), f"{OMITTABLE}["),
+                    _Edit(left_end, _end(node), "]"),
+                ]
+                handled.add(id(node.right))
+        elif _is_sentinel(node) and id(node) not in handled:
+            raise ModelGenerationError(f"unexpected {DCG_SENTINEL} in {ast.unparse(annotation)}")
     return edits
 
 
@@ -118,35 +108,35 @@ def _is_sentinel(node: ast.expr) -> bool:
     return isinstance(node, ast.Name) and node.id == DCG_SENTINEL
 
 
+def _start(node: ast.expr) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _end(node: ast.expr) -> tuple[int, int]:
+    return node.end_lineno or node.lineno, node.end_col_offset or node.col_offset
+
+
 def _replace(node: ast.expr, text: str) -> _Edit:
-    return _Edit(node.lineno, node.col_offset, node.end_col_offset or node.col_offset, text)
+    return _Edit(_start(node), _end(node), text)
 
 
-def _apply(code: str, edits: list[_Edit], dropped: set[int], passes: dict[int, str]) -> str:
-    """`code` with `edits` made (byte columns, as the parser counts), `dropped` lines left
-    out and `passes` put in their place."""
-    breaks = list(_NEWLINE.finditer(code))
-    starts = [0, *(m.end() for m in breaks)]
-    ends = [*(m.start() for m in breaks), len(code)]
-    by_line: dict[int, list[_Edit]] = {}
-    for edit in edits:
-        by_line.setdefault(edit.line, []).append(edit)
-    out: list[str] = []
-    for number, (start, end) in enumerate(zip(starts, ends, strict=True), start=1):
-        newline = code[end : starts[number]] if number < len(starts) else ""
-        if number in passes:
-            out.append(passes[number] + newline)
-            continue
-        if number in dropped:
-            continue
-        line = code[start:end]
-        if number in by_line:
-            raw = line.encode()
-            for edit in sorted(by_line[number], key=lambda e: e.start, reverse=True):
-                raw = raw[: edit.start] + edit.text.encode() + raw[edit.end :]
-            line = raw.decode()
-        out.append(line + newline)
-    return "".join(out)
+def _apply(code: str, edits: list[_Edit]) -> str:
+    """`code` with `edits` made (none overlap)."""
+    raw = code.encode()
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(raw)), len(raw)]
+
+    def offset(position: tuple[int, int]) -> int:
+        line, column = position
+        return starts[min(line - 1, len(starts) - 1)] + column
+
+    out: list[bytes] = []
+    done = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):  # an insertion first
+        begin = offset(edit.start)
+        out += (raw[done:begin], edit.text.encode())
+        done = offset(edit.end)
+    out.append(raw[done:])
+    return b"".join(out).decode()
 
 
 def _forbid_config(stmt: ast.stmt) -> bool:

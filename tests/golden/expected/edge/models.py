@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypeAlias, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -12,12 +12,9 @@ from pydantic import (
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
     StrictFloat,
     StrictInt,
     StrictStr,
-    model_serializer,
 )
 from pydantic_core import core_schema
 from typing_extensions import TypeAliasType
@@ -46,6 +43,15 @@ OMITTED: Final = Omitted.OMITTED
 JSON's `null`."""
 
 
+def _is_omitted(value: object) -> bool:
+    return value is OMITTED
+
+
+_T = TypeVar("_T")
+Omittable: TypeAlias = Annotated[_T | Omitted, Field(exclude_if=_is_omitted)]
+"""A property that may be left out: a `_T`, or `OMITTED`, which every dump leaves out."""
+
+
 def _integral(value: Any) -> Any:
     """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
     return int(value) if type(value) is float and value.is_integer() else value
@@ -57,9 +63,9 @@ IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
 
 class ToolModel(BaseModel):
     """Base of the models: no undeclared properties unless a class allows them; built from
-    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names, absent
-    properties left out. A class builds its validator and serializer on first use, not
-    on import: a server's first call builds only the models of the tool it calls."""
+    Python names (`Model(class_=...)`) or JSON names; dumped with JSON names. A class
+    builds its validator and serializer on first use, not on import: a server's first
+    call builds only the models of the tool it calls."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -69,31 +75,19 @@ class ToolModel(BaseModel):
         defer_build=True,
     )
 
-    @model_serializer(mode="wrap")
-    def _leave_out_absent(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name, spec in type(self).model_fields.items():
-                if getattr(self, name, None) is OMITTED:
-                    alias = spec.serialization_alias or spec.alias
-                    data.pop(alias if alias and info.by_alias is not False else name, None)
-        return data
-
 
 class Tree(ToolModel):
     """A recursive node: \"\"\" ''' \\"""
 
     label: Annotated[StrictStr, Field(pattern='^[^"\']*$')]
-    children: list[Tree] | Omitted = OMITTED
+    children: Omittable[list[Tree]] = OMITTED
 
 
 class NsDoThingInputConfig(ToolModel):
     """An inline nested object."""
 
     method: Annotated[
-        Literal["x", "y"] | Omitted, Field(description="second 'method' in another scope")
+        Omittable[Literal["x", "y"]], Field(description="second 'method' in another scope")
     ] = OMITTED
     depth: Annotated[IntNumber, Field(ge=0, le=10)] = 3
 
@@ -101,11 +95,12 @@ class NsDoThingInputConfig(ToolModel):
 class NsDoThingInput(ToolModel):
     method: Annotated[Literal["a", "b"], Field(description="first 'method'")]
     config: Annotated[
-        NsDoThingInputConfig | Omitted, Field(description="An inline nested object.")
+        Omittable[NsDoThingInputConfig], Field(description="An inline nested object.")
     ] = OMITTED
-    maybe: Annotated[StrictStr | Omitted | None, Field(description="nullable string")] = OMITTED
+    maybe: Annotated[Omittable[StrictStr | None], Field(description="nullable string")] = OMITTED
     class_: Annotated[
-        StrictStr | Omitted, Field(alias="class", description="a Python keyword as a property name")
+        Omittable[StrictStr],
+        Field(alias="class", description="a Python keyword as a property name"),
     ] = OMITTED
 
 
@@ -114,7 +109,7 @@ class NsDoThingOutput(Tree):
 
 
 class NSDoThingInput(ToolModel):
-    method: Literal["c", "d"] | Omitted = OMITTED
+    method: Omittable[Literal["c", "d"]] = OMITTED
 
 
 NSDoThingOutputItem = TypeAliasType("NSDoThingOutputItem", Annotated[StrictFloat, Field(gt=0.0)])
