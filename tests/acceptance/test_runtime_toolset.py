@@ -171,6 +171,21 @@ def test_required_nulls_are_kept() -> None:
     assert result["structuredContent"]["note"] is None
 
 
+@pytest.mark.parametrize("value", [2.0, 1e3, -0.0])
+def test_a_float_under_an_id_key_of_a_result_stays_the_number_it_is(
+    write_specs: Any, value: float
+) -> None:
+    spec = (
+        "tools:\n  - name: pick\n    output:\n      type: object\n"
+        "      properties: {id: {type: number}, params: {type: object}}\n"
+    )
+    tools = toolgen.load(write_specs({"main.yaml": spec}))
+    result = {"id": value, "params": {"requestId": value}}
+    structured = tools.call_result("pick", result, "2025-11-25")["structuredContent"]
+    assert structured == result
+    assert type(structured["id"]) is float and type(structured["params"]["requestId"]) is float
+
+
 def test_tools_without_output_schema_answer_text() -> None:
     tools = toolgen.load(ROOT / "tests" / "runtime_support" / "spec")
     assert tools.call_result("hello", "Hi", "2025-11-25") == {

@@ -81,7 +81,7 @@ def load_definitions(server: Mapping[str, Any], tools_file: str | Path) -> Runti
     build's `tools/2025-11-25.json` beside it, when there is one.
     """
     path = Path(tools_file)
-    body = jsonrpc.loads(path.read_bytes())
+    body = jsonrpc.decode(path.read_bytes())
     toolset = toolset_from_definitions(server, body["tools"], path=path)
     executions = _executions(path.with_name(f"{EXECUTION_REVISION}.json"))
     if executions:
@@ -93,7 +93,7 @@ def load_definitions(server: Mapping[str, Any], tools_file: str | Path) -> Runti
 def _executions(path: Path) -> dict[str, Any]:
     """Tool name → `execution`, from a build's 2025-11-25 definitions (empty when none)."""
     try:
-        tools = jsonrpc.loads(path.read_bytes())["tools"]
+        tools = jsonrpc.decode(path.read_bytes())["tools"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return {t["name"]: t["execution"] for t in tools if isinstance(t, dict) and "execution" in t}

@@ -63,13 +63,7 @@ _ORJSON_INTS: Final = range(-(2**63), 2**64)
 def loads(data: bytes | str) -> Any:
     """One decoded message (or batch): integers exact at any size, numeric ids kept exactly
     (see the module docs)."""
-    message = orjson.loads(data)
-    raw = data.encode() if isinstance(data, str) else data
-    if _WIDE_RUN in raw.translate(_DIGITS_AS_ZERO):  # maybe a wide integer: read it exactly
-        try:
-            message = json.loads(data)
-        except RecursionError:  # deeper than the standard library reads (orjson: 1024)
-            raise JSONDecodeError("a message with a long number nested too deeply", "", 0) from None
+    message = decode(data)
     if type(message) is dict:
         if _has_float_id(message):
             _restore_ids(message, json.loads(data, parse_float=_Exact, parse_int=_Exact))
@@ -81,6 +75,19 @@ def loads(data: bytes | str) -> Any:
             if type(item) is dict:
                 _restore_ids(item, raw)
     return message
+
+
+def decode(data: bytes | str) -> Any:
+    """JSON `data` as Python values, integers exact at any size (see the module docs)."""
+    value = orjson.loads(data)
+    raw = data.encode() if isinstance(data, str) else data
+    # (`find`, not `in`: `bytes in bytes` first tries the needle as an integer, and fails)
+    if raw.translate(_DIGITS_AS_ZERO).find(_WIDE_RUN) >= 0:  # maybe wide: read it exactly
+        try:
+            return json.loads(data)
+        except RecursionError:  # deeper than the standard library reads (orjson: 1024)
+            raise JSONDecodeError("a message with a long number nested too deeply", "", 0) from None
+    return value
 
 
 def _has_float_id(message: dict[str, Any]) -> bool:

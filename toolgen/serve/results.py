@@ -85,7 +85,7 @@ def serialize(value: Any) -> bytes:
     write them as `null`, silently changing the result.
     """
     data = jsonrpc.dumps(value, default=_default)
-    if b"null" in data and _non_finite(value):
+    if data.find(b"null") >= 0 and _non_finite(value):  # (`in` would try an int first)
         raise TypeError("cannot serialize NaN or Infinity as JSON")
     return data
 
@@ -112,12 +112,12 @@ def to_plain(value: Any) -> tuple[Any, bytes]:
         dump = getattr(value, "model_dump", None)
         if callable(dump) and not isinstance(value, type):  # a pydantic model: dumped once
             plain = dump(mode="json", by_alias=True)  # (what `serialize` would write)
-            data = jsonrpc.dumps(plain, default=_default)
-            if b"null" in data and _non_finite(value):
+            data = jsonrpc.dumps(plain)  # (JSON mode: nothing left for `_default`)
+            if data.find(b"null") >= 0 and _non_finite(value):
                 raise TypeError("cannot serialize NaN or Infinity as JSON")
             return plain, data
     data = serialize(value)
-    return jsonrpc.loads(data), data
+    return jsonrpc.decode(data), data
 
 
 def text_block(text: str) -> dict[str, Any]:

@@ -145,7 +145,7 @@ class Tools:
 
     def _plain_output(self, compiled: _Compiled, value: Any) -> tuple[Any, bytes]:
         plain, data = results.to_plain(value)
-        if b"null" in data and compiled.tool.output_schema is not None:
+        if data.find(b"null") >= 0 and compiled.tool.output_schema is not None:
             schema = compiled.tool.output_schema
             pruned = shape.prune_nulls(schema, plain, schema)
             if pruned is not plain:
