@@ -61,8 +61,11 @@ class BoundHandler:
             return ()
         model = self.input_model
         if model is not None:
-            # JSON names only: a key spelled as a field's Python name is no property
-            return (model.model_validate(arguments, by_alias=True, by_name=False),)
+            # JSON names only: a key spelled as a field's Python name is no property. The
+            # model's validator itself (what `model_validate` calls, less a Python frame and
+            # its keyword arguments): this runs on every call.
+            validator = model.__pydantic_validator__
+            return (validator.validate_python(arguments, by_alias=True, by_name=False),)
         return (arguments,)
 
 
