@@ -87,6 +87,7 @@ async def run_stdio(
         deadline = session.loop.time() + shutdown_grace
         while (session.connection.inflight or session.tasks) and session.loop.time() < deadline:
             await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # a call taken off `inflight` just now sends its answer first
     finally:
         session.close()
 
