@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import rust_support
 import yaml
 from conftest import ROOT
-from docs_support import run_page, skips
+from docs_support import languages, run_page, skips
 
 NOT_YET: dict[str, str] = {
     # Pages being rewritten elsewhere; their snippets do not run as written yet. The lead
     # removes each entry when its rewrite lands.
-    "rust.md": "waits for its rust row in docs_support.RUNNERS (the page's crate compiled)",
 }
 MOST_SKIPS = 6
 """Blocks marked not runnable (`<!-- skip: next "why" -->`) in all the docs together."""
@@ -49,6 +49,8 @@ PAGES = _site_pages()
 def test_every_block_of_the_page_runs_as_written(page: Path, tmp_path: Path) -> None:
     if page.name in NOT_YET:
         pytest.skip(NOT_YET[page.name])
+    if "rust" in languages(page):
+        rust_support.require()
     outcome = run_page(page, tmp_path)
     assert len(outcome.skipped) == len(skips(page))
 
