@@ -1,11 +1,12 @@
-"""The Go target end to end, with Go and the official Go SDK: the package the Go printer will
-write for specs/notes (hand-written for now, `targets/go/notes/`, with the build's own files and
-the runtime), served by a Go binary with handlers written in `go_support/notes_server/`.
-
-It is gofmt-, go vet- and staticcheck-clean; it lists exactly what the Python build and runtime list in every
-revision the SDK negotiates; it passes `toolgen verify --fail-on should`; it answers every line
-on stdin as JSON-RPC wants; its generated Client and the Python SDK's client call every tool;
-its Client refuses a tool the spec calls safe that the server hints may destroy data.
+"""The Go target end to end, with Go and the official Go SDK, beyond the shared target vectors
+(`test_targets.py`): every package `toolgen build --target go` writes for the test run's spec
+sets (the vectors' sets, the golden edge cases, the sets imported from public servers' listings)
+is gofmt-, go vet- and staticcheck-clean, and mistakes in code using one fail to compile at
+their line. The notes package, served by a Go binary with the stateful handlers of
+`go_support/notes_server/`, lists exactly what the Python build and runtime list in every
+revision the SDK negotiates, passes `toolgen verify --fail-on should` on every revision, answers
+every line on stdin as JSON-RPC wants; its generated Client and the Python SDK's client call
+every tool; its Client refuses a tool the spec calls safe that the server hints may destroy.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import jsonschema_rs
 import pytest
 from conftest import SPECS, UNSAFE_LISTINGS
 from golang_support import GUARD, SUPPORT, Workspace, require, toolgen
+from targets_support import GoRow
 
 from toolgen import load_toolset
 from toolgen.build.typemodel import build_model
@@ -38,32 +39,31 @@ from toolgen.verify.session import Session, result_of
 from toolgen.verify.stdio import StdioTarget
 
 NOTES = SPECS / "notes"
-STATICCHECK = "honnef.co/go/tools/cmd/staticcheck@v0.8.2"
-"""From the Go module proxy, built into the per-user cache on first use."""
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    """The notes package and the tests' programs, built once."""
+def workspace() -> Workspace:
+    """Every package of the test run and the tests' programs, built once (`GoRow`)."""
     require()
-    built = Workspace(tmp_path_factory.mktemp("go"))
-    built.add_golden(NOTES, "notes")
-    done = built.build()
-    assert done.returncode == 0, done.stderr[-5000:]
-    yield built
+    return GoRow().workspace()
 
 
-def test_the_package_and_the_test_programs_are_gofmt_and_go_vet_clean(
+def modules(workspace: Workspace) -> list[str]:
+    return [f"./{name}/..." for name in [*workspace.packages, "support"]]
+
+
+def test_every_package_and_the_test_programs_are_gofmt_and_go_vet_clean(
     workspace: Workspace,
 ) -> None:
-    gofmt = workspace.gofmt("-l", "notes", "support")  # lists the files it would change
+    assert len(workspace.packages) == 6 + 1 + 12  # vector sets, edge cases, public servers
+    gofmt = workspace.gofmt("-l", *workspace.packages, "support")  # the files it would change
     assert gofmt.returncode == 0 and gofmt.stdout == "", gofmt.stdout + gofmt.stderr
-    vet = workspace.go("vet", "./notes/...", "./support/...")
+    vet = workspace.go("vet", *modules(workspace))
     assert vet.returncode == 0, vet.stderr
 
 
-def test_the_package_and_the_test_programs_pass_staticcheck(workspace: Workspace) -> None:
-    done = workspace.go("run", STATICCHECK, "./notes/...", "./support/...")
+def test_every_package_and_the_test_programs_pass_staticcheck(workspace: Workspace) -> None:
+    done = workspace.staticcheck(*modules(workspace))
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -79,7 +79,7 @@ def test_a_mistake_in_code_using_the_package_fails_to_compile_at_its_line(
         for number, line in enumerate(source.read_text().splitlines(), start=1)
         if "// error: " in line
     }
-    assert len(expected) == 4  # wrong result type, field type, output type, named type
+    assert len(expected) == 8  # result, field, output, named, enum, union and nullable types
     done = workspace.go("build", "-o", os.devnull, "./support/testdata/type_errors")
     assert done.returncode != 0
     found = {int(m[1]) for m in re.finditer(r"type_errors/main\.go:(\d+):\d+: ", done.stderr)}
@@ -88,7 +88,10 @@ def test_a_mistake_in_code_using_the_package_fails_to_compile_at_its_line(
 
 def test_the_go_tests_pass(workspace: Workspace, tmp_path: Path) -> None:
     """`go_support/inprocess` (tools added by hand, defaults, failures, the types' JSON) and the
-    runtime's own tests, with patterns judged by toolgen's Python runtime."""
+    runtime's own tests (run inside the notes package's copy), with patterns judged by
+    toolgen's Python runtime."""
+    runtime = workspace.root / "notes" / "internal" / "toolgen"
+    shutil.copy(SUPPORT / "testdata" / "runtime_test.go", runtime / "runtime_test.go")
     cases = tmp_path / "patterns.json"
     cases.write_text(json.dumps(pattern_cases()))
     done = workspace.go(
@@ -274,9 +277,11 @@ def test_a_2025_03_26_session_takes_batches_and_answers_each_request_in_one_arra
 
 def roundtrip(workspace: Workspace, items: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     """Each (type name, JSON value) decoded into the notes type and written back."""
-    lines = "".join(json.dumps({"type": name, "value": value}) + "\n" for name, value in items)
+    lines = "".join(
+        json.dumps({"type": f"notes.{name}", "value": value}) + "\n" for name, value in items
+    )
     done = subprocess.run(
-        workspace.command("roundtrip"), input=lines, capture_output=True, text=True,
+        workspace.command("vectors_roundtrip"), input=lines, capture_output=True, text=True,
         timeout=GUARD, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -814,19 +814,20 @@ def _refs(type_: Type) -> Iterator[str]:
 def _mark_recursion(types: dict[str, Named]) -> dict[str, Named]:
     """`types` with `recursive` set on each type that reaches itself."""
     edges = {name: set(_refs(named.type)) for name, named in types.items()}
-
-    def reaches_itself(start: str) -> bool:
-        stack, seen = list(edges[start]), set()
-        while stack:
-            name = stack.pop()
-            if name == start:
-                return True
-            if name not in seen and name in edges:
-                seen.add(name)
-                stack.extend(edges[name])
-        return False
-
     return {
-        name: replace(named, recursive=True) if reaches_itself(name) else named
+        name: replace(named, recursive=True) if reaches(edges, name, name) else named
         for name, named in types.items()
     }
+
+
+def reaches(edges: Mapping[str, set[str]], start: str, goal: str) -> bool:
+    """Whether following `edges` from `start` leads to `goal`."""
+    stack, seen = list(edges.get(start, ())), set()
+    while stack:
+        name = stack.pop()
+        if name == goal:
+            return True
+        if name not in seen:
+            seen.add(name)
+            stack.extend(edges.get(name, ()))
+    return False
