@@ -258,7 +258,7 @@ def _server(vectors: VectorSet) -> str:
     uses_json = "json." in "".join(handlers)
     return (
         f"// Command vectors_{vectors.name} serves the tools of {package}; each answers its first\n"
-        "// output of the target vectors.\npackage main\n\nimport (\n\t\"context\"\n"
+        '// output of the target vectors.\npackage main\n\nimport (\n\t"context"\n'
         + ('\t"encoding/json"\n' if uses_json else "")
         + f'\t"log"\n\n\t"{package}"\n)\n\ntype handlers struct{{}}\n\n'
         + "\n".join(handlers)
@@ -277,7 +277,7 @@ def _roundtrip(sets: Sequence[VectorSet]) -> str:
             entries.append(f"\tregister[{package}.{name}]({key})\n")
     imports = "".join(f'\t"{_package(v)}"\n' for v in sorted(sets, key=_package))
     return (
-        "// Command vectors_roundtrip reads JSON lines {\"type\": SET.NAME, \"value\": VALUE}, reads\n"
+        '// Command vectors_roundtrip reads JSON lines {"type": SET.NAME, "value": VALUE}, reads\n'
         "// each value into the type NAME of the package of SET and writes it back: one line\n"
         '// {"value": ...} or {"error": ...} each.\npackage main\n\nimport (\n'
         '\t"bufio"\n\t"encoding/json"\n\t"log"\n\t"os"\n\n'
@@ -340,7 +340,9 @@ def _client(sets: Sequence[VectorSet]) -> str:
             f"\tc := {package}.NewClient(session, {package}.ClientOptions{{Drift: {package}.DriftFail}})\n"
             f"\treturn errors.Join(\n{calls}\t)\n}}\n"
         )
-        cases.append(f"\tcase {go_string(vectors.name)}:\n\t\terr = {function}(ctx, session, results)\n")
+        cases.append(
+            f"\tcase {go_string(vectors.name)}:\n\t\terr = {function}(ctx, session, results)\n"
+        )
     imports = "".join(f'\t"{_package(v)}"\n' for v in sorted(sets, key=_package))
     return (
         "// Command vectors_client calls every tool of a set (each with its first valid input)\n"
@@ -349,7 +351,11 @@ def _client(sets: Sequence[VectorSet]) -> str:
         "//\tvectors_client SET COMMAND ARGS...\npackage main\n\nimport (\n"
         '\t"context"\n\t"encoding/json"\n\t"errors"\n\t"fmt"\n\t"log"\n\t"os"\n\t"os/exec"\n\n'
         '\t"github.com/modelcontextprotocol/go-sdk/mcp"\n\n'
-        f"{imports})\n\n" + _CLIENT_CALL + "\n" + "\n".join(functions) + "\n"
+        f"{imports})\n\n"
+        + _CLIENT_CALL
+        + "\n"
+        + "\n".join(functions)
+        + "\n"
         + _CLIENT_MAIN.replace("CASES", "".join(cases))
     )
 
@@ -396,4 +402,3 @@ CASES\tdefault:
 	}
 }
 """
-
