@@ -3,9 +3,10 @@
 - build: `toolgen build` of the 1,000-tool spec set for both targets (`--target
   python,typescript`) vs the Python-only build, whole processes into fresh directories
   (goal: <= 1.3x);
-- serve: the generated module's server (`contenders/ts_generated.ts`: `registerTools` on the
-  SDK's `McpServer`) vs a hand-written TypeScript SDK server with Zod schemas for the same 3
-  tools (`contenders/ts_handwritten.ts`), both over stdio on Node 22: sequential `tools/call`
+- serve: the generated module's server as the docs serve it (`contenders/ts_generated.ts`:
+  `registerTools` on the SDK's `McpServer`, the module's `serveStdio`) vs a hand-written
+  TypeScript SDK server with Zod schemas for the same 3 tools (`contenders/ts_handwritten.ts`,
+  the SDK's `StdioServerTransport`), both over stdio on Node 22: sequential `tools/call`
   calls/s with p50/p99, driven by the raw client every serving benchmark uses (goal: >= 0.9x).
 
 Rounds alternate which contender goes first; the figures are medians over rounds (min-max)

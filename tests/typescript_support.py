@@ -72,8 +72,6 @@ class Project:
             shutil.copy(path, root / path.name)
         shutil.copytree(SUPPORT / "type_errors", root / "type_errors")
         shutil.copy(SUPPORT / "tsconfig.json", root / "tsconfig.json")
-        for index, example in enumerate(docs_examples()):  # they must compile too
-            (root / f"docs_example_{index}.ts").write_text(example)
         (root / "package.json").write_text(json.dumps({"private": True, "type": "module"}))
 
     def build(self, specs: Path) -> None:
@@ -99,13 +97,6 @@ class Project:
         assert done.returncode == 0, done.stderr[-3000:]
         report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         return report
-
-
-def docs_examples() -> list[str]:
-    """The code blocks of `docs/typescript.md` that use a generated module, importing it from
-    the project's `<package>/` instead of the docs' `./generated/<package>/`."""
-    blocks = re.findall(r"```ts\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
-    return [block.replace("./generated/", "./") for block in blocks if "./generated/" in block]
 
 
 def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -50,7 +50,8 @@ class Lines:
 
     A longer line is dropped as it arrives, never held whole: `feed` gives one
     `TooLong` for it once it passes the limit and skips the rest of it. A partial
-    line is kept as a list of chunks, so a long line costs linear time."""
+    line is kept as a list of chunks, so a long line costs linear time. `limit` may be
+    lowered between chunks (what is left of a budget for several lines)."""
 
     __slots__ = ("_parts", "_size", "_skipping", "limit")
 
@@ -71,8 +72,10 @@ class Lines:
                 self._parts, self._size = [], 0
             elif self._parts:
                 self._parts.append(chunk[start:end])
-                yield b"".join(self._parts)
-                self._parts, self._size = [], 0
+                line = b"".join(self._parts)
+                self._parts, self._size = [], 0  # the parts are gone before the line is used
+                yield line
+                del line
             else:
                 yield chunk[start:end]
             start = end + 1

@@ -1,4 +1,4 @@
-import { registerTools, SERVER, ToolError, type Handlers, type ScalarsOutput } from "./features/index.js";
+import { registerTools, SERVER, serveStdio, ToolError, type Handlers, type ScalarsOutput } from "./features/index.js";
 import { serve } from "./serve.js";
 
 const handlers: Handlers = {
@@ -23,4 +23,4 @@ const handlers: Handlers = {
   },
 };
 
-serve(SERVER, registerTools, handlers);
+serve(SERVER, registerTools, handlers, serveStdio);

@@ -352,8 +352,9 @@ LANGUAGES: Final[Mapping[str, Language]] = {
         )),
         own_types=frozenset((
             "Array", "CallToolResult", "Client", "ClientOptions", "Handlers", "LISTED_SCHEMAS",
-            "LISTINGS", "McpServer", "Promise", "Readonly", "Record", "SCHEMAS", "SERVER",
-            "SdkClient", "ServerContext", "TOOLS", "ToolName",
+            "LISTINGS", "McpServer", "Promise", "Readonly", "Record", "RegisteredTool",
+            "RegisteredTools", "SCHEMAS", "SERVER", "SdkClient", "ServerContext", "TOOLS",
+            "ToolName",
         )),
         runtime="typescript/runtime.ts",
         exports=r"^export (?:declare )?(?:abstract )?(?:type|interface|class|function|const|let|enum) ([A-Za-z_$][\w$]*)",

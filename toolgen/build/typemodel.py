@@ -71,6 +71,11 @@ class Literal:
     value: Any
 
 
+LARGE_ENUM: Final = 1_000
+"""Past this many strings, every target types an enum as a string checked at run time: a
+union of thousands of literals makes compilers and type checkers crawl."""
+
+
 @dataclass(frozen=True, slots=True)
 class Enum:
     """One of several JSON values, in the order written (often all strings)."""
@@ -80,6 +85,11 @@ class Enum:
     @property
     def strings(self) -> bool:
         return all(isinstance(v, str) for v in self.values)
+
+    @property
+    def large(self) -> bool:
+        """Whether it holds more than `LARGE_ENUM` strings."""
+        return sum(isinstance(v, str) for v in self.values) > LARGE_ENUM
 
 
 @dataclass(frozen=True, slots=True)
@@ -489,7 +499,10 @@ class _Reader:
 
     def _union(self, branches: list[Any], owner: str, key: str, this: str | None) -> Type:
         named = [i for i, b in enumerate(branches) if isinstance(b, dict) and _needs_name(b)]
-        labels = dict(zip(named, branch_labels([branches[i] for i in named]), strict=True))
+        if len(named) == 1:  # one branch to name beside scalars: by its title, else its kind
+            labels = {named[0]: _lone_label(branches[named[0]])}
+        else:
+            labels = dict(zip(named, branch_labels([branches[i] for i in named]), strict=True))
         types = [
             self._type(b, owner + labels.get(i, ""), f"{key}/{i}", this=this)
             for i, b in enumerate(branches)
@@ -638,6 +651,19 @@ def _needs_name(schema: Mapping[str, Any]) -> bool:
     if "array" in kinds and isinstance(schema.get("prefixItems"), list):
         return True
     return "object" in kinds and _is_record(schema)
+
+
+def _lone_label(schema: Mapping[str, Any]) -> str:
+    """The label of the one branch of a union that needs a name: its title, else its kind."""
+    title = schema.get("title")
+    if isinstance(title, str) and camel(title):
+        return camel(title)
+    kinds = _types(schema) or []
+    if "array" in kinds:
+        return "Tuple"
+    if "object" in kinds or "allOf" in schema or "$ref" in schema:
+        return "Object"
+    return "Enum" if "enum" in schema else "Union"
 
 
 def _is_record(schema: Mapping[str, Any]) -> bool:

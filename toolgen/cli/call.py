@@ -11,6 +11,7 @@ import click
 
 from toolgen.cli.common import echo
 from toolgen.cli.importing import _headers
+from toolgen.extras import install_hint
 
 
 @click.command()
@@ -62,8 +63,8 @@ def call(
         import mcp  # noqa: F401
     except ImportError as exc:
         raise click.UsageError(
-            f"toolgen call needs the mcp extra ({exc.name} is missing): "
-            "pip install 'toolgen[mcp]', or pip install -e '.[mcp]' in a clone of toolgen"
+            f"toolgen call needs the mcp extra ({exc.name} is missing); add it with: "
+            + install_hint("mcp")
         ) from None
     if (command is None) == (url is None):
         raise click.UsageError("give exactly one of --server 'CMD ARGS...' and --url URL")

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from toolgen.cli.common import echo
+from toolgen.extras import install_hint
 from toolgen.serve.toolset import RuntimeToolSet
 
 
@@ -30,8 +31,8 @@ def run_http(
         from toolgen.serve.http.workers import AllWorkersStopped, can_fork
     except ImportError as exc:
         raise click.UsageError(
-            f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]', "
-            "or pip install -e '.[http]' in a clone of toolgen"
+            f"--http needs the http extra ({exc.name} is missing); add it with: "
+            + install_hint("http")
         ) from None
     try:
         host, port = parse_address(address)

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
+from toolgen.extras import install_hint
 from toolgen.importer.convert import ServerInfo
 from toolgen.importer.sources import Published
 
@@ -58,7 +59,10 @@ def _run(streams: Any, timeout: float, what: str, notes: Sequence[str] = ()) -> 
         import anyio
         import mcp  # noqa: F401  (the official client: an optional dependency)
     except ImportError:
-        raise LiveError("a live import needs the MCP SDK: pip install 'toolgen[import]'") from None
+        raise LiveError(
+            "a live import needs the MCP SDK (the import extra); add it with: "
+            + install_hint("import")
+        ) from None
 
     async def main() -> Published:
         with anyio.fail_after(timeout):

@@ -115,7 +115,7 @@ def test_a_union_of_refs_to_defs_is_discriminated_too() -> None:
 def test_recursive_types_are_marked() -> None:
     model = build_model(load_toolset(TESTS / "targets" / "specs" / "features"))
     recursive = {name for name, named in model.types.items() if named.recursive}
-    assert recursive == {"Expr", "ExprOption1", "Tree"}
+    assert recursive == {"Expr", "ExprObject", "Tree"}
 
 
 def test_a_tool_part_that_is_exactly_a_def_is_that_def_and_defs_never_alias_each_other() -> None:

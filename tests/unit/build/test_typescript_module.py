@@ -8,6 +8,7 @@ the diff of `tests/golden/typescript/`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from toolgen.build.common import header_text
 from toolgen.build.python.modelplan import build_plan
 from toolgen.build.target import Rendering
 from toolgen.build.typescript.module import RUNTIME, TESTED_WITH, Module, _json, render_typescript
+from toolgen.spec.errors import SpecError
 from toolgen.spec.ir import ToolSet
 
 GOLDEN = TESTS / "golden" / "typescript"
@@ -101,7 +103,7 @@ def test_tools_with_the_same_words_spell_their_separators_out() -> None:
 def test_a_method_never_hides_a_client_member_nor_another_method(
     write_specs: Callable[..., Path],
 ) -> None:
-    names = ["cancel_order", "check_drift", "sdk", "constructor", "to_string", "to_string_tool"]
+    names = ["cancel_order", "check_drift", "sdk", "constructor", "to_string", "to_string_tool", "then"]
     tools = "".join(f"  - {{name: {name}, description: d.}}\n" for name in names)
     toolset = load_toolset(write_specs({"main.yaml": f"tools:\n{tools}"}))
     methods = Module(Rendering(toolset, "x")).methods
@@ -112,6 +114,7 @@ def test_a_method_never_hides_a_client_member_nor_another_method(
         "constructor": "constructorTool",
         "to_string": "toStringTool",
         "to_string_tool": "toUnderscoreStringUnderscoreTool",  # spelled: toStringTool is taken
+        "then": "thenTool",  # a client with a `then` method would be awaited as a promise
     }
 
 
@@ -140,7 +143,41 @@ def test_the_package_json_names_the_versions_the_tests_use() -> None:
     assert package["peerDependencies"] == {
         "@modelcontextprotocol/client": "^2.4.0",
         "@modelcontextprotocol/server": "^2.4.0",
+        "ajv": "^8.20.0",
     }
     pinned = json.loads((TESTS / "ts_support" / "package.json").read_text())["dependencies"]
     tested = {k: v for k, v in TESTED_WITH.items() if k != "node"}
     assert tested == {k: v for k, v in pinned.items() if k in tested}
+
+
+PROTO_CASES = [
+    ("tools:\n  - {name: toString, description: d.}\n  - {name: __proto__, description: d.}\n", 5, 12),
+    ("tools:\n  - name: t\n    input: {type: object, properties: {__proto__: {type: string}}}\n", 5, 40),
+    ("defs:\n  D: {type: object, properties: {a: {type: object, properties: {__proto__: {}}}}}\n"
+     "tools:\n  - {name: t, output: {$ref: '#/defs/D'}}\n", 4, 65),
+]  # fmt: skip
+"""A tool named `__proto__`, an input property so named, one deep inside a def: (spec, line,
+column) of the name."""
+
+
+@pytest.mark.parametrize(("spec", "line", "column"), PROTO_CASES, ids=["tool", "input", "def"])
+def test_the_name_proto_is_refused_where_it_is_written_for_typescript(
+    write_specs: Callable[..., Path], spec: str, line: int, column: int
+) -> None:
+    toolset = load_toolset(write_specs({"main.yaml": spec}))
+    with pytest.raises(SpecError) as raised:
+        render_typescript(Rendering(toolset, "x"))
+    [problem] = raised.value.diagnostics
+    assert problem.code == "invalid-name"
+    assert problem.location is not None
+    where = problem.location
+    assert (Path(where.file).name, where.line, where.column) == ("main.yaml", line, column)
+
+
+def test_the_docs_recipe_installs_the_versions_the_module_is_tested_with() -> None:
+    page = (TESTS.parent / "docs" / "typescript.md").read_text(encoding="utf-8")
+    commands = "\n".join(re.findall(r"^```sh\n(.*?)^```$", page, re.M | re.S))
+    pinned = dict(re.findall(r"(@?[\w/-]+)@(\d[\w.]*)", commands))
+    tested = {k: v for k, v in TESTED_WITH.items() if k not in ("node", "zod")}
+    assert {k: pinned.get(k) for k in tested} == tested
+    assert pinned["@types/node"] == TESTED_WITH["node"]

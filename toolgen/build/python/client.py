@@ -18,6 +18,7 @@ identifier; names from the spec never become code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from toolgen.build.common import header_text
@@ -73,12 +74,14 @@ def render_client(
     source_note: str,
     plan: ModelPlan | None = None,
     model: TypeModel | None = None,
+    handlers: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
-    """`client.py` of the generated package."""
+    """`client.py` of the generated package (`handlers`: the tools' handler methods, when
+    the caller has them)."""
     model = model or build_model(toolset)
     plan = plan or build_plan(toolset, model)
     types = TypeNames(model, frozenset(plan.class_names))
-    methods = client_methods(toolset.tools)
+    methods = client_methods(toolset.tools, handlers)
     tools = [_tool_context(tool, methods[tool.name], types) for tool in toolset.tools]
     text = render(
         "client.py.jinja",
@@ -93,10 +96,12 @@ def render_client(
     return [(CLIENT_FILE, text)]
 
 
-def client_methods(tools: tuple[Tool, ...]) -> dict[str, str]:
+def client_methods(
+    tools: tuple[Tool, ...], handlers: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Tool name → client method: the handler's name, suffixed `_tool` while it is reserved
     or another tool's method already has it."""
-    handlers = tool_methods(tools)
+    handlers = handlers or tool_methods(tools)
     taken = set(RESERVED_METHODS) | set(handlers.values())
     methods = {}
     for tool in tools:
@@ -165,6 +170,9 @@ class TypeNames:
                 return _SCALARS[kind]
             case Literal(value):
                 return _literal([value])
+            case Enum(values) if Enum(values).large:
+                rest = [v for v in values if not isinstance(v, str)]
+                return _union(["str", *([_literal(rest)] if rest else [])])
             case Enum(values):
                 return _literal(list(values))
             case Array(items):
@@ -189,7 +197,7 @@ class TypeNames:
 
 def _or_omitted(annotation: str) -> str:
     """`annotation | Omitted`, `None` kept last (ruff's RUF036)."""
-    omitted = f"{CLIENT}.Omitted"
+    omitted = f"{MODELS}.Omitted"
     if annotation == "None":
         return f"{omitted} | None"
     if annotation.endswith(" | None"):

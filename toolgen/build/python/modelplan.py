@@ -22,7 +22,7 @@ Naming (helpers in `toolgen.build.naming`):
   `Item`, map values `Value`, union branches by `naming.branch_labels`.
   A name still taken gets an 8-digit hash of its schema path: no counters.
 
-An enum of more than `modelvalues.LARGE_ENUM` strings is a `str` checked against a
+An enum of more than `typemodel.LARGE_ENUM` strings is a `str` checked against a
 frozenset (`toolgen.build.python.modelvalues`), not a `Literal`: the plan names it
 (`PickInputChoice`, as a hoisted object would be named) and tells DCG its type by name.
 

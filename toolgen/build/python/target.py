@@ -29,9 +29,14 @@ def plan(job: Rendering) -> ModelPlan:
     return job.once("python.plan", lambda: build_plan(job.toolset, job.model))
 
 
+def methods(job: Rendering) -> dict[str, str]:
+    """Tool name → handler method (an input error when two tools share one), made once."""
+    return job.once("python.methods", lambda: tool_methods(job.toolset.tools))
+
+
 def _check(job: Rendering) -> None:
     check_package_name(job.toolset)
-    tool_methods(job.toolset.tools)
+    methods(job)
 
 
 @contextmanager
@@ -45,8 +50,14 @@ def _render(job: Rendering) -> Iterator[Finish]:
         def finish() -> list[tuple[str, str]]:
             files = [
                 *render_init(toolset, source_note=note),
-                *render_server(toolset, source_note=note, plan=plan(job)),
-                *render_client(toolset, source_note=note, plan=plan(job), model=job.model),
+                *render_server(toolset, source_note=note, plan=plan(job), methods=methods(job)),
+                *render_client(
+                    toolset,
+                    source_note=note,
+                    plan=plan(job),
+                    model=job.model,
+                    handlers=methods(job),
+                ),
             ]
             with step(job.progress, f"{toolset.server.package}: models"):
                 text = models.render_models(
@@ -61,7 +72,8 @@ def _scaffold(job: Rendering, spec_root: Path, out: Path) -> Mapping[str, str]:
     package = job.toolset.server.package
     if existing_handlers(spec_root, out, package) is not None:
         return {}
-    return {scaffold_path(package): render_handlers_scaffold(job.toolset, plan(job))}
+    scaffold = render_handlers_scaffold(job.toolset, plan(job), methods(job))
+    return {scaffold_path(package): scaffold}
 
 
 TARGET = Target("python", _render, check=_check, scaffold=_scaffold)

@@ -5,7 +5,7 @@ exact where TypeScript can say it and never narrower than the schema where it ca
 
 - scalars: `string`, `number` (also for integers: TypeScript has one number type, so
   "integer" is named among the run-time checks), `boolean`, `null`; any JSON value is
-  `JsonValue`; literals and enums are literal types (an enum of more than `LARGE_ENUM`
+  `JsonValue`; literals and enums are literal types (an enum of more than `typemodel.LARGE_ENUM`
   strings is a `string`, which keeps the compiler fast).
 - records: required members are required, the others optional (`?`), named exactly as in
   the JSON (quoted when not an identifier); an open record has an index signature
@@ -49,8 +49,6 @@ from toolgen.build.typemodel import (
 JSON_VALUE: Final = "JsonValue"
 """The runtime's type of any JSON value (`runtime.ts`)."""
 NEVER: Final = "never"
-LARGE_ENUM: Final = 1000
-"""Past this many strings an enum is typed `string` (its values are checked at run time)."""
 
 UNION, INTERSECTION, PRIMARY = 0, 1, 2
 """Precedence of a type expression: `A | B` binds loosest, `A & B` tighter, `T[]` tightest."""
@@ -232,8 +230,7 @@ def literal(value: Any) -> str:
 
 
 def _enum(values: tuple[Any, ...]) -> Typed:
-    strings = [v for v in values if isinstance(v, str)]
-    if len(strings) > LARGE_ENUM:
+    if Enum(values).large:
         rest = [literal(v) for v in values if not isinstance(v, str)]
         return _union((t, PRIMARY) for t in ["string", *rest])
     return _union((literal(v), PRIMARY) for v in values)
