@@ -177,7 +177,7 @@ def test_the_go_server_passes_toolgen_verify_failing_on_should(
     server = str(workspace.root / "bin" / "notes_server")
     done = toolgen(
         "verify", str(NOTES), "--server", server, "--protocol", "all", "--fail-on", "should",
-        "--format", "json", *(["--allow-destructive"] if destructive else []),
+        "--format", "json", "--allow-open-world", *(["--allow-destructive"] if destructive else []),
     )  # fmt: skip
     report = json.loads(done.stdout)
     failed = [r for r in report["results"] if r["status"] == "failed"]

@@ -14,8 +14,9 @@ a type, and the generated server checks the rest against the schema):
   record refuses members it has no field for; an open one keeps them in
   `AdditionalProperties`; a member name no struct tag can carry (`quote"d`) is read and
   written by name by the runtime.
-- enums of one kind: a named type with a constant per value (`OrderStatusPaid`); other enums
-  and literals of arrays or objects are `json.RawMessage`.
+- enums of one kind: a named type with a constant per value (`OrderStatusPaid`; none past
+  `typemodel.LARGE_ENUM` values, which the server checks); other enums and literals of arrays
+  or objects are `json.RawMessage`.
 - unions: a struct whose `Value` holds one branch, a sealed interface (the branches are named
   types; a scalar or array branch gets one, `ExprNumber`); reading picks the branch by the
   discriminating member, else the one branch the value reads as (none or several: an error).
@@ -37,6 +38,7 @@ from typing import Any, Final
 
 from toolgen.build.naming import LANGUAGES, Names
 from toolgen.build.typemodel import (
+    LARGE_ENUM,
     AnyJson,
     Array,
     Doc,
@@ -61,8 +63,6 @@ from toolgen.schema.jsonequal import json_type
 RAW: Final = "json.RawMessage"
 NUMBER: Final = "json.Number"
 NULL: Final = "Null"
-LARGE_ENUM: Final = 1000
-"""Past this many values an enum has no constants (its values are checked at run time)."""
 INT64: Final = (-(2**63), 2**63 - 1)
 UINT64_MAX: Final = 2**64 - 1
 _SCALARS: Final = {"string": "string", "boolean": "bool", "number": "float64", "null": NULL}

@@ -61,7 +61,7 @@ type Email string
 
 // Expr: A recursive union (a number, or an operation on expressions).
 type Expr struct {
-	// Value is one of ExprNumber or ExprOption1.
+	// Value is one of ExprNumber or ExprObject.
 	Value isExpr
 }
 
@@ -82,30 +82,30 @@ func (v Expr) MarshalJSON() ([]byte, error) {
 func (v *Expr) UnmarshalJSON(data []byte) error {
 	return toolgen.DecodeUnion(data, &v.Value, "",
 		toolgen.BranchOf("", func(b float64) isExpr { return ExprNumber(b) }),
-		toolgen.BranchOf("", func(b ExprOption1) isExpr { return b }),
+		toolgen.BranchOf("", func(b ExprObject) isExpr { return b }),
 	)
 }
 
-type ExprOption1 struct {
-	Op ExprOption1Op `json:"op"`
+type ExprObject struct {
+	Op ExprObjectOp `json:"op"`
 	// Checked at run time: minItems 2.
 	Args []Expr `json:"args"`
 }
 
-// UnmarshalJSON refuses members ExprOption1 has no field for.
-func (v *ExprOption1) UnmarshalJSON(data []byte) error {
-	type plain ExprOption1
+// UnmarshalJSON refuses members ExprObject has no field for.
+func (v *ExprObject) UnmarshalJSON(data []byte) error {
+	type plain ExprObject
 	return toolgen.DecodeClosed(data, (*plain)(v))
 }
 
-func (ExprOption1) isExpr() {}
+func (ExprObject) isExpr() {}
 
-type ExprOption1Op string
+type ExprObjectOp string
 
-// The values of ExprOption1Op.
+// The values of ExprObjectOp.
 const (
-	ExprOption1OpAdd ExprOption1Op = "add"
-	ExprOption1OpMul ExprOption1Op = "mul"
+	ExprObjectOpAdd ExprObjectOp = "add"
+	ExprObjectOpMul ExprObjectOp = "mul"
 )
 
 type Ok bool
