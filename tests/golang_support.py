@@ -70,6 +70,13 @@ def require() -> str:
     return found
 
 
+@functools.cache
+def gofmt() -> str:
+    """The `gofmt` beside `go`."""
+    root = subprocess.run([require(), "env", "GOROOT"], capture_output=True, text=True, check=True)
+    return str(Path(root.stdout.strip()) / "bin" / "gofmt")
+
+
 def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the toolgen CLI of this checkout."""
     return subprocess.run(
@@ -141,13 +148,10 @@ class Workspace:
 
     def gofmt(self, *args: str) -> subprocess.CompletedProcess[str]:
         """`gofmt ARGS` (the one beside `go`) in the workspace."""
-        root = subprocess.run(
-            [require(), "env", "GOROOT"], capture_output=True, text=True, check=True
-        )
-        command = [str(Path(root.stdout.strip()) / "bin" / "gofmt"), *args]
         return subprocess.run(
-            command, capture_output=True, text=True, timeout=GUARD, check=False, cwd=self.root
-        )
+            [gofmt(), *args], capture_output=True, text=True, timeout=GUARD, check=False,
+            cwd=self.root,
+        )  # fmt: skip
 
     def staticcheck(self, *patterns: str) -> subprocess.CompletedProcess[str]:
         """staticcheck (pinned; installed into `tools_bin()` when it is not there) on packages."""
