@@ -40,8 +40,9 @@ EDGE = TESTS / "golden" / "specs" / "edge"
 GUARD = 900.0
 """Seconds before a hung download, build or run fails: a guard, not a timing assertion."""
 GO_VERSION = (1, 25)
-STATICCHECK = "honnef.co/go/tools/cmd/staticcheck@v0.8.2"
-"""From the Go module proxy, installed into the per-user cache (`tools_bin`) on first use."""
+STATICCHECK = ("honnef.co/go/tools/cmd/staticcheck", "0.8.2")
+"""From the Go module proxy, installed into the per-user cache (`tools_bin`): `.ci/run` does
+it first (`install_staticcheck`), a test run without it too."""
 
 
 @functools.cache
@@ -93,6 +94,22 @@ def tools_bin() -> Path:
     """Where the tests install Go tools (staticcheck): a per-user cache, reused by later runs."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache / "toolgen-go" / "bin"
+
+
+def install_staticcheck() -> Path:
+    """staticcheck at the pinned version in `tools_bin()` (installed unless it is there)."""
+    binary = tools_bin() / "staticcheck"
+    package, version = STATICCHECK
+    if binary.exists():
+        done = subprocess.run([binary, "-version"], capture_output=True, text=True, check=False)
+        if f"({version})" in done.stdout:
+            return binary
+    done = subprocess.run(
+        [require(), "install", f"{package}@v{version}"], capture_output=True, text=True,
+        timeout=GUARD, check=False, env={**os.environ, "GOBIN": str(tools_bin())},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return binary
 
 
 class Workspace:
@@ -155,10 +172,7 @@ class Workspace:
 
     def staticcheck(self, *patterns: str) -> subprocess.CompletedProcess[str]:
         """staticcheck (pinned; installed into `tools_bin()` when it is not there) on packages."""
-        binary = tools_bin() / "staticcheck"
-        if not binary.exists():
-            done = self.go("install", STATICCHECK, env={"GOBIN": str(tools_bin()), "GOFLAGS": ""})
-            assert done.returncode == 0, done.stderr
+        binary = install_staticcheck()
         flags = " ".join([os.environ.get("GOFLAGS", ""), "-mod=readonly"]).strip()
         return subprocess.run(
             ["nice", "-n", "10", str(binary), *patterns],

@@ -110,6 +110,7 @@ def test_the_go_tests_pass(workspace: Workspace, tmp_path: Path) -> None:
         "TestAnUnknownToolIsAJSONRPCError",
         "TestArgumentsThatAreNoObjectAreAJSONRPCError",
         "TestTheTypesReadAndWriteTheirJSON",
+        "TestIntegersWithAFractionOrAnExponentAreReadAsIntegers",
     } <= passed
 
 
@@ -248,6 +249,24 @@ def test_the_go_server_answers_every_line_as_json_rpc_wants(
     answers = exchange(workspace.command("notes_server"), line, after)
     assert [(a["id"], a["error"]["code"]) for a in answers[:1]] == [(answer_id, code)]
     assert answers[1:] == [{"jsonrpc": "2.0", "id": "after", "result": {}}]
+
+
+@pytest.mark.parametrize("count", ["3.0", "1e2", "4611686018427387904.0"])
+def test_an_integer_written_with_a_fraction_or_an_exponent_reaches_the_handler(
+    workspace: Workspace, count: str
+) -> None:
+    """JSON Schema counts 3.0 as an integer; the handler's `Count` (an int64) reads it."""
+    call = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "scalars", '
+        f'"arguments": {{"text": "abc", "count": {count}}}}}}}'
+    )
+    initialize = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": "2025-11-25"}}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    answers = exchange(
+        workspace.command("vectors_features"),
+        json.dumps(initialize).encode(), json.dumps(initialized).encode(), call.encode(),
+    )  # fmt: skip
+    assert answers[1]["result"]["structuredContent"] == {"ok": True, "echo": "abc"}, answers[1]
 
 
 def test_a_2025_03_26_session_takes_batches_and_answers_each_request_in_one_array(

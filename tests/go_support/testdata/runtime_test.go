@@ -99,3 +99,24 @@ func TestAToolWithoutOutputSchemaSendsWhatItReturnsAsText(t *testing.T) {
 		}
 	}
 }
+
+func TestIntegersWithAFractionOrAnExponentAreReadAsIntegers(t *testing.T) {
+	data := []byte(`{"a":1.0,"b":[1e3,2.5,-4.00,7],"c":"1.0","d":{"e":1E2},"f":1e999999}`)
+	value, err := parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !integral(value, data) {
+		t.Fatal("nothing rewritten")
+	}
+	got, _ := json.Marshal(value)
+	want := `{"a":1,"b":[1000,2.5,-4,7],"c":"1.0","d":{"e":100},"f":1e999999}`
+	if string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	plain := []byte(`{"a":1,"b":"x"}`)
+	value, _ = parse(plain)
+	if integral(value, plain) {
+		t.Error("rewrote a value without fractions or exponents")
+	}
+}

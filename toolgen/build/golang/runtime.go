@@ -17,12 +17,14 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
+	"math/big"
 	"net/url"
 	"os"
 	"reflect"
 	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -589,6 +591,59 @@ func resolvePointer(root any, ref string) any {
 	return node
 }
 
+// integral rewrites each number of value (as parse reads it, from data) that is an integer
+// written with a fraction or an exponent (1.0, 1e3: integers, for JSON Schema) as the integer,
+// so that Go's integer types read it; it reports whether it rewrote any. An exponent past
+// maxExponent is left as it is (no Go integer holds it).
+func integral(value any, data []byte) bool {
+	if !bytes.ContainsAny(data, ".eE") {
+		return false
+	}
+	changed := false
+	var walk func(any) any
+	walk = func(node any) any {
+		switch v := node.(type) {
+		case json.Number:
+			if whole, ok := wholeNumber(string(v)); ok {
+				changed = true
+				return json.Number(whole)
+			}
+		case map[string]any:
+			for key, member := range v {
+				v[key] = walk(member)
+			}
+		case []any:
+			for i, element := range v {
+				v[i] = walk(element)
+			}
+		}
+		return node
+	}
+	walk(value)
+	return changed
+}
+
+const maxExponent = 400
+
+// wholeNumber is a JSON number with a fraction or an exponent as an integer's digits, when it
+// is a whole number.
+func wholeNumber(text string) (string, bool) {
+	if !strings.ContainsAny(text, ".eE") {
+		return "", false
+	}
+	if at := strings.IndexAny(text, "eE"); at >= 0 {
+		exponent, err := strconv.Atoi(strings.TrimPrefix(text[at+1:], "+"))
+		if err != nil || exponent > maxExponent || exponent < -maxExponent {
+			return "", false
+		}
+	}
+	number, ok := new(big.Rat).SetString(text)
+	if !ok || !number.IsInt() {
+		return "", false
+	}
+	return number.Num().String(), true
+}
+
 // -- the server -------------------------------------------------------------------------------
 
 // A Handler is one tool's handler, made by Handle for Register.
@@ -789,7 +844,8 @@ func (t *registered) call(ctx context.Context, req *mcp.CallToolRequest) (result
 	if err := t.schemas.inputSchema.Validate(value); err != nil {
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %s: %s", quoted(t.tool), problems(err))), nil
 	}
-	if t.schemas.inputDefaults && applyDefaults(t.schemas.inputDoc, value, t.schemas.inputDoc, 0) {
+	defaulted := t.schemas.inputDefaults && applyDefaults(t.schemas.inputDoc, value, t.schemas.inputDoc, 0)
+	if integral(value, arguments) || defaulted {
 		if arguments, err = json.Marshal(value); err != nil {
 			return nil, err
 		}
@@ -1787,6 +1843,9 @@ func (c *Client) value(tool string, result *mcp.CallToolResult) ([]byte, error) 
 	}
 	if err := t.outputSchema.Validate(value); err != nil {
 		return nil, errors.New(problems(err))
+	}
+	if integral(value, data) {
+		return json.Marshal(value)
 	}
 	return data, nil
 }
