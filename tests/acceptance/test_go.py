@@ -24,7 +24,7 @@ import jsonschema_rs
 import pytest
 from conftest import SPECS, UNSAFE_LISTINGS
 from golang_support import GUARD, SUPPORT, Workspace, require, toolgen
-from targets_support import GoRow
+from targets_support import GoRow, built_sets, vector_set
 
 from toolgen import load_toolset
 from toolgen.build.typemodel import build_model
@@ -416,5 +416,32 @@ def test_the_python_sdk_client_calls_every_tool_with_an_example(
                     assert "structured_content" in result.model_fields_set, tool.name
                     called.add(tool.name)
             assert called == {t.name for t in toolset.tools if t.examples}
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("name", built_sets("go"))
+def test_the_python_sdk_client_calls_every_tool_of_every_set_served_from_go(
+    workspace: Workspace, name: str, mode: str
+) -> None:
+    """The target vectors' servers (handlers answering canned outputs) through the official
+    Python SDK's client: the listing is the spec's, every plain tool answers its valid input."""
+    import anyio
+
+    from toolgen.client.connect import list_all_tools, open_session
+
+    vectors = vector_set(name)
+
+    async def main() -> None:
+        command = workspace.command(f"vectors_{name}")
+        async with open_session(command=command, mode=mode) as session:
+            expected = list_tools_result(vectors.toolset, session.protocol_version)["tools"]
+            assert compare(expected, await list_all_tools(session)) == []
+            for tool in vectors.plain_tools():
+                result = await session.call_tool(tool.name, vectors.tools[tool.name].valid[0])
+                assert not result.is_error, (tool.name, result.content)
+                if tool.output_schema is not None:
+                    assert "structured_content" in result.model_fields_set, tool.name
 
     anyio.run(main)
