@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import http.client
 import json
 import os
 import re
@@ -113,6 +114,9 @@ FILE_CASES = [
          ["verify", SPECS, "--server", "true", "--fixtures", "$file"]),
 ]  # fmt: skip
 SERVE = "serve-heads"
+SESSIONS = "serve-sessions"
+SESSION_FLOOD = 8
+"""`initialize` requests of the sessions flood, each with a huge capabilities object."""
 
 
 def hostile_file(kind: str, full: bool) -> str:
@@ -270,6 +274,55 @@ def serve_case(head: int, env: dict[str, str], guard: float) -> Run:
     )
 
 
+def sessions_case(body: int, env: dict[str, str], guard: float) -> Run:
+    """`toolgen serve --http` after SESSION_FLOOD `initialize` requests whose capabilities
+    object fills a `body`-byte body: what each new session keeps of it is bounded."""
+    command = [sys.executable, "-m", "toolgen", "serve", SPECS, "--mock", "--http", "127.0.0.1:0"]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    members = max(1, (body - 200) // 17)  # `"k000000000":{},`
+    capabilities = {"experimental": {f"k{i:09d}": {} for i in range(members)}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                   "clientInfo": {"name": "flood", "version": "1"}},
+    }  # fmt: skip
+    data = json.dumps(message, separators=(",", ":")).encode()
+    headers = {"content-type": "application/json", "accept": "application/json"}
+    created = 0
+    try:
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", server.stderr.readline())
+        if found is None:
+            raise SystemExit("floods: the server did not start")
+        baseline = vm_hwm(server.pid)
+        started = time.monotonic()
+        for _ in range(SESSION_FLOOD):
+            connection = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=guard)
+            connection.request("POST", "/mcp", data, headers)
+            answer = connection.getresponse()
+            answer.read()
+            created += answer.getheader("mcp-session-id") is not None
+            connection.close()
+        wall = time.monotonic() - started
+        peak = vm_hwm(server.pid)
+        alive = server.poll() is None
+    finally:
+        server.terminate()
+        code = server.wait(30)
+    return Run(
+        f"serve --http, {SESSION_FLOOD} sessions each initialized with a huge capabilities object",
+        f"{SESSION_FLOOD} x {len(data) / MB:.1f} MB",
+        peak,
+        wall,
+        code if not alive else "alive",
+        bound=baseline + 24 * len(data) + SLACK,  # one request's parse, not one per session
+        baseline=baseline,
+        note=f"{created} sessions created",
+    )
+
+
 def table(runs: list[Run], check: bool) -> str:
     head = "| case | flood | peak RSS MB | baseline MB | wall s | exit |"
     rule = "| --- | --- | ---: | ---: | ---: | ---: |"
@@ -312,7 +365,7 @@ def main() -> int:
         args.size, args.head = 16, 1
         env[MESSAGE_ENV] = os.environ[MESSAGE_ENV] = "65536"  # max_message() reads it here too
     guard = GUARD["check" if args.check else "full"]
-    chosen = [key for key in [*(case.key for case in [*CASES, PROGRESS, *FILE_CASES]), SERVE]
+    chosen = [key for key in [*(case.key for case in [*CASES, PROGRESS, *FILE_CASES]), SERVE, SESSIONS]
               if not args.only or any(fnmatch.fnmatch(key, pattern) for pattern in args.only)]  # fmt: skip
     runs = []
     for case in [*CASES, PROGRESS, *FILE_CASES]:
@@ -321,6 +374,8 @@ def main() -> int:
             print(f"floods: {case.key} done", file=sys.stderr, flush=True)
     if SERVE in chosen:
         runs.append(serve_case(int(args.head * MB), env, guard))
+    if SESSIONS in chosen:
+        runs.append(sessions_case(int(min(args.head, 3.9) * MB), env, guard))
     print(f"message limit {max_message()} bytes; head limit {DEFAULT_MAX_HEAD} bytes\n")
     print(table(runs, args.check))
     return 1 if args.check and any(run.failed for run in runs) else 0

@@ -1,7 +1,6 @@
 """The Rust target's server, side by side with a hand-written rmcp server.
 
-- generated: the crate the printer must produce for `specs/notes` (hand-written for now in
-  `tests/rust/notes/`, on the runtime every generated crate carries), served by
+- generated: the crate `toolgen build --target rust` prints for `specs/notes`, served by
   `tests/rust/notes_server` (in-memory handlers): arguments and results checked against the
   spec's JSON Schemas, the build's listings;
 - handwritten: the same tools written the way rmcp documents it (`contenders/rmcp_notes`:
@@ -22,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from driver import StdioClient, call_line, sequential
@@ -30,11 +30,25 @@ from typescript_bench import side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from rust_support import build  # noqa: E402  (the tests' workspace: one build for both)
+import rust_support  # noqa: E402  (the tests' workspace: one layout for both)
+from targets_support import ROWS  # noqa: E402
 
 SERVERS = {"generated": "notes_server", "handwritten": "rmcp_notes"}
 SERVER_CORE, DRIVER_CORE = "1", 0
 NOTE = {"title": "Groceries", "body": "milk", "tags": ["home"]}
+
+
+def build() -> Path:
+    """Lay the tests' workspace out and build the two servers (release); the folder holding
+    them."""
+    with tempfile.TemporaryDirectory() as out:
+        failed = ROWS["rust"].assemble(Path(out))
+        assert not failed, failed
+    done = rust_support.cargo(
+        "build", "--release", "--locked", "-p", "notes_server", "-p", "rmcp_notes"
+    )
+    assert done.returncode == 0, done.stderr[-6000:]
+    return rust_support.RELEASE
 
 
 def serve_once(binary: Path, calls: int) -> tuple[float, list[float], float, int]:

@@ -17,15 +17,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import DATA, TESTS
+from conftest import DATA, TESTS, run_process, toolgen_cli
 
 from toolgen import load_toolset
 from toolgen.build.golang.types import go_string
@@ -78,18 +76,6 @@ def gofmt() -> str:
     return str(Path(root.stdout.strip()) / "bin" / "gofmt")
 
 
-def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the toolgen CLI of this checkout."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=False,
-        cwd=cwd,
-    )
-
-
 def tools_bin() -> Path:
     """Where the tests install Go tools (staticcheck): a per-user cache, reused by later runs."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -124,15 +110,15 @@ class Workspace:
         self.programs = programs or {"support": SUPPORT}
         self.failed: dict[str, str] = {}
         """Spec set → why its build failed."""
-        self.timings: dict[str, float] = {}
-        """Seconds each `go` step took (`build`, `vet`, ...), for the report of a run."""
         for name, module in self.programs.items():
             shutil.copytree(module, root / name, ignore=shutil.ignore_patterns("testdata"))
 
     def add(self, specs: Path, *options: str) -> str | None:
         """`toolgen build SPECS --target go` into the workspace: the package's name, or None
         when the build failed (its error in `self.failed`)."""
-        done = toolgen("build", str(specs), "-o", str(self.root), "--target", "go", "-q", *options)
+        done = toolgen_cli(
+            "build", str(specs), "-o", str(self.root), "--target", "go", "-q", *options
+        )
         if done.returncode != 0:
             self.failed[str(specs)] = done.stderr
             return None
@@ -150,8 +136,7 @@ class Workspace:
     def go(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         """`go ARGS` in the workspace, niced (the machine is shared), modules read-only."""
         flags = " ".join([os.environ.get("GOFLAGS", ""), "-mod=readonly"]).strip()
-        started = time.perf_counter()
-        done = subprocess.run(
+        return subprocess.run(
             ["nice", "-n", "10", require(), *args],
             capture_output=True,
             text=True,
@@ -160,15 +145,10 @@ class Workspace:
             cwd=self.root,
             env={**os.environ, "GOFLAGS": flags, **(env or {})},
         )
-        self.timings[args[0]] = self.timings.get(args[0], 0.0) + time.perf_counter() - started
-        return done
 
     def gofmt(self, *args: str) -> subprocess.CompletedProcess[str]:
         """`gofmt ARGS` (the one beside `go`) in the workspace."""
-        return subprocess.run(
-            [gofmt(), *args], capture_output=True, text=True, timeout=GUARD, check=False,
-            cwd=self.root,
-        )  # fmt: skip
+        return run_process([gofmt(), *args], cwd=self.root)
 
     def staticcheck(self, *patterns: str) -> subprocess.CompletedProcess[str]:
         """staticcheck (pinned; installed into `tools_bin()` when it is not there) on packages."""
@@ -192,10 +172,7 @@ class Workspace:
 
     def run(self, program: str, *args: str, stdin: str = "") -> Any:
         """Run a built program; what it printed, as JSON."""
-        done = subprocess.run(
-            [*self.command(program), *args], input=stdin, capture_output=True, text=True,
-            timeout=GUARD, check=False,
-        )  # fmt: skip
+        done = run_process([*self.command(program), *args], stdin=stdin)
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads(done.stdout)
 
@@ -228,7 +205,7 @@ def published(out: Path) -> list[Path]:
     """Spec sets imported from the listings of public servers (`data/servers/`)."""
     found = []
     for listing in sorted((DATA / "servers").glob("*.json")):
-        done = toolgen("import", str(listing), "-o", str(out / listing.stem))
+        done = toolgen_cli("import", str(listing), "-o", str(out / listing.stem))
         assert done.returncode == 0, done.stderr
         found.append(out / listing.stem)
     return found

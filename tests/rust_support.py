@@ -1,33 +1,30 @@
-"""The Rust target's test workspace, built once per run outside the repository.
+"""The Rust target's test workspace: one cargo workspace, built once per run outside the repo.
 
-`tests/rust/` holds the workspace's own files: the crate the Rust printer must produce for
-`specs/notes` (`notes/`, hand-written for now), a server and a client written on it. It is
-assembled in a per-user cache folder with what a build puts beside that crate (the Python
-build's `tools/<revision>.json` and `schemas/`), the runtime every generated crate carries
-(`src/runtime.rs`) and the benchmark's hand-written rmcp server, then built with the
-committed `Cargo.lock`. Files are written only when they change, and the target folder and
-cargo's registry cache stay between runs, so a second run only re-checks. Nothing is
+`tests/rust/` holds the workspace's own files (its `Cargo.toml` naming every member, the
+committed `Cargo.lock`, a notes server and client written on the printed `notes` crate, the
+compile-fail crate and the docs recipe). The crates `toolgen build --target rust` prints (one
+per vector set, and one of a real server's imported spec set) and the tests' binaries
+printed by the Rust row of the shared vectors (`targets_support.RustRow`) join them, with the
+benchmark's hand-written rmcp server. Everything is laid out in a per-user cache folder,
+files written only when they change, and built with `--locked` in debug; the target folder
+and cargo's registry cache stay between runs, so a second run only re-checks. Nothing is
 vendored: cargo fetches from crates.io the first time.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SPECS, TESTS
+from conftest import ROOT, TESTS
 
 SOURCES = TESTS / "rust"
-RUNTIME = ROOT / "toolgen" / "build" / "rust" / "runtime.rs"
 CONTENDER = ROOT / "benchmarks" / "contenders" / "rmcp_notes"
-REVISIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
-"""The revisions a build writes listings for: those the generated server offers."""
 GUARD = 1800.0
 """Seconds before a hung cargo fails: a guard (a cold build fetches and compiles ~150 crates)."""
 
@@ -40,27 +37,35 @@ def cache_dir() -> Path:
 
 WORKSPACE = cache_dir() / "workspace"
 TARGET = cache_dir() / "target"
-BIN = TARGET / "release"
+DEBUG = TARGET / "debug"
+RELEASE = TARGET / "release"
+TIMES: dict[str, float] = {}
+"""Seconds each cargo command of this run took (`build`, `clippy`, ...): the suite prints them."""
 
 
 def missing() -> str | None:
-    """Why the Rust tests cannot run (None: cargo is there)."""
-    if shutil.which("cargo") is None:
-        return "cargo is not installed: the Rust target's tests need a Rust toolchain (rustup)"
+    """Why the Rust tests cannot run (None: cargo, clippy and rustfmt are there)."""
+    for tool, how in (("cargo", "rustup"), ("cargo-clippy", "rustup component add clippy"),
+                      ("rustfmt", "rustup component add rustfmt")):  # fmt: skip
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed: the Rust target's tests need it ({how})"
     return None
 
 
 def require() -> None:
-    """Skip the calling test with the reason when cargo is missing."""
+    """Skip the calling test with the reason when a Rust tool is missing (`.ci/run` installs
+    them, so CI never skips)."""
     reason = missing()
     if reason is not None:
         pytest.skip(reason)
 
 
-def cargo(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run cargo in the workspace with its target folder in the cache."""
+def cargo(*args: str, timed: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run cargo in the workspace with its target folder in the cache (its time kept under
+    `timed`)."""
     env = {**os.environ, "CARGO_TARGET_DIR": str(TARGET), "CARGO_TERM_COLOR": "never"}
-    return subprocess.run(
+    started = time.perf_counter()
+    done = subprocess.run(
         ["nice", "cargo", *args],
         cwd=WORKSPACE,
         env=env,
@@ -69,52 +74,46 @@ def cargo(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=GUARD,
         check=False,
     )
+    if timed:
+        TIMES[timed] = time.perf_counter() - started
+    return done
 
 
-def _write(path: Path, data: bytes) -> None:
+def write(path: Path, data: bytes | str) -> None:
     """Write `data` unless `path` already holds it (cargo rebuilds on a newer mtime)."""
+    data = data.encode() if isinstance(data, str) else data
     if path.exists() and path.read_bytes() == data:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
 
 
-def _copy_tree(source: Path, target: Path) -> None:
+def copy_tree(source: Path, target: Path, parts: Iterable[str] = ()) -> None:
+    """Copy the files under `source` (only its `parts` when given) to `target`, each written
+    only when it changed; files under `target` that `source` lacks are removed."""
+    wanted = {}
     for path in sorted(source.rglob("*")):
-        if path.is_file() and "target" not in path.relative_to(source).parts:
-            _write(target / path.relative_to(source), path.read_bytes())
+        relative = path.relative_to(source)
+        if not path.is_file() or "target" in relative.parts:
+            continue
+        if parts and relative.parts[0] not in parts:
+            continue
+        wanted[relative] = path
+        write(target / relative, path.read_bytes())
+    for path in sorted(target.rglob("*")) if target.exists() else []:
+        relative = path.relative_to(target)
+        if path.is_file() and relative not in wanted and (not parts or relative.parts[0] in parts):
+            path.unlink()
 
 
-def assemble() -> Path:
-    """Lay the workspace out in the cache (only what changed) and return it."""
-    _copy_tree(SOURCES, WORKSPACE)
-    _copy_tree(CONTENDER, WORKSPACE / "rmcp_notes")
-    crate = WORKSPACE / "notes"
-    _write(crate / "src" / "runtime.rs", RUNTIME.read_bytes())
-    with tempfile.TemporaryDirectory() as out:
-        done = subprocess.run(
-            [sys.executable, "-m", "toolgen", "build", str(SPECS / "notes"), "-o", out, "-q"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=600,
-        )
-        assert done.returncode == 0, done.stderr
-        package = Path(out) / "notes"
-        for revision in REVISIONS:
-            name = f"tools/{revision}.json"
-            _write(crate / name, (package / name).read_bytes())
-        for schema in sorted((package / "schemas").glob("*.json")):
-            _write(crate / "schemas" / schema.name, schema.read_bytes())
-    return WORKSPACE
+def assemble_fixed() -> None:
+    """The workspace's own files and the benchmark's contender."""
+    copy_tree(SOURCES, WORKSPACE, ("Cargo.toml", "Cargo.lock", "notes_server", "notes_client",
+                                   "compile_fail", "recipe", "stand_in_server.py"))  # fmt: skip
+    copy_tree(CONTENDER, WORKSPACE / "rmcp_notes")
 
 
-@functools.cache
-def build() -> Path:
-    """Assemble and build every binary of the workspace (release), once per run; the folder
-    holding them."""
-    require()
-    assemble()
-    done = cargo("build", "--release", "--locked", "--workspace")
-    assert done.returncode == 0, done.stderr[-6000:]
-    return BIN
+def add_crate(built: Path, name: str) -> None:
+    """A crate `toolgen build` wrote (`built`) as the workspace member `name`: its manifest,
+    sources and listings."""
+    copy_tree(built, WORKSPACE / name, ("Cargo.toml", "src", "tools"))

@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import golang_support
+import rust_support
 import typescript_support
-from conftest import SPECS, TESTS
+from conftest import SPECS, TESTS, run_process, toolgen_cli
 
 from toolgen import load_toolset
 from toolgen.build.naming import LANGUAGES
@@ -49,19 +50,18 @@ SETS: Mapping[str, Path] = {
     "features": VECTORS / "specs" / "features",
     "names": VECTORS / "specs" / "names",
     "collisions": VECTORS / "specs" / "collisions",
+    "proto": VECTORS / "specs" / "proto",
     "notes": SPECS / "notes",
     "shop": SPECS / "shop",
     "conformance": SPECS / "conformance",
 }
 REFUSED: Mapping[tuple[str, str], tuple[str, int]] = {
     ("python", "collisions"): ("invalid-name", 20),  # get_x: the same handler method as get-x
-    ("typescript", "names"): ("invalid-name", 96),  # __proto__: the SDK's JSON parsing drops it
+    ("typescript", "proto"): ("invalid-name", 19),  # __proto__: the SDK's JSON parsing drops it
 }
 """(target, set) → the error code and line of a set the target refuses (nothing else)."""
 TEXT_RESULT = "done"
 """What the tests' handler of a tool without output schema answers."""
-GUARD = 600.0
-"""Seconds before a hung build or server fails: a guard, not a timing assertion."""
 
 
 @dataclass(frozen=True)
@@ -125,15 +125,7 @@ def built_sets(target: str) -> list[str]:
     return [name for name in SETS if (target, name) not in REFUSED]
 
 
-def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=False,
-        cwd=cwd,
-    )
+toolgen = toolgen_cli
 
 
 def build(specs: Path, out: Path, target: str) -> subprocess.CompletedProcess[str]:
@@ -196,15 +188,8 @@ class PythonRow:
     def round_trips(self, out: Path, vectors: VectorSet) -> list[tuple[str, Any, Any]]:
         script = _PYTHON_ROUND_TRIP.format(package=vectors.toolset.server.package)
         pairs = _typed_values(vectors)
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            input=json.dumps(pairs),
-            capture_output=True,
-            text=True,
-            timeout=GUARD,
-            check=False,
-            cwd=out,
-            env=python_env(out),
+        done = run_process(
+            [sys.executable, "-c", script], stdin=json.dumps(pairs), cwd=out, env=python_env(out)
         )
         assert done.returncode == 0, done.stderr[-3000:]
         back = json.loads(done.stdout)
@@ -224,21 +209,14 @@ class PythonRow:
             arguments = vectors.tools[tool.name].valid[0]
             names = {_json_name(p["json"]): p["name"] for p in params}
             calls[tool.name] = [methods[tool.name], {names[k]: v for k, v in arguments.items()}]
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                script,
-                json.dumps(self.server(out, vectors)),
-                json.dumps(calls),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=GUARD,
-            check=False,
-            cwd=out,
-            env=python_env(out),
-        )
+        argv = [
+            sys.executable,
+            "-c",
+            script,
+            json.dumps(self.server(out, vectors)),
+            json.dumps(calls),
+        ]
+        done = run_process(argv, cwd=out, env=python_env(out))
         assert done.returncode == 0, done.stderr[-3000:]
         result: dict[str, Any] = json.loads(done.stdout)
         return result
@@ -488,10 +466,7 @@ class GoRow:
             json.dumps({"type": f"{vectors.name}.{name}", "value": value}) + "\n"
             for name, value in pairs
         )
-        done = subprocess.run(
-            self.workspace().command("vectors_roundtrip"), input=lines, capture_output=True,
-            text=True, timeout=GUARD, check=False,
-        )  # fmt: skip
+        done = run_process(self.workspace().command("vectors_roundtrip"), stdin=lines)
         assert done.returncode == 0, done.stderr[-3000:]
         back = [json.loads(line) for line in done.stdout.splitlines()]
         return [
@@ -510,7 +485,225 @@ class GoRow:
         return result
 
 
-ROWS: dict[str, Row] = {"python": PythonRow(), "typescript": TypeScriptRow()}
+class RustRow:
+    """The Rust target: every set's crate, and a binary per set (`vectors_<set>`: the tests'
+    handlers serving it, round trips through its types, its client calling every tool), in
+    the one cargo workspace of the Rust tests (`rust_support`), built once per run, debug."""
+
+    name = "rust"
+    IMPORTED = TESTS / "data" / "servers" / "memory.json"
+    """A real server's published listing: its imported spec set must compile too."""
+
+    def __init__(self) -> None:
+        self.done: tuple[Path, dict[str, str]] | None = None
+
+    def missing(self) -> str | None:
+        return rust_support.missing()
+
+    def build(self, out: Path) -> dict[str, str]:
+        if self.done is None:
+            self.done = out, self._build(out)
+        first, failed = self.done
+        if first != out:  # built once: the same crates, seen from `out` too
+            for path in first.iterdir():
+                if not (out / path.name).exists():
+                    (out / path.name).symlink_to(path, target_is_directory=path.is_dir())
+        return failed
+
+    def built(self) -> tuple[Path, dict[str, str]]:
+        """Where every set was built (into a folder of the first caller), and what failed."""
+        assert self.done is not None, "build first"
+        return self.done
+
+    def assemble(self, out: Path) -> dict[str, str]:
+        """Build every set into `out` and lay the workspace out (no cargo); set → why its
+        build failed."""
+        failed = {}
+        crates = {}
+        for name in built_sets(self.name):
+            done = build(SETS[name], out, self.name)
+            if done.returncode != 0:
+                failed[name] = done.stderr
+                continue
+            vectors = vector_set(name)
+            crates[name] = vectors.toolset.server.package
+        imported = out / "imported" / "memory"
+        done = toolgen("import", str(self.IMPORTED), "-o", str(imported))
+        assert done.returncode == 0, done.stderr
+        done = build(imported, out, self.name)
+        assert done.returncode == 0, done.stderr
+        rust_support.assemble_fixed()
+        rust_support.add_crate(out / "memory", "memory")
+        for name, package in crates.items():
+            rust_support.add_crate(out / package, package)
+            self._vectors(vector_set(name), package)
+        return failed
+
+    def _build(self, out: Path) -> dict[str, str]:
+        failed = self.assemble(out)
+        done = rust_support.cargo(
+            "build", "--locked", "--workspace", "--all-targets", "--keep-going", timed="build"
+        )
+        for name in built_sets(self.name):
+            package = vector_set(name).toolset.server.package
+            if name not in failed and any(
+                f"could not compile `{crate}`" in done.stderr
+                for crate in (package, f"vectors_{name}")
+            ):
+                failed[name] = done.stderr[-6000:]
+        assert done.returncode == 0 or failed, done.stderr[-6000:]
+        return failed
+
+    def _vectors(self, vectors: VectorSet, package: str) -> None:
+        crate = rust_support.WORKSPACE / f"vectors_{vectors.name}"
+        rust_support.write(
+            crate / "Cargo.toml", _RUST_MANIFEST.format(name=vectors.name, package=package)
+        )
+        rust_support.write(crate / "src" / "canned.json", json.dumps(vectors.canned(), indent=1))
+        rust_support.write(crate / "src" / "main.rs", _rust_vectors(vectors, package))
+
+    def command(self, vectors: VectorSet, *args: str) -> list[str]:
+        return [str(rust_support.DEBUG / f"vectors_{vectors.name}"), *args]
+
+    def round_trips(self, out: Path, vectors: VectorSet) -> list[tuple[str, Any, Any]]:
+        pairs = _typed_values(vectors)
+        done = run_process(self.command(vectors, "round-trip"), stdin=json.dumps(pairs))
+        assert done.returncode == 0, done.stderr[-3000:]
+        back = json.loads(done.stdout)
+        return [
+            (name, value, again[1] if again[0] else None)
+            for (name, value), again in zip(pairs, back, strict=True)
+        ]
+
+    def server(self, out: Path, vectors: VectorSet) -> list[str] | None:
+        return self.command(vectors, "serve")
+
+    def client_calls(self, out: Path, vectors: VectorSet) -> dict[str, Any] | None:
+        calls = {tool.name: vectors.tools[tool.name].valid[0] for tool in vectors.plain_tools()}
+        done = run_process(
+            self.command(vectors, "client", json.dumps(calls), *self.command(vectors, "serve"))
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        result: dict[str, Any] = json.loads(done.stdout)
+        return result
+
+
+_RUST_MANIFEST = """\
+[package]
+name = "vectors_{name}"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+{package} = {{ path = "../{package}" }}
+rmcp = {{ version = "3.11.0", default-features = false, features = ["client", "transport-child-process"] }}
+serde = "1.0.229"
+serde_json = "1.0.154"
+tokio = {{ version = "1.54.1", features = ["macros", "process", "rt"] }}
+"""
+
+
+def _rust_vectors(vectors: VectorSet, package: str) -> str:
+    """The binary of one set: `serve` (every tool answers its canned output), `round-trip`
+    ((type name, JSON) pairs on stdin, each read into its type and written back) and
+    `client CALLS SERVER...` (the generated client calls each tool of CALLS with its input)."""
+    model = build_model(vectors.toolset)
+    methods = LANGUAGES["rust"].identifiers([t.name for t in vectors.toolset.tools], "method")
+    handlers = []
+    for tool in vectors.toolset.tools:
+        names = model.tools[tool.name]
+        output = f"set::{names.output}" if names.output else "Value"
+        handlers.append(
+            f"    async fn {methods[tool.name]}(&self, _input: set::{names.input}) -> Result<{output}, set::ToolError> {{\n"
+            f"        self.answer({json.dumps(tool.name)})\n    }}\n"
+        )
+    types = "".join(
+        f"        {json.dumps(name)} => round_trip::<set::{name}>(value),\n" for name in model.types
+    )
+    calls = []
+    for tool in vectors.plain_tools():
+        names = model.tools[tool.name]
+        calls.append(
+            f"    let input: set::{names.input} = serde_json::from_value(calls[{json.dumps(tool.name)}].clone())?;\n"
+            f"    let output = serde_json::to_value(client.{methods[tool.name]}(&input).await?)?;\n"
+            f"    results.insert({json.dumps(tool.name)}.to_owned(), output);\n"
+        )
+    return _RUST_VECTORS.format(
+        package=package, handlers="\n".join(handlers), types=types, calls="".join(calls)
+    )
+
+
+_RUST_VECTORS = """\
+//! The tests' binary of one vector set (printed by `targets_support.RustRow`).
+
+use std::error::Error;
+
+use {package} as set;
+use rmcp::ServiceExt;
+use serde_json::{{Value, json}};
+
+struct Canned(Value);
+
+impl Canned {{
+    fn answer<T: serde::de::DeserializeOwned>(&self, tool: &str) -> Result<T, set::ToolError> {{
+        serde_json::from_value(self.0[tool].clone()).map_err(set::ToolError::internal)
+    }}
+}}
+
+impl set::Handlers for Canned {{
+{handlers}}}
+
+fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(value: Value) -> Value {{
+    let typed: Result<T, _> = serde_json::from_value(value);
+    match typed.and_then(|typed| serde_json::to_value(&typed)) {{
+        Ok(back) => json!([true, back]),
+        Err(error) => json!([false, error.to_string()]),
+    }}
+}}
+
+fn round_trips() -> Result<(), Box<dyn Error>> {{
+    let pairs: Vec<(String, Value)> = serde_json::from_reader(std::io::stdin())?;
+    let mut out = Vec::new();
+    for (name, value) in pairs {{
+        out.push(match name.as_str() {{
+{types}            _ => json!([false, "no such type"]),
+        }});
+    }}
+    println!("{{}}", Value::Array(out));
+    Ok(())
+}}
+
+async fn client(calls: &str, command: &[String]) -> Result<(), Box<dyn Error>> {{
+    let calls: Value = serde_json::from_str(calls)?;
+    let mut process = tokio::process::Command::new(&command[0]);
+    process.args(&command[1..]);
+    let service = ().serve(rmcp::transport::TokioChildProcess::new(process)?).await?;
+    let client = set::Client::new(service.peer().clone(), set::DriftPolicy::Error)?;
+    let mut results = serde_json::Map::new();
+{calls}    println!("{{}}", Value::Object(results));
+    service.cancel().await?;
+    Ok(())
+}}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn Error>> {{
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {{
+        Some("serve") => {{
+            let canned: Value = serde_json::from_str(include_str!("canned.json"))?;
+            set::serve_stdio(Canned(canned)).await?;
+        }}
+        Some("round-trip") => round_trips()?,
+        Some("client") if args.len() > 2 => client(&args[1], &args[2..]).await?,
+        _ => return Err("usage: serve | round-trip | client CALLS SERVER [ARGS...]".into()),
+    }}
+    Ok(())
+}}
+"""
+
+
+ROWS: dict[str, Row] = {"python": PythonRow(), "typescript": TypeScriptRow(), "rust": RustRow()}
 ROWS["go"] = GoRow()
 
 

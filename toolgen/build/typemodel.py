@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolgen.build.naming import Names, branch_labels, camel, def_classes, tool_bases
-from toolgen.schema.jsonequal import json_type, same
+from toolgen.schema.jsonequal import canonical, json_type
 from toolgen.schema.pointer import unescape
 from toolgen.schema.walk import map_refs
 from toolgen.spec.ir import Def, ToolSet
@@ -312,6 +312,10 @@ class _Reader:
             for tool in tools
         }
         defs = all_defs(self.toolset)
+        records: dict[bytes, str] = {}  # a record def's canonical JSON → the first such def
+        for bundled, schema in defs.items():
+            if isinstance(schema, dict) and _is_record(schema):
+                records.setdefault(canonical(schema), bundled)
         self.def_names = def_classes(defs, self.names)
         # Tools are read before defs: inline types are named in the order the Python models
         # have always named their classes.
@@ -323,7 +327,7 @@ class _Reader:
                 schemas.append(("output", names.output, tool.output_schema))
             for role, name, schema in schemas:
                 body = {k: v for k, v in schema.items() if k != "$defs"}
-                parts[name] = self._top(name, body, f"{tool.name}:{role}", role, defs, tool.name)
+                parts[name] = self._top(name, body, f"{tool.name}:{role}", role, records, tool.name)
         for bundled, schema in defs.items():
             name = self.def_names[bundled]
             self.top = name
@@ -356,16 +360,17 @@ class _Reader:
         body: Mapping[str, Any],
         key: str,
         role: str,
-        defs: Mapping[str, Any],
+        records: Mapping[bytes, str],
         tool: str,
     ) -> Named:
-        """A tool's input or output: the def it is exactly (an alias), else its own type."""
+        """A tool's input or output: the record def it is exactly (an alias), else its own
+        type (`records`: each record def by its canonical JSON)."""
         doc = _doc(body)
         said = f"The {role} of tool {tool}."
         doc = replace(doc, description=f"{said}\n{doc.description}" if doc.description else said)
-        for bundled, schema in defs.items():
-            if isinstance(schema, dict) and _is_record(schema) and same(body, schema):
-                return Named(name, Ref(self.def_names[bundled]), doc, role)
+        alias = records.get(canonical(body))
+        if alias is not None:
+            return Named(name, Ref(self.def_names[alias]), doc, role)
         self.top = name
         self.types[name] = None  # claimed: `$ref: "#"` inside refers to it
         return Named(name, self._type(body, name, key, root=True, this=name), doc, role)
@@ -840,20 +845,89 @@ def _refs(type_: Type) -> Iterator[str]:
 def _mark_recursion(types: dict[str, Named]) -> dict[str, Named]:
     """`types` with `recursive` set on each type that reaches itself."""
     edges = {name: set(_refs(named.type)) for name, named in types.items()}
+
+    def reaches_itself(start: str) -> bool:
+        stack, seen = list(edges[start]), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                return True
+            if name not in seen and name in edges:
+                seen.add(name)
+                stack.extend(edges[name])
+        return False
+
     return {
-        name: replace(named, recursive=True) if reaches(edges, name, name) else named
+        name: replace(named, recursive=True) if reaches_itself(name) else named
         for name, named in types.items()
     }
 
 
-def reaches(edges: Mapping[str, set[str]], start: str, goal: str) -> bool:
-    """Whether following `edges` from `start` leads to `goal`."""
-    stack, seen = list(edges.get(start, ())), set()
-    while stack:
-        name = stack.pop()
-        if name == goal:
-            return True
-        if name not in seen:
-            seen.add(name)
-            stack.extend(edges.get(name, ()))
-    return False
+def _held(type_: Type) -> Iterator[str]:
+    """The names `type_` holds in place: references not inside an array, a map or the rest of a
+    tuple (those are behind an indirection in every language)."""
+    if isinstance(type_, Ref):
+        yield type_.name
+    elif isinstance(type_, Nullable):
+        yield from _held(type_.inner)
+    elif isinstance(type_, Tuple):
+        for item in type_.items:
+            yield from _held(item)
+    elif isinstance(type_, Record):
+        for field_ in type_.fields:
+            yield from _held(field_.type)
+    elif isinstance(type_, (Union, Intersection)):
+        for part in type_.branches if isinstance(type_, Union) else type_.parts:
+            yield from _held(part)
+
+
+def held_cycles(model: TypeModel) -> dict[str, frozenset[str]]:
+    """Named type → the named types on a cycle with it where each holds the next in place (see
+    `_held`), for the types on such a cycle. A value of such a type would contain itself in a
+    language that lays values out inline (Rust, Go): a reference from one of them to another
+    of its set needs an indirection there (a `Box`, a pointer). Through an array or a map
+    (`Tree.children`) no type needs one."""
+    edges = {
+        name: [n for n in _held(named.type) if n in model.types]
+        for name, named in model.types.items()
+    }
+    # Tarjan's strongly connected components, iteratively (a long chain of defs is no recursion).
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: dict[str, frozenset[str]] = {}
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            name, position = work.pop()
+            if position == 0:
+                index[name] = low[name] = len(index)
+                stack.append(name)
+                on_stack.add(name)
+            targets = edges[name]
+            if position < len(targets):
+                work.append((name, position + 1))
+                target = targets[position]
+                if target not in index:
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[name] = min(low[name], index[target])
+                continue
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[name])
+            if low[name] == index[name]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == name:
+                        break
+                if len(component) > 1 or name in edges[name]:
+                    members = frozenset(component)
+                    out.update(dict.fromkeys(component, members))
+    return out

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -23,6 +21,7 @@ from toolgen.cli.common import DEFAULT_OUT, DEFAULT_SPECS, check_name, echo, fai
 from toolgen.providers import Provider, toolset_view
 from toolgen.providers.report import report_text
 from toolgen.report.config import ConfigError, find_pyproject, load_section
+from toolgen.spec import collector
 from toolgen.spec.errors import SpecError
 from toolgen.spec.pipeline import load_spec_set
 from toolgen.spec.positions import display_path
@@ -76,8 +75,9 @@ def target_option(func: F) -> F:
         "--target",
         default=None,
         metavar="TARGETS",
-        help="What to write per spec set: python, typescript, go, or several (python,go) "
-        "(default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, else python).",
+        help="What to write per spec set: python, typescript, rust, go, or several separated "
+        "by commas (default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, "
+        "else python).",
     )(func)
 
 
@@ -214,21 +214,6 @@ def capped(diff: str, limit: int | None) -> tuple[str, int]:
     return "".join(lines[:limit]), len(lines) - limit
 
 
-@contextlib.contextmanager
-def batch_run() -> Iterator[None]:
-    """The cycle collector off inside (as it was after): what a build makes (parsed files,
-    schemas, the model generator's trees) lives until it ends and holds few cycles, so the
-    collector's passes over that growing heap would cost time and free next to nothing.
-    The model workers are forked from inside, and inherit it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     return list(specs) if specs else [Path(DEFAULT_SPECS)]
 
@@ -270,8 +255,8 @@ def build(
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
     definitions for every protocol revision, pydantic models and a server stub
-    (--target typescript, go: a TypeScript module or a Go package for the official SDK
-    instead, or too).
+    (--target typescript: a TypeScript module for the official SDK; --target rust: a Rust
+    crate for rmcp; --target go: a Go package for the official Go SDK; instead, or too).
 
     SPECS are spec files or directories (default: specs/). A directory whose
     subdirectories each declare a server is a directory of spec sets.
@@ -284,7 +269,7 @@ def build(
     progress = None if quiet else (lambda line: echo(line, err=True))
     try:
         # silence counts from the command's start
-        with batch_run(), clock(since=process_started()):
+        with collector.paused(), clock(since=process_started()):
             report = run_build(
                 _specs_or_default(specs),
                 out,
@@ -339,7 +324,7 @@ def check(
     targets = resolve_targets(target)
     settings = resolve_options(options, targets)
     try:
-        with batch_run():
+        with collector.paused():
             drift = run_check(
                 _specs_or_default(specs),
                 out,

@@ -12,6 +12,7 @@ import click
 from toolgen.cli.common import echo
 from toolgen.cli.importing import _headers
 from toolgen.extras import install_hint
+from toolgen.limits import CALL_TIMEOUT
 
 
 @click.command()
@@ -36,7 +37,7 @@ from toolgen.extras import install_hint
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
+    default=CALL_TIMEOUT,
     show_default=True,
     help="Seconds for connecting, listing and the call together.",
 )

@@ -11,6 +11,7 @@ import click
 
 from toolgen.cli.common import echo
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
+from toolgen.limits import VERIFY_TIMEOUT
 from toolgen.spec.errors import SpecError
 from toolgen.spec.protocol import SUPPORTED_REVISIONS
 
@@ -109,7 +110,7 @@ def _fail_usage(lines: list[str]) -> None:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
-    default=10.0,
+    default=VERIFY_TIMEOUT,
     show_default=True,
     help="Seconds to wait for any one answer.",
 )

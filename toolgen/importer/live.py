@@ -21,6 +21,7 @@ from typing import Any
 from toolgen.extras import install_hint
 from toolgen.importer.convert import ServerInfo
 from toolgen.importer.sources import Published
+from toolgen.limits import CALL_TIMEOUT
 
 ERRLOG_TAIL = 2000
 """Characters of a failed stdio server's stderr quoted in the error."""
@@ -30,7 +31,7 @@ class LiveError(Exception):
     """A live server could not be listed: not started, unreachable, or not speaking MCP."""
 
 
-def list_stdio(command: str, *, timeout: float = 60.0) -> Published:
+def list_stdio(command: str, *, timeout: float = CALL_TIMEOUT) -> Published:
     """The tools of the stdio server `command` (a shell-like command line, never run by a shell)."""
     try:
         argv = shlex.split(command)
@@ -42,7 +43,7 @@ def list_stdio(command: str, *, timeout: float = 60.0) -> Published:
 
 
 def list_http(
-    url: str, headers: Mapping[str, str] | None = None, *, timeout: float = 60.0
+    url: str, headers: Mapping[str, str] | None = None, *, timeout: float = CALL_TIMEOUT
 ) -> Published:
     """The tools of the Streamable HTTP server at `url`, sending `headers` with every request."""
     if not url.startswith(("http://", "https://")):

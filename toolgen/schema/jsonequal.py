@@ -1,6 +1,6 @@
 """JSON values: their JSON Schema type, and their equality, which Python's `==` gets wrong in
-one way: `True == 1` and
-`False == 0`, so `{"const": true}` equals `{"const": 1}` and `[1]` equals `[true]`.
+one way: `True == 1` and `False == 0`, so `{"const": true}` equals `{"const": 1}` and `[1]`
+equals `[true]`.
 
 In JSON, and so in JSON Schema, `true` and `1` are different values (a schema with
 `const: 1` refuses `true`). Numbers compare by value: `1` and `1.0` are one JSON number
@@ -10,6 +10,7 @@ no change to `toolgen diff`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -28,6 +29,16 @@ def same(a: Any, b: Any) -> bool:
     except TypeError:  # an integer beyond 64 bits, a key that is not a string
         pass
     return _no_bool_for_number(a, b)  # keys in another order, or 1 where 1.0 was
+
+
+def canonical(value: Any) -> bytes:
+    """`value` as JSON text with sorted keys: a key for finding equal values in a dict. Two
+    values with the same text are `same`; the converse holds but for a number written `1`
+    in one and `1.0` in the other."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits, a key that is not a string
+        return json.dumps(value, sort_keys=True, default=str).encode()
 
 
 def _no_bool_for_number(a: Any, b: Any) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from toolgen.limits import VERIFY_TIMEOUT
 from toolgen.spec.protocol import (
     LATEST_LEGACY_REVISION,
     LEGACY_REVISIONS,
@@ -36,7 +37,6 @@ from toolgen.verify.transport import Exchange, Target, Transport, Unreachable
 
 ALL: Final = "all"
 DEFAULT_CASES: Final = 20
-DEFAULT_TIMEOUT: Final = 10.0
 DEFAULT_BUDGET: Final = 600.0
 """Seconds a whole run may take (`--budget`): no call starts after it."""
 
@@ -52,7 +52,7 @@ class Options:
     allow_destructive: bool = False
     only: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = VERIFY_TIMEOUT
     fixtures: Fixtures = field(default_factory=Fixtures)
     sequences: str = "auto"
     """`auto`: the fixtures file's sequences and the inferred ones; `pinned`: only the

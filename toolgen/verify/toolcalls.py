@@ -36,6 +36,7 @@ import orjson
 
 from toolgen.schema.validation import SchemaValidator
 from toolgen.spec.ir import Tool
+from toolgen.spec.protocol import header_params
 from toolgen.verify.fixtures import ToolFixtures
 from toolgen.verify.generate import Failure, explore, strategy_for
 from toolgen.verify.inputs import (
@@ -50,7 +51,7 @@ from toolgen.verify.inputs import (
     value_at,
 )
 from toolgen.verify.judge import Judge
-from toolgen.verify.params import annotated, param_headers
+from toolgen.verify.params import param_headers
 from toolgen.verify.probes import METHOD_NOT_FOUND, describe, error_code, show
 from toolgen.verify.results import (
     Report,
@@ -200,7 +201,7 @@ class ToolCalls:
         self.longest = max(self.timeout, longest)
         self.judge = Judge(tool, connection.revision, self.timeout)
         self.validator = SchemaValidator(tool.input_schema)
-        self.params = annotated(tool.input_schema)
+        self.params = header_params(tool.input_schema)
         schema = dict(tool.input_schema)
         self.pins = dict(seeds.values)
         examples = [e.input for e in tool.examples if e.has_input]

@@ -23,7 +23,9 @@ IDENTIFIERS: list[tuple[str, str, dict[str, str]]] = [
     ("toString", "method", {"typescript": "toStringTool", "rust": "to_string"}),
     ("then", "method", {"typescript": "thenTool"}),
     ("__proto__", "method", {"typescript": "proto"}),
-    ("check_drift", "method", {"typescript": "checkDriftTool", "rust": "check_drift_tool", "go": "CheckDriftTool"}),
+    ("check_drift", "method", {"typescript": "checkDriftTool", "rust": "check_drift", "go": "CheckDriftTool"}),
+    ("dispatch", "method", {"rust": "dispatch_tool", "typescript": "dispatch"}),
+    ("new", "method", {"rust": "new_tool"}),
 ]  # fmt: skip
 
 

@@ -24,6 +24,7 @@ from toolgen.build.typemodel import (
     TypeModel,
     Union,
     build_model,
+    held_cycles,
 )
 
 
@@ -116,6 +117,44 @@ def test_recursive_types_are_marked() -> None:
     model = build_model(load_toolset(TESTS / "targets" / "specs" / "features"))
     recursive = {name for name, named in model.types.items() if named.recursive}
     assert recursive == {"Expr", "ExprObject", "Tree"}
+
+
+HELD: list[tuple[str, dict[str, Any], dict[str, set[str]]]] = [
+    ("a record holding itself", {"A": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}},
+     {"A": {"A"}}),
+    ("through an array no type holds itself",
+     {"A": {"type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#/$defs/A"}}}}},
+     {}),
+    ("through a map neither",
+     {"A": {"type": "object", "additionalProperties": {"$ref": "#/$defs/A"}}}, {}),
+    ("two records holding each other, nullable or not",
+     {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+      "B": {"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}},
+      "C": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}},
+     {"A": {"A", "B"}, "B": {"A", "B"}}),
+    ("a union branch holds its record, the record an array of the union",
+     {"E": {"anyOf": [{"type": "number"}, {"type": "object", "properties": {
+         "args": {"type": "array", "items": {"$ref": "#/$defs/E"}}}}]}}, {}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("defs", "expected"), [c[1:] for c in HELD], ids=[c[0] for c in HELD])
+def test_types_holding_one_another_in_place_are_the_cycles_that_need_an_indirection(
+    defs: dict[str, Any], expected: dict[str, set[str]]
+) -> None:
+    model, _ = member({"type": "string"}, defs)
+    assert {name: set(names) for name, names in held_cycles(model).items()} == expected
+
+
+def test_held_cycles_follow_a_long_chain_of_defs_without_recursing() -> None:
+    chain = {
+        f"D{i}": {"type": "object", "properties": {"next": {"$ref": f"#/$defs/D{i + 1}"}}}
+        for i in range(3000)
+    }
+    chain["D3000"] = {"type": "object", "properties": {"first": {"$ref": "#/$defs/D0"}}}
+    model, _ = member({"type": "string"}, chain)
+    cycles = held_cycles(model)
+    assert len(cycles) == 3001 and cycles["D0"] == cycles["D3000"]
 
 
 def test_a_tool_part_that_is_exactly_a_def_is_that_def_and_defs_never_alias_each_other() -> None:

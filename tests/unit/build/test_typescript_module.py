@@ -103,7 +103,15 @@ def test_tools_with_the_same_words_spell_their_separators_out() -> None:
 def test_a_method_never_hides_a_client_member_nor_another_method(
     write_specs: Callable[..., Path],
 ) -> None:
-    names = ["cancel_order", "check_drift", "sdk", "constructor", "to_string", "to_string_tool", "then"]
+    names = [
+        "cancel_order",
+        "check_drift",
+        "sdk",
+        "constructor",
+        "to_string",
+        "to_string_tool",
+        "then",
+    ]
     tools = "".join(f"  - {{name: {name}, description: d.}}\n" for name in names)
     toolset = load_toolset(write_specs({"main.yaml": f"tools:\n{tools}"}))
     methods = Module(Rendering(toolset, "x")).methods

@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -56,7 +55,7 @@ from toolgen.build.typemodel import (
     Type,
     TypeModel,
     Union,
-    reaches,
+    held_cycles,
 )
 from toolgen.schema.jsonequal import json_type
 
@@ -342,24 +341,14 @@ class GoTypes:
         return go if go in ("string", "bool", "float64", "int64") else RAW
 
     def _break_cycles(self) -> None:
-        """Hold behind a pointer each member that would hold its own struct inline."""
-        inline = {name: set(self._inline(decl)) for name, decl in self.decls.items()}
-        cyclic = {name for name in inline if reaches(inline, name, name)}
-        for name in sorted(cyclic):
+        """Hold behind a pointer each member that could hold its own struct inline (the
+        model's `held_cycles`: some such members are behind an interface already)."""
+        cycles = held_cycles(self.model)
+        for name, cycle in cycles.items():
             for member in self.decls[name].fields:
                 held = _held(member.go)
-                if held in cyclic:
+                if held in cycle:
                     member.go = member.go.replace(held, "*" + held, 1)
-
-    def _inline(self, decl: Decl) -> Iterator[str]:
-        """The named types a value of `decl` holds inline (not behind a pointer, slice, map
-        or interface)."""
-        if decl.kind == "alias" and re.fullmatch(r"\w+", decl.go):
-            yield decl.go
-        for member in decl.fields:
-            held = _held(member.go)
-            if held:
-                yield held
 
     def _union(self, name: str, decl: Decl) -> None:
         union = self.model.types[name].type

@@ -84,7 +84,7 @@ def render_client(
     methods = client_methods(toolset.tools, handlers)
     tools = [_tool_context(tool, methods[tool.name], types) for tool in toolset.tools]
     text = render(
-        "client.py.jinja",
+        "python/client.py.jinja",
         header=header_text(source_note),
         server=toolset.server,
         package=toolset.server.package,

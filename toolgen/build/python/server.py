@@ -1,7 +1,7 @@
 """Emit `server.py` (the typed handler interface + `serve`) and the user's handler scaffold.
 
-Both are rendered from jinja2 templates (`templates/server.py.jinja`,
-`templates/handlers.py.jinja`). Class names come from the models emitter
+Both are rendered from jinja2 templates (`server.py.jinja`,
+`handlers.py.jinja`, beside it). Class names come from the models emitter
 (`model_class_names`), method names from the runtime (`handler_name`), so the
 stub, the models and the runtime's handler binding cannot disagree. Every
 spec string reaches the templates only through the `py` filter (a Python
@@ -36,7 +36,7 @@ def render_server(
     """`server.py` of the generated package: `Handlers` (one abstract method per tool) and
     `serve(handlers)`, which runs the toolgen runtime over stdio."""
     context = _context(toolset, plan, methods)
-    text = render("server.py.jinja", header=header_text(source_note), **context)
+    text = render("python/server.py.jinja", header=header_text(source_note), **context)
     return [(SERVER_FILE, text)]
 
 
@@ -48,7 +48,7 @@ def render_handlers_scaffold(
     context = _context(toolset, plan, methods)
     package = context["package"]
     return render(
-        "handlers.py.jinja",
+        "python/handlers.py.jinja",
         import_path=package,
         filename=scaffold_path(package),
         class_name=_class_name(package) + "Handlers",

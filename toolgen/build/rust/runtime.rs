@@ -21,8 +21,8 @@ use rmcp::service::{
     ServerInitializeError, ServiceRole,
 };
 use rmcp::{ErrorData, ServerHandler, Service, ServiceError, ServiceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -35,26 +35,38 @@ const MAX_ISSUES: usize = 8;
 /// Longest text kept of one issue (messages quote the offending value).
 const MAX_ISSUE_TEXT: usize = 160;
 
-/// What a generated crate tells the runtime: its server, the build's tool listings per protocol
-/// revision (`tools/<revision>.json`) and each tool's schemas (`schemas/`), as the build wrote them.
+/// What a generated crate tells the runtime: its spec (`spec.json`: the server block and each
+/// tool's JSON Schemas, as the build wrote them) and the build's tool listings per protocol
+/// revision (`tools/<revision>.json`).
 #[derive(Debug)]
 pub struct Spec {
-    pub name: &'static str,
-    pub version: &'static str,
-    pub title: Option<&'static str>,
-    pub description: Option<&'static str>,
-    pub instructions: Option<&'static str>,
+    /// The JSON text of `spec.json`.
+    pub spec: &'static str,
     /// `(revision, JSON text of its tools/list result)`, oldest first.
     pub listings: &'static [(&'static str, &'static str)],
-    pub tools: &'static [ToolSchemas],
 }
 
-/// One tool's JSON Schema documents (their JSON text).
-#[derive(Debug)]
-pub struct ToolSchemas {
-    pub name: &'static str,
-    pub input: &'static str,
-    pub output: Option<&'static str>,
+/// `spec.json`: what the server says of itself and each tool's schemas.
+#[derive(Debug, serde::Deserialize)]
+struct SpecFile {
+    server: ServerBlock,
+    tools: Vec<ToolSchemas>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct ServerBlock {
+    name: String,
+    version: String,
+    title: Option<String>,
+    description: Option<String>,
+    instructions: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct ToolSchemas {
+    name: String,
+    input: Value,
+    output: Option<Value>,
 }
 
 /// The typed side of a server: the generated crate implements it for every `Handlers`,
@@ -136,6 +148,116 @@ pub fn output<T: Serialize>(answer: Result<T, ToolError>) -> Result<Value, Failu
     serde_json::to_value(answer.map_err(Failure::Tool)?).map_err(Failure::Output)
 }
 
+// -- what the generated types use ---------------------------------------------------------------
+
+/// Reads a member that is there, even as `null`, as `Some`: an optional nullable member
+/// (`Option<Option<T>>`) tells an explicit `null` (`Some(None)`) from an absent member (`None`).
+#[allow(dead_code)] // used by the types of the spec sets that have such members
+pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
+}
+
+/// No value: the type of what a schema of `false` (or one no value satisfies) would hold.
+#[allow(dead_code)] // used by the types of the spec sets that have such schemas
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Never {}
+
+/// The elements of a `prefixItems` tuple whose later elements may be missing or followed by
+/// more (the rest), read one by one into a tuple struct's fields (errors as `E`, the
+/// deserializer's).
+#[allow(dead_code)] // used by the types of the spec sets that have such tuples
+pub struct Elements<E> {
+    items: std::collections::VecDeque<Value>,
+    error: std::marker::PhantomData<E>,
+}
+
+#[allow(dead_code)]
+impl<E: de::Error> Elements<E> {
+    /// The elements of the array `deserializer` holds.
+    pub fn read<'de, D: Deserializer<'de, Error = E>>(deserializer: D) -> Result<Self, E> {
+        let items = Vec::<Value>::deserialize(deserializer)?;
+        Ok(Self {
+            items: items.into(),
+            error: std::marker::PhantomData,
+        })
+    }
+
+    /// The next element, which must be there.
+    pub fn next<T: DeserializeOwned>(&mut self) -> Result<T, E> {
+        let item = self.items.pop_front();
+        let item = item.ok_or_else(|| E::custom("too few elements in the array"))?;
+        serde_json::from_value(item).map_err(E::custom)
+    }
+
+    /// The next element, if the array goes on.
+    pub fn optional<T: DeserializeOwned>(&mut self) -> Result<Option<T>, E> {
+        let item = self.items.pop_front();
+        item.map(|item| serde_json::from_value(item).map_err(E::custom))
+            .transpose()
+    }
+
+    /// Every element left.
+    pub fn rest<T: DeserializeOwned>(&mut self) -> Result<Vec<T>, E> {
+        let items = self.items.drain(..);
+        items
+            .map(|item| serde_json::from_value(item).map_err(E::custom))
+            .collect()
+    }
+
+    /// No element is left over.
+    pub fn end(self) -> Result<(), E> {
+        if self.items.is_empty() {
+            Ok(())
+        } else {
+            Err(E::custom("too many elements in the array"))
+        }
+    }
+}
+
+/// The elements of such a tuple written back as a JSON array.
+#[allow(dead_code)] // used by the types of the spec sets that have such tuples
+#[derive(Debug, Default)]
+pub struct Sequence {
+    items: Vec<Value>,
+    failed: Option<serde_json::Error>,
+}
+
+#[allow(dead_code)]
+impl Sequence {
+    /// Append an element.
+    pub fn push(&mut self, item: &impl Serialize) {
+        match serde_json::to_value(item) {
+            Ok(value) => self.items.push(value),
+            Err(error) => self.failed = self.failed.take().or(Some(error)),
+        }
+    }
+
+    /// Append an optional element when it is there.
+    pub fn push_some(&mut self, item: Option<&impl Serialize>) {
+        if let Some(item) = item {
+            self.push(item);
+        }
+    }
+
+    /// Append every element of the rest.
+    pub fn extend(&mut self, items: &[impl Serialize]) {
+        for item in items {
+            self.push(item);
+        }
+    }
+}
+
+impl Serialize for Sequence {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let Some(error) = &self.failed {
+            return Err(serde::ser::Error::custom(error));
+        }
+        serializer.collect_seq(&self.items)
+    }
+}
+
 /// The embedded spec files could not be read: a build's files were edited or are corrupt.
 #[derive(Debug)]
 pub struct SpecError {
@@ -151,7 +273,7 @@ impl fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
-fn parse(file: impl Into<String>, text: &str) -> Result<Value, SpecError> {
+fn parse<T: DeserializeOwned>(file: impl Into<String>, text: &str) -> Result<T, SpecError> {
     serde_json::from_str(text).map_err(|error| SpecError {
         file: file.into(),
         reason: error.to_string(),
@@ -170,7 +292,7 @@ impl Listing {
     fn read(spec: &Spec) -> Result<Vec<Self>, SpecError> {
         let mut listings = Vec::with_capacity(spec.listings.len());
         for (revision, text) in spec.listings {
-            let mut body = parse(format!("tools/{revision}.json"), text)?;
+            let mut body: Value = parse(format!("tools/{revision}.json"), text)?;
             if let Some(fields) = body.as_object_mut() {
                 fields.remove("_meta"); // the build's note about itself, not part of the answer
             }
@@ -213,9 +335,8 @@ struct Compiled {
     output: Option<jsonschema::Validator>,
 }
 
-fn compile(file: String, text: &str) -> Result<jsonschema::Validator, SpecError> {
-    let schema = parse(file.clone(), text)?;
-    jsonschema::draft202012::new(&schema).map_err(|error| SpecError {
+fn compile(file: String, schema: &Value) -> Result<jsonschema::Validator, SpecError> {
+    jsonschema::draft202012::new(schema).map_err(|error| SpecError {
         file,
         reason: error.to_string(),
     })
@@ -223,7 +344,7 @@ fn compile(file: String, text: &str) -> Result<jsonschema::Validator, SpecError>
 
 struct Core<D> {
     handlers: D,
-    tools: HashMap<&'static str, Compiled>,
+    tools: HashMap<String, Compiled>,
     listings: Vec<Listing>,
     versions: Vec<ProtocolVersion>,
     info: InitializeResult,
@@ -246,18 +367,13 @@ impl<D: Dispatch> Server<D> {
     /// Compile every schema once and read the listings.
     pub fn new(handlers: D) -> Result<Self, SpecError> {
         let spec = D::SPEC;
-        let mut tools = HashMap::with_capacity(spec.tools.len());
-        for tool in spec.tools {
-            let input = compile(
-                format!("schemas/{}.input.schema.json", tool.name),
-                tool.input,
-            )?;
-            let output = match tool.output {
+        let file: SpecFile = parse("spec.json", spec.spec)?;
+        let mut tools = HashMap::with_capacity(file.tools.len());
+        for tool in file.tools {
+            let input = compile(format!("{}: input schema", tool.name), &tool.input)?;
+            let output = match &tool.output {
                 None => None,
-                Some(text) => Some(compile(
-                    format!("schemas/{}.output.schema.json", tool.name),
-                    text,
-                )?),
+                Some(schema) => Some(compile(format!("{}: output schema", tool.name), schema)?),
             };
             tools.insert(tool.name, Compiled { input, output });
         }
@@ -270,17 +386,18 @@ impl<D: Dispatch> Server<D> {
             .cloned()
             .collect();
         let handshake = versions.iter().rev().find(|v| v.has_initialize()).cloned();
-        let mut implementation = Implementation::new(spec.name, spec.version);
-        if let Some(title) = spec.title {
+        let server = file.server;
+        let mut implementation = Implementation::new(server.name, server.version);
+        if let Some(title) = server.title {
             implementation = implementation.with_title(title);
         }
-        if let Some(description) = spec.description {
+        if let Some(description) = server.description {
             implementation = implementation.with_description(description);
         }
         let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(implementation)
             .with_protocol_version(handshake.unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE));
-        if let Some(instructions) = spec.instructions {
+        if let Some(instructions) = server.instructions {
             info = info.with_instructions(instructions);
         }
         Ok(Self(Arc::new(Core {
@@ -905,6 +1022,7 @@ impl ToolClient {
 
     /// Call `tool`: its structured value as `O`, unwrapped where the revision wraps it (without
     /// `structuredContent`, read from the text; a string output is the text itself).
+    #[allow(dead_code)] // unused in a crate whose tools all lack output schemas
     pub async fn call<O: DeserializeOwned>(
         &self,
         tool: &str,

@@ -108,7 +108,7 @@ const (
 	ExprObjectOpMul ExprObjectOp = "mul"
 )
 
-type Ok bool
+type OkDef bool
 
 // Shape: A tagged union.
 type Shape struct {
@@ -230,7 +230,7 @@ const (
 
 // ScalarsOutput: The output of tool scalars.
 type ScalarsOutput struct {
-	Ok   Ok      `json:"ok"`
+	Ok   OkDef   `json:"ok"`
 	Echo *string `json:"echo,omitzero"`
 }
 

@@ -40,7 +40,7 @@ export type ExprObject = {
 
 export type ExprObjectOp = "add" | "mul";
 
-export type Ok = true;
+export type OkDef = true;
 
 /** A tagged union. */
 export type Shape = ShapeCircle | ShapeRect;
@@ -108,7 +108,7 @@ export type ScalarsInputTypedEnum = "a" | "b";
 
 /** The output of tool scalars. */
 export type ScalarsOutput = {
-  ok: Ok;
+  ok: OkDef;
   echo?: string;
 };
 
