@@ -55,7 +55,7 @@ def modules(workspace: Workspace) -> list[str]:
 def test_every_package_and_the_test_programs_are_gofmt_and_go_vet_clean(
     workspace: Workspace,
 ) -> None:
-    assert len(workspace.packages) == 6 + 1 + 12  # vector sets, edge cases, public servers
+    assert len(workspace.packages) == len(built_sets("go")) + 1 + 12  # + edge cases, servers
     gofmt = workspace.gofmt("-l", *workspace.packages, "support")  # the files it would change
     assert gofmt.returncode == 0 and gofmt.stdout == "", gofmt.stdout + gofmt.stderr
     vet = workspace.go("vet", *modules(workspace))
