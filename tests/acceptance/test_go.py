@@ -111,6 +111,9 @@ def test_the_go_tests_pass(workspace: Workspace, tmp_path: Path) -> None:
         "TestArgumentsThatAreNoObjectAreAJSONRPCError",
         "TestTheTypesReadAndWriteTheirJSON",
         "TestIntegersWithAFractionOrAnExponentAreReadAsIntegers",
+        "TestAUnionReadsTheOneBranchAValueIsAndRefusesTheOthers",
+        "TestAnOpenObjectKeepsWhatItDoesNotDeclareAndAClosedOneRefusesIt",
+        "TestATupleIsAnArrayOfItsElementsThenTheRest",
     } <= passed
 
 
