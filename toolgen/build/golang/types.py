@@ -393,8 +393,10 @@ class GoTypes:
         if len(type_.values) > LARGE_ENUM:
             return
         sources = [v if isinstance(v, str) else json.dumps(v) for v in type_.values]
-        taken = {other[len(name) :] for other in self.names.taken if other.startswith(name)}
-        variants = _GO.identifiers(sources, "variant", taken=taken)
+        variants = _GO.identifiers(sources, "variant")
+        if any(name + variant in self.names.taken for variant in variants.values()):
+            taken = {other[len(name) :] for other in self.names.taken if other.startswith(name)}
+            variants = _GO.identifiers(sources, "variant", taken=taken)
         for value, source in zip(type_.values, sources, strict=True):
             constant = name + variants[source]
             self.names.taken.add(constant)
