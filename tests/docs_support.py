@@ -13,6 +13,7 @@ shell block to the next.
 | `python` | runs as a program (`python -c`) in the folder, with the session's `python` |
 | `typescript`, `ts` | compiled with the project's pinned tsc, `--strict` (the folder's `tsconfig.json` when a page writes one) |
 | `rust` | compiled into the folder's crate as a binary of its own, `src/bin/snippet<line>.rs` (an empty `main` added when it has none), by the page's `cargo` |
+| `go` | an excerpt (a file or declarations): Go as gofmt writes it; whole programs are titled files a `sh` block builds |
 | `json`, `yaml`, `toml`, `text`, `diff`, ... | read, not run: data, output and excerpts (`DATA`) |
 
 A page declares the setup a reader already has with an invisible block, an HTML comment the
@@ -24,7 +25,7 @@ site does not show (`$REPO` is this repository):
 
 A block that cannot run as written is marked, with the reason, right above it:
 `<!-- skip: next "why" -->`. A language with neither a runner nor a place in `DATA` fails the
-test, so a page in a new language (Go) needs its row in `RUNNERS` first.
+test, so a page in a new language needs its row in `RUNNERS` first.
 
 A page's `cargo` is `docs_cargo.py`: its crate builds with the Rust tests' committed
 `Cargo.lock`, `--locked`, offline after the first fetch, in their shared target folder.
@@ -227,6 +228,17 @@ def compile_rust(session: Session, source: str, example: Example) -> None:
         _fail(example, f"cargo build failed\n{done.stdout}")
 
 
+def check_go(session: Session, source: str, example: Example) -> None:
+    import golang_support
+
+    text = source if re.search(r"^package \w+", source, re.M) else f"package snippet\n\n{source}"
+    snippet = session.scratch / f"snippet{example.line}.go"
+    snippet.write_text(text, encoding="utf-8")
+    done = session.shell(f"{shlex.quote(golang_support.gofmt())} -l {shlex.quote(str(snippet))}")
+    if done.returncode != 0 or done.stdout.strip():
+        _fail(example, f"not Go as gofmt writes it\n{done.stdout}")
+
+
 Runner = Callable[[Session, str, Example], None]
 RUNNERS: dict[str, Runner] = {
     "sh": run_sh,
@@ -235,8 +247,9 @@ RUNNERS: dict[str, Runner] = {
     "typescript": compile_typescript,
     "ts": compile_typescript,
     "rust": compile_rust,
+    "go": check_go,
 }
-"""Fence language → how its blocks run. Go gets its row with its page."""
+"""Fence language → how its blocks run."""
 
 
 @dataclass(frozen=True)
