@@ -21,13 +21,16 @@ Every schema drawn passes the 2020-12 metaschema; whether it is satisfiable is l
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections.abc import Sequence
 from typing import Any
 
+from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
+from toolgen.schema.inline import inline_refs
 from toolgen.schema.jsonequal import same
 
 NAMES = ["a", "b", "id", "x", "value", "type", "items", "class", "x-y", "Point"]
@@ -422,8 +425,17 @@ def instances(draw: st.DrawFn, schemas: Sequence[Any], names: Sequence[str] = NA
     mutated or not; or any small JSON value (its object keys from `names`)."""
     anything = _json(tuple(names))
     chosen = draw(st.sampled_from([None, *schemas]))
-    try:  # hypothesis-jsonschema edits the schema it is given, and refuses some
-        value = draw(anything if chosen is None else from_schema(copy.deepcopy(chosen)))
-    except Exception:  # a schema it cannot generate from (unsupported, unsatisfiable)
-        value = draw(anything)
+    source = anything
+    if chosen is not None:
+        inlined = inline_refs(chosen)  # hypothesis-jsonschema resolves no recursive $ref
+        if "$ref" not in json.dumps(inlined):
+            try:  # it edits the schema it is given, and refuses some
+                source = from_schema(copy.deepcopy(inlined))
+                source.validate()
+            except Exception:  # a schema it cannot generate from (unsupported, unsatisfiable)
+                source = anything
+    try:
+        value = draw(source)
+    except Exception:  # hypothesis-jsonschema fails on some schemas only while drawing
+        reject()
     return draw(st.one_of(st.just(value), mutations(value))) if draw(st.booleans()) else value
