@@ -28,7 +28,7 @@ from typing import Any
 
 from hypothesis import reject
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
+from hypothesis_jsonschema import _canonicalise, from_schema
 
 from toolgen.schema.inline import inline_refs
 from toolgen.schema.jsonequal import same
@@ -419,21 +419,33 @@ def mutations(value: Any) -> st.SearchStrategy[Any]:
     return st.one_of(options)
 
 
+def generated(schema: Any) -> st.SearchStrategy[Any] | None:
+    """Values of `schema` from hypothesis-jsonschema; None where it cannot generate them (a
+    recursive `$ref`, a schema it does not support)."""
+    # hypothesis-jsonschema 0.23.1 turns its own `false` schema into `{}` (it pops "not"
+    # from a schema that is that object): after that it generates garbage, so restore it
+    _canonicalise.FALSEY.clear()
+    _canonicalise.FALSEY["not"] = {}
+    inlined = inline_refs(schema)  # it resolves no recursive $ref
+    if "$ref" in json.dumps(inlined):
+        return None
+    try:  # it edits the schema it is given
+        strategy = from_schema(copy.deepcopy(inlined))
+        strategy.validate()
+    except Exception:  # unsupported, unsatisfiable
+        return None
+    return strategy
+
+
 @st.composite
 def instances(draw: st.DrawFn, schemas: Sequence[Any], names: Sequence[str] = NAMES) -> Any:
     """A value for `schemas`: from one of them (hypothesis-jsonschema, where it can), then
     mutated or not; or any small JSON value (its object keys from `names`)."""
     anything = _json(tuple(names))
     chosen = draw(st.sampled_from([None, *schemas]))
-    source = anything
-    if chosen is not None:
-        inlined = inline_refs(chosen)  # hypothesis-jsonschema resolves no recursive $ref
-        if "$ref" not in json.dumps(inlined):
-            try:  # it edits the schema it is given, and refuses some
-                source = from_schema(copy.deepcopy(inlined))
-                source.validate()
-            except Exception:  # a schema it cannot generate from (unsupported, unsatisfiable)
-                source = anything
+    source = generated(chosen) if chosen is not None else None
+    if source is None:
+        source = anything
     try:
         value = draw(source)
     except Exception:  # hypothesis-jsonschema fails on some schemas only while drawing

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import jsonschema_rs
@@ -35,8 +36,9 @@ JSON: st.SearchStrategy[Any] = st.recursive(
     max_leaves=12,
 )
 """Any JSON value, small: what the inlined and the original schema must judge alike."""
-EXAMPLES = 60
-"""Examples per keyword family (each a schema and a value)."""
+EXAMPLES = int(os.environ.get("TOOLGEN_SCHEMA_EXAMPLES", "60"))
+"""Examples per keyword family (each a schema and a value): the same ones each run, but in
+`.ci/run`, which draws more, new ones each run."""
 
 TREE = {
     "type": "object",
@@ -229,7 +231,12 @@ def test_keywords_beside_a_ref_are_merged_into_its_target_only_where_that_means_
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize="TOOLGEN_SCHEMA_EXAMPLES" not in os.environ,
+    suppress_health_check=list(HealthCheck),
+)
 @given(data=st.data())
 def test_a_ref_inlined_beside_keywords_that_act_on_each_other_accepts_exactly_what_it_did(
     family: str, data: st.DataObject
