@@ -38,3 +38,19 @@ def _no_bool_for_number(a: Any, b: Any) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return all(map(_no_bool_for_number, a, b))
     return True
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a JSON value: `integer` for any number without a fractional
+    part (`1.0` too), `number` for the others."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"

@@ -2,8 +2,12 @@
 
 datamodel-code-generator (DCG) names classes after property names and numbers
 the clashes (`Method1`, `Method2`). So DCG gets a combined schema in which each
-class already has its final name: one `$defs` entry per class, with every
-inline object hoisted out into an entry of its own.
+class already has its final name: one `$defs` entry per class, and nothing DCG
+would make a class or type alias of left inline. Each entry is the models' view
+of a schema (`toolgen.build.python.modelview`: a few shapes, what pydantic can
+check), and every member that DCG would make a class or alias of where it is used
+is hoisted out into an entry of its own: an object class anywhere; a constrained
+value (a bound, a pattern) anywhere but as a property, whose `Field` holds it.
 
 Naming (helpers in `toolgen.build.python.modelnames`):
 
@@ -17,7 +21,7 @@ Naming (helpers in `toolgen.build.python.modelnames`):
 - Defs: one class each, under the def's bundled name when that is already a
   class name (`Note`), else its CamelCase (`note_id` → `NoteId`), plus `Def`
   when a tool class or an imported name (`BaseModel`, `Field`) has it.
-- Inline objects: owner class + path, a property by its CamelCase
+- Hoisted members: owner class + path, a property by its CamelCase
   (`CreateNoteInput` + `address` → `CreateNoteInputAddress`), array items
   `Item`, map values `Value`, union branches by `modelnames.branch_labels`.
   A name still taken gets an 8-digit hash of its schema path: no counters.
@@ -86,7 +90,7 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 USE_SITE_KEYS = ("description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 
 _PLAIN = frozenset(
-    {"type", "items", "additionalProperties", "anyOf", "enum", "const", "$ref", PYTHON_TYPE}
+    {"type", "items", "additionalProperties", "anyOf", "enum", "$ref", PYTHON_TYPE}
     | set(ANNOTATIONS)
 )
 """What a view may say and stay in place anywhere: types, enums, references, unions."""

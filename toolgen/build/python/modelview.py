@@ -24,8 +24,8 @@ pydantic cannot, the view says less, never more:
   its length when `items` is `false`; `patternProperties` leaves the extra properties
   open, but for a map whose keys one pattern names (`additionalProperties: false`).
 
-The result (`view`) is `{}` (anything), a `$ref` alone, an enum or const, one typed schema,
-or an `anyOf` of those, annotations beside; `False` when no value is valid.
+The result (`view`) is `{}` (anything), a `$ref` alone, an enum, one typed schema, or an
+`anyOf` of those, annotations beside; `False` when no value is valid.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from toolgen.schema.jsonequal import same
+from toolgen.schema.jsonequal import json_type, same
 
 Resolve = Callable[[str], Any]
 """The schema a `$ref` names (`None` when it names none the models know)."""
@@ -182,7 +182,7 @@ class _View:
 
     def _typed(self, flat: dict[str, Any], notes: dict[str, Any]) -> Any:
         types = flat.get("type")
-        if "enum" in flat or "const" in flat:
+        if "enum" in flat:
             return _enum(flat, types, notes)
         pieces: list[dict[str, Any]] = []
         rest: list[str] = []  # types whose values nothing here constrains
@@ -260,18 +260,14 @@ class _View:
 
 
 def _enum(flat: dict[str, Any], types: Any, notes: dict[str, Any]) -> Any:
-    """The values of an enum or const that its type allows (any other keyword only
+    """The values of an enum (or const) that its type allows (any other keyword only
     narrows them, and is left out)."""
-    values = flat["enum"] if "enum" in flat else [flat["const"]]
+    values = flat["enum"]
     if types is not None:
         allowed = set(_kinds(types))
-        values = [v for v in values if _json_type(v) in allowed or (
-            _json_type(v) == "integer" and "number" in allowed)]  # fmt: skip
-    if not values:
-        return False
-    if "const" in flat and len(values) == 1:
-        return {"const": values[0], **notes}
-    return {"enum": values, **notes}
+        values = [v for v in values if json_type(v) in allowed or (
+            json_type(v) == "integer" and "number" in allowed)]  # fmt: skip
+    return {"enum": values, **notes} if values else False
 
 
 _KEPT: Final = frozenset({"type", "enum", "const", *OBJECT, *ARRAY, *STRING, *NUMBER})
@@ -290,20 +286,6 @@ def _kinds(types: Any) -> list[str]:
     return [t for t in out if t != "integer"] if "number" in out else out
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _tighten(piece: dict[str, Any], word: str, bound: Any) -> None:
     current = piece.get(word)
     if current is None:
@@ -316,8 +298,8 @@ def _tighten(piece: dict[str, Any], word: str, bound: Any) -> None:
 
 def _conjoin(parts: list[dict[str, Any]]) -> dict[str, Any] | bool:
     """One flat schema that every value valid for all `parts` is valid for (exact but for
-    two patterns or two `multipleOf`s, where one is kept); False when the types exclude
-    each other or an enum keeps no value."""
+    two patterns or two `multipleOf`s, where one is kept; a `const` is a one-value enum);
+    False when the types exclude each other or the enums share no value."""
     out: dict[str, Any] = {}
     many: dict[str, dict[str, list[Any]]] = {"properties": {}, "patternProperties": {}}
     alike: dict[str, list[Any]] = {"items": [], "additionalProperties": []}
@@ -358,8 +340,6 @@ def _conjoin(parts: list[dict[str, Any]]) -> dict[str, Any] | bool:
             out[word] = kept[0] if len(kept) == 1 else {"allOf": kept}
         elif values:
             out[word] = True
-    if "const" in out and "enum" in out:
-        del out["const"]
     return out
 
 

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from toolgen.build.python.modelvalues import LARGE_ENUM
+from toolgen.schema.jsonequal import json_type
 from toolgen.spec.resolver import def_name
 
 JSON_VALUE: Final = "JsonValue"
@@ -273,22 +274,8 @@ def _values(schema: Mapping[str, Any]) -> list[Any] | None:
     return enum if isinstance(enum, list) else None
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _fits(value: Any, types: list[str]) -> bool:
-    kind = _json_type(value)
+    kind = json_type(value)
     return kind in types or (kind == "integer" and "number" in types)
 
 
