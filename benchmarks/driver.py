@@ -53,6 +53,30 @@ def list_line(request_id: int) -> bytes:
     return _line({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc: steady under load)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sequential(
+    client: StdioClient, lines: list[bytes], first_id: int
+) -> tuple[float, list[float], float]:
+    """Send `lines` (request ids `first_id`, `first_id + 1`, ...) one at a time, each after the
+    previous answer: the seconds they took, each one's latency (s) and the server's CPU seconds
+    per call."""
+    latencies = []
+    cpu = cpu_seconds(client.proc.pid)
+    started = time.perf_counter()
+    for i, line in enumerate(lines):
+        sent = time.perf_counter()
+        client.send(line)
+        client.receive(first_id + i)
+        latencies.append(time.perf_counter() - sent)
+    seconds = time.perf_counter() - started
+    return seconds, latencies, (cpu_seconds(client.proc.pid) - cpu) / len(lines)
+
+
 class ServerGone(RuntimeError):
     """The server closed its stdout (crashed or exited) before answering."""
 
@@ -250,15 +274,7 @@ def serve_session(
             client.request(call_line(next_id, tool, arguments), next_id)
             next_id += 1
         lines = [call_line(next_id + i, tool, arguments) for i in range(sizes.sequential)]
-        latencies = []
-        started = time.perf_counter()
-        for i, data in enumerate(lines):
-            t0 = time.perf_counter()
-            client.send(data)
-            client.receive(next_id + i)
-            latencies.append(time.perf_counter() - t0)
-        out.sequential_seconds = time.perf_counter() - started
-        out.latencies = latencies
+        out.sequential_seconds, out.latencies, _ = sequential(client, lines, next_id)
         next_id += sizes.sequential
         lines = [call_line(next_id + i, tool, arguments) for i in range(sizes.pipelined)]
         out.pipelined_seconds = _pipelined(client, lines)

@@ -3,6 +3,12 @@
     python flood_peer.py stdout SIZE        # stdio server: answers its first request with one
                                             #   SIZE-byte line, then exits
     python flood_peer.py stderr SIZE        # stdio server: one SIZE-byte stderr line, then exits
+    python flood_peer.py progress COUNT     # stdio server: lists COUNT read-only tools
+                                            #   (`progress_spec`) and answers no call: each
+                                            #   gets progress every 0.05 s, forever
+    python flood_peer.py notices SIZE       # stdio server: answers its first request after
+                                            #   NOTICES notifications of SIZE bytes each (at
+                                            #   most the message limit), then exits
     python flood_peer.py json SIZE          # HTTP server (prints its URL): a SIZE-byte JSON body
     python flood_peer.py sse SIZE           # ... one SIZE-byte server-sent event
     python flood_peer.py drip-head 0        # ... a response head, one byte at a time
@@ -23,12 +29,18 @@ import asyncio
 import contextlib
 import json
 import sys
+import threading
+import time
 from collections import Counter
 from typing import IO
+
+from toolgen.limits import max_message
 
 CHUNK = b"a" * 65536
 DRIP_EVERY = 0.2
 """Seconds between two dripped bytes."""
+NOTICES = 12
+"""Notifications the `notices` peer sends before its answer."""
 FLOODED: list[object] = []
 """The id of the request answered with the flood (once per server)."""
 DRIP_FOR = 300.0
@@ -53,20 +65,96 @@ ANSWER_SUFFIX = b'"}}}'
 
 
 def stdio(mode: str, size: int) -> None:
-    out: IO[bytes] = sys.stdout.buffer if mode == "stdout" else sys.stderr.buffer
+    out: IO[bytes] = sys.stderr.buffer if mode == "stderr" else sys.stdout.buffer
     line = sys.stdin.buffer.readline()
     try:
         request_id = json.loads(line).get("id", 0)
     except ValueError:
         request_id = 0
     try:
-        out.write(answer_prefix(request_id) if mode == "stdout" else b"")
+        if mode == "notices":
+            notice(out, min(size, max_message() - 1024))
+            size = 0
+        out.write(answer_prefix(request_id) if mode != "stderr" else b"")
         for chunk in filler(size):
             out.write(chunk)
-        out.write((ANSWER_SUFFIX if mode == "stdout" else b"") + b"\n")
+        out.write((ANSWER_SUFFIX if mode != "stderr" else b"") + b"\n")
         out.flush()
     except (BrokenPipeError, ConnectionResetError):
         pass
+
+
+def notice(out: IO[bytes], size: int) -> None:
+    """`NOTICES` log notifications whose data string makes each `size` bytes long."""
+    head = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+    tail = b'"}}\n'
+    for _ in range(NOTICES):
+        out.write(head)
+        for chunk in filler(max(0, size - len(head) - len(tail))):
+            out.write(chunk)
+        out.write(tail)
+
+
+def progress_spec(count: int) -> str:
+    """The spec set of the tools the `progress` peer lists."""
+    tools = "".join(
+        f"  - name: slow{i}\n    description: Never answers.\n"
+        "    annotations: {readOnly: true, openWorld: false}\n"
+        "    input: {type: object, properties: {n: {type: integer, minimum: 0}}}\n"
+        for i in range(count)
+    )
+    return f"toolgen: 1\nserver: {{name: flood, version: '1.0.0'}}\ntools:\n{tools}"
+
+
+def progress(count: int) -> None:
+    """A stdio server whose calls never end: a progress notification every 0.05 s each."""
+    lock = threading.Lock()
+
+    def send(message: dict[str, object]) -> None:
+        with lock:
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+            sys.stdout.flush()
+
+    def forever(token: object) -> None:
+        for step in range(10**9):
+            send(
+                {
+                    "method": "notifications/progress",
+                    "params": {"progressToken": token, "progress": step},
+                }
+            )
+            time.sleep(0.05)
+
+    tools = [
+        {
+            "name": f"slow{i}",
+            "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": True, "openWorldHint": False},
+        }
+        for i in range(count)
+    ]
+    results = {
+        "initialize": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "flood", "version": "1"},
+        },
+        "ping": {},
+        "tools/list": {"tools": tools},
+    }
+    for line in sys.stdin:
+        with contextlib.suppress(ValueError, AttributeError):
+            message = json.loads(line)
+            method, request_id = message.get("method"), message.get("id")
+            if request_id is None:
+                continue
+            if method == "tools/call":
+                token = message.get("params", {}).get("_meta", {}).get("progressToken")
+                threading.Thread(target=forever, args=(token,), daemon=True).start()
+            elif method in results:
+                send({"id": request_id, "result": results[method]})
+            else:
+                send({"id": request_id, "error": {"code": -32601, "message": "no such method"}})
 
 
 async def read_request(reader: asyncio.StreamReader) -> tuple[str, object] | None:
@@ -186,8 +274,10 @@ async def heads(port: int, size: int, count: int) -> None:
 
 def main() -> None:
     mode, size = sys.argv[1], int(sys.argv[2])
-    if mode in ("stdout", "stderr"):
+    if mode in ("stdout", "stderr", "notices"):
         stdio(mode, size)
+    elif mode == "progress":
+        progress(size)
     elif mode == "heads":
         asyncio.run(heads(int(sys.argv[3]), size, int(sys.argv[4])))
     else:

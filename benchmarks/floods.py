@@ -2,9 +2,11 @@
 
 Each case runs the real command (`python -m toolgen ...`) against a peer started
 here that floods it (one huge stdout or stderr line, JSON body, server-sent
-event; for `serve --http`, many connections each sending a huge request head) or
+event, twelve notifications of up to the message limit each before an answer; for
+`serve --http`, many connections each sending a huge request head) or
 starves it (a response head, JSON body or event stream dripped one byte at a
-time). The command's peak resident memory is its `VmHWM` (/proc/PID/status,
+time; a call's progress, forever), or reads a hostile file (a few hundred bytes of YAML aliases expanding to
+billions of values, two million numbers). The command's peak resident memory is its `VmHWM` (/proc/PID/status,
 polled) or, when larger, what `wait4` reports at its exit; for `serve --http` it
 is the server's `VmHWM` after the flood. Each flood case also runs once with a
 1 KiB payload: its peak is the case's baseline.
@@ -16,15 +18,19 @@ is the server's `VmHWM` after the flood. Each flood case also runs once with a
 
 `--check` fails when a command exits 3 (internal error) or is killed by the
 guard, when a flood costs more than its baseline plus 4 messages
-(`TOOLGEN_MAX_MESSAGE`) and 8 MiB of slack, when the flooded server holds
+(`TOOLGEN_MAX_MESSAGE`) and 8 MiB of slack (a file: 16 times its size and the
+slack; its baseline is a small file of the same shape), when the flooded server holds
 more than its baseline plus one bounded head (`max_head` and one read) per
-connection, or when a drip keeps `verify --timeout 5` past two timeouts and 5 s.
+connection, when a drip keeps `verify --timeout 5` past two timeouts and 5 s, or
+when tools whose calls progress forever keep verify past one call of six timeouts
+each and 20 s.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import http.client
 import json
 import os
 import re
@@ -36,8 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+import flood_peer
+
 from toolgen.limits import MESSAGE_ENV, max_message
 from toolgen.serve.http.guard import DEFAULT_MAX_HEAD, MAX_READ
+from toolgen.verify.toolcalls import LONG_RUNNING
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = Path(__file__).resolve().parent / "flood_peer.py"
@@ -65,7 +74,8 @@ class Case:
     key: str
     label: str
     peer: str
-    """`flood_peer.py`'s mode: stdout and stderr are stdio servers, the rest HTTP servers."""
+    """`flood_peer.py`'s mode: stdout, stderr and notices are stdio servers, the rest HTTP
+    servers."""
     args: list[str]
     """The toolgen arguments: `$server` (the peer's command), `$url`, `$out` filled in."""
 
@@ -77,6 +87,7 @@ class Case:
 CASES = [
     Case("verify-stdout", "verify --server, one huge stdout line", "stdout", VERIFY_STDIO),
     Case("verify-stderr", "verify --server, one huge stderr line", "stderr", VERIFY_STDIO),
+    Case("verify-notices", "verify --server, 12 notifications of up to the limit before the answer", "notices", VERIFY_STDIO),
     Case("verify-json", "verify --url, a huge JSON body", "json", VERIFY_URL),
     Case("verify-sse", "verify --url, one huge SSE event", "sse", VERIFY_URL),
     Case("import-json", "import --url, a huge JSON body", "json", ["import", "--url", "$url", *IMPORT_ARGS]),
@@ -87,7 +98,35 @@ CASES = [
     Case("drip-json", f"verify --url --timeout {TIMEOUT}, a dripped JSON body", "drip-json", VERIFY_URL),
     Case("drip-sse", f"verify --url --timeout {TIMEOUT}, a dripped SSE stream", "drip-sse", VERIFY_URL),
 ]  # fmt: skip
+PROGRESS_TOOLS = 4
+PROGRESS_TIMEOUT = 0.5
+PROGRESS = Case(
+    "verify-progress",
+    f"verify --timeout {PROGRESS_TIMEOUT:g}, {PROGRESS_TOOLS} tools whose calls progress forever",
+    "progress",
+    ["verify", "$spec", "--server", "$server", "--timeout", str(PROGRESS_TIMEOUT)],
+)
+"""Each call is cancelled at six timeouts (`LONG_RUNNING`), then its tool is not called again."""
+FILE_CASES = [
+    Case("lint-aliases", "lint, a 560-byte YAML alias bomb", "alias-bomb", ["lint", "$file"]),
+    Case("lint-numbers", "lint, a 4 MB spec of 2,000,000 numbers", "numbers", ["lint", "$file"]),
+    Case("verify-fixtures", "verify --fixtures, a 560-byte YAML alias bomb", "alias-bomb",
+         ["verify", SPECS, "--server", "true", "--fixtures", "$file"]),
+]  # fmt: skip
 SERVE = "serve-heads"
+SESSIONS = "serve-sessions"
+SESSION_FLOOD = 8
+"""`initialize` requests of the sessions flood, each with a huge capabilities object."""
+
+
+def hostile_file(kind: str, full: bool) -> str:
+    """The text of a hostile file, or (not `full`) of a small one of the same shape."""
+    if kind == "numbers":
+        return "tools: [" + "1," * (2_000_000 if full else 10) + "1]\n"
+    lines = ["values:", "  p:", "    a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for k in range(1, 9 if full else 2):  # each anchor: ten aliases of the one before
+        lines.append(f"    a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -165,7 +204,14 @@ def run_case(
     with tempfile.TemporaryDirectory() as tmp:
         fill = {"server": f"{sys.executable} {PEER} {case.peer} {size}", "out": f"{tmp}/out"}
         peer = None
-        if case.peer not in ("stdout", "stderr"):
+        if case is PROGRESS:
+            fill["spec"] = f"{tmp}/slow.yaml"
+            fill["server"] = f"{sys.executable} {PEER} progress {PROGRESS_TOOLS}"
+            Path(fill["spec"]).write_text(flood_peer.progress_spec(PROGRESS_TOOLS))
+        elif case in FILE_CASES:
+            fill["file"] = f"{tmp}/hostile.yaml"
+            Path(fill["file"]).write_text(hostile_file(case.peer, size > BASELINE_SIZE))
+        elif case.peer not in ("stdout", "stderr", "notices", "progress"):
             peer, fill["url"] = start_http_peer(case.peer, size)
         try:
             args = [Template(arg).safe_substitute(fill) for arg in case.args]
@@ -179,8 +225,15 @@ def run_case(
 def flood_case(case: Case, size: int, env: dict[str, str], guard: float) -> Run:
     peak, wall, code, last = run_case(case, size, env, guard)
     run = Run(case.label, "drip" if case.drip else f"{size / MB:g} MB", peak, wall, code)
-    if case.drip:
+    if case is PROGRESS:
+        run.flood = "progress"
+        run.bound = PROGRESS_TOOLS * LONG_RUNNING * PROGRESS_TIMEOUT + 20  # probes, start-up
+    elif case.drip:
         run.bound = 2 * TIMEOUT + 5  # the opening request, and one more
+    elif case in FILE_CASES:
+        run.flood = f"{len(hostile_file(case.peer, True)):,} bytes"
+        run.baseline = run_case(case, BASELINE_SIZE, env, guard)[0]
+        run.bound = run.baseline + 16 * len(hostile_file(case.peer, True)) + SLACK
     else:
         run.baseline = run_case(case, BASELINE_SIZE, env, guard)[0]
         run.bound = run.baseline + 4 * max_message() + SLACK
@@ -218,6 +271,55 @@ def serve_case(head: int, env: dict[str, str], guard: float) -> Run:
         bound=baseline + CONNECTIONS * per_connection + SLACK,
         baseline=baseline,
         note=", ".join(f"{n}: {what}" for what, n in json.loads(answers or "{}").items()),
+    )
+
+
+def sessions_case(body: int, env: dict[str, str], guard: float) -> Run:
+    """`toolgen serve --http` after SESSION_FLOOD `initialize` requests whose capabilities
+    object fills a `body`-byte body: what each new session keeps of it is bounded."""
+    command = [sys.executable, "-m", "toolgen", "serve", SPECS, "--mock", "--http", "127.0.0.1:0"]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    members = max(1, (body - 200) // 17)  # `"k000000000":{},`
+    capabilities = {"experimental": {f"k{i:09d}": {} for i in range(members)}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                   "clientInfo": {"name": "flood", "version": "1"}},
+    }  # fmt: skip
+    data = json.dumps(message, separators=(",", ":")).encode()
+    headers = {"content-type": "application/json", "accept": "application/json"}
+    created = 0
+    try:
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", server.stderr.readline())
+        if found is None:
+            raise SystemExit("floods: the server did not start")
+        baseline = vm_hwm(server.pid)
+        started = time.monotonic()
+        for _ in range(SESSION_FLOOD):
+            connection = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=guard)
+            connection.request("POST", "/mcp", data, headers)
+            answer = connection.getresponse()
+            answer.read()
+            created += answer.getheader("mcp-session-id") is not None
+            connection.close()
+        wall = time.monotonic() - started
+        peak = vm_hwm(server.pid)
+        alive = server.poll() is None
+    finally:
+        server.terminate()
+        code = server.wait(30)
+    return Run(
+        f"serve --http, {SESSION_FLOOD} sessions each initialized with a huge capabilities object",
+        f"{SESSION_FLOOD} x {len(data) / MB:.1f} MB",
+        peak,
+        wall,
+        code if not alive else "alive",
+        bound=baseline + 24 * len(data) + SLACK,  # one request's parse, not one per session
+        baseline=baseline,
+        note=f"{created} sessions created",
     )
 
 
@@ -263,15 +365,17 @@ def main() -> int:
         args.size, args.head = 16, 1
         env[MESSAGE_ENV] = os.environ[MESSAGE_ENV] = "65536"  # max_message() reads it here too
     guard = GUARD["check" if args.check else "full"]
-    chosen = [key for key in [*(case.key for case in CASES), SERVE]
+    chosen = [key for key in [*(case.key for case in [*CASES, PROGRESS, *FILE_CASES]), SERVE, SESSIONS]
               if not args.only or any(fnmatch.fnmatch(key, pattern) for pattern in args.only)]  # fmt: skip
     runs = []
-    for case in CASES:
+    for case in [*CASES, PROGRESS, *FILE_CASES]:
         if case.key in chosen:
             runs.append(flood_case(case, int(args.size * MB), env, guard))
             print(f"floods: {case.key} done", file=sys.stderr, flush=True)
     if SERVE in chosen:
         runs.append(serve_case(int(args.head * MB), env, guard))
+    if SESSIONS in chosen:
+        runs.append(sessions_case(int(min(args.head, 3.9) * MB), env, guard))
     print(f"message limit {max_message()} bytes; head limit {DEFAULT_MAX_HEAD} bytes\n")
     print(table(runs, args.check))
     return 1 if args.check and any(run.failed for run in runs) else 0

@@ -5,7 +5,7 @@
                                                       #     section of benchmarks/RESULTS.md
 
 Each round starts `toolgen serve specs/notes --mock --http 127.0.0.1:0
---workers N` for every N (the order alternates between rounds, so drift in the
+--workers N --store URL` (a `redis-server` this script starts) for every N (the order alternates between rounds, so drift in the
 shared machine's load hits both alike), warms it up, and runs the load of
 `http_load.py` (the same minimal keep-alive client, the same checked
 `tools/call get_note`) for the stateless 2026-07-28 era or a legacy session per
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from http_load import Run, measure, start_server, write_section
 from stats import Stat
+from store_bench import redis_server
 
 START = "<!-- http-workers:start -->"
 END = "<!-- http-workers:end -->"
@@ -55,8 +56,8 @@ class Series:
         return sum(run.errors for run in self.runs)
 
 
-def one_run(workers: int, era: str, clients: int, seconds: float) -> Run:
-    process, url = start_server("--workers", str(workers))
+def one_run(workers: int, era: str, clients: int, seconds: float, store: str) -> Run:
+    process, url = start_server("--workers", str(workers), "--store", store)
     try:
         asyncio.run(measure(url, era, clients, WARM_UP))
         return asyncio.run(measure(url, era, clients, seconds))
@@ -120,14 +121,20 @@ def main() -> int:
     args = parser.parse_args()
     series = [Series(count) for count in args.workers]
     before = os.getloadavg()[0]
-    for index in range(args.rounds):
-        order = series if index % 2 == 0 else series[::-1]
-        for one in order:
-            one.runs.append(one_run(one.workers, args.era, args.clients, args.seconds))
-            print(
-                f"round {index + 1}: {one.workers} worker(s): {one.runs[-1].throughput:,.0f} req/s",
-                file=sys.stderr,
-            )
+    redis, store = redis_server()
+    try:
+        for index in range(args.rounds):
+            order = series if index % 2 == 0 else series[::-1]
+            for one in order:
+                one.runs.append(one_run(one.workers, args.era, args.clients, args.seconds, store))
+                print(
+                    f"round {index + 1}: {one.workers} worker(s): "
+                    f"{one.runs[-1].throughput:,.0f} req/s",
+                    file=sys.stderr,
+                )
+    finally:
+        redis.terminate()
+        redis.wait(30)
     text = table(series)
     print(text)
     for one in series:

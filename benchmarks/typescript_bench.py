@@ -3,9 +3,10 @@
 - build: `toolgen build` of the 1,000-tool spec set for both targets (`--target
   python,typescript`) vs the Python-only build, whole processes into fresh directories
   (goal: <= 1.3x);
-- serve: the generated module's server (`contenders/ts_generated.ts`: `registerTools` on the
-  SDK's `McpServer`) vs a hand-written TypeScript SDK server with Zod schemas for the same 3
-  tools (`contenders/ts_handwritten.ts`), both over stdio on Node 22: sequential `tools/call`
+- serve: the generated module's server as the docs serve it (`contenders/ts_generated.ts`:
+  `registerTools` on the SDK's `McpServer`, the module's `serveStdio`) vs a hand-written
+  TypeScript SDK server with Zod schemas for the same 3 tools (`contenders/ts_handwritten.ts`,
+  the SDK's `StdioServerTransport`), both over stdio on Node 22: sequential `tools/call`
   calls/s with p50/p99, driven by the raw client every serving benchmark uses (goal: >= 0.9x).
 
 Rounds alternate which contender goes first; the figures are medians over rounds (min-max)
@@ -19,14 +20,13 @@ Needs Node 22, tsc and the SDK under `.tools/` (`scripts/typescript.sh` installs
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
+from typing import Any
 
 from build_bench import run_timed, toolgen_argv
-from driver import StdioClient, call_line, check_call
+from driver import StdioClient, call_line, check_call, sequential
 from make_specs import BENCH_ARGUMENTS, BENCH_TOOL_NAME, WORK, bench_result, generate
 from stats import Stat, percentile
 
@@ -93,36 +93,29 @@ def prepare_servers(serve_specs: Path) -> Path:
     return project
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (from /proc: steady under load)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def serve_once(argv: list[str], cwd: Path, calls: int) -> tuple[float, list[float], float]:
-    """Sequential calls/s of one fresh server (after a warm-up), the latencies (s) and the
-    server's CPU seconds per call."""
-    expected = bench_result(**BENCH_ARGUMENTS)
+def serve_once(
+    argv: list[str],
+    cwd: Path,
+    calls: int,
+    tool: str = BENCH_TOOL_NAME,
+    arguments: dict[str, Any] = BENCH_ARGUMENTS,
+    expected: Any = None,
+) -> tuple[float, list[float], float, int | None]:
+    """Sequential calls/s of one fresh server (after a warm-up) calling `tool` (by default
+    the serving benchmark's, expecting `bench_result`), the latencies (s), the server's CPU
+    seconds per call and its peak RSS (KiB)."""
+    if expected is None:
+        expected = bench_result(**BENCH_ARGUMENTS)
     with StdioClient(argv, cwd) as client:
         client.initialize()
-        problem = check_call(
-            client.request(call_line(1, BENCH_TOOL_NAME, BENCH_ARGUMENTS), 1), expected
-        )
+        problem = check_call(client.request(call_line(1, tool, arguments), 1), expected)
         if problem:
             raise RuntimeError(f"{argv[-1]}: {problem}")
         for request_id in range(2, 202):  # warm-up (the JIT, the validators' first compile)
-            client.request(call_line(request_id, BENCH_TOOL_NAME, BENCH_ARGUMENTS), request_id)
-        lines = [call_line(1000 + i, BENCH_TOOL_NAME, BENCH_ARGUMENTS) for i in range(calls)]
-        latencies = []
-        cpu = cpu_seconds(client.proc.pid)
-        started = time.perf_counter()
-        for i, line in enumerate(lines):
-            sent = time.perf_counter()
-            client.send(line)
-            client.receive(1000 + i)
-            latencies.append(time.perf_counter() - sent)
-        rate = calls / (time.perf_counter() - started)
-        return rate, latencies, (cpu_seconds(client.proc.pid) - cpu) / calls
+            client.request(call_line(request_id, tool, arguments), request_id)
+        lines = [call_line(1000 + i, tool, arguments) for i in range(calls)]
+        seconds, latencies, per_call = sequential(client, lines, 1000)
+        return calls / seconds, latencies, per_call, client.peak_rss_kib()
 
 
 def bench_serve(serve_specs: Path, rounds: int, calls: int) -> None:
@@ -135,23 +128,37 @@ def bench_serve(serve_specs: Path, rounds: int, calls: int) -> None:
         order = list(SERVERS) if index % 2 == 0 else list(reversed(SERVERS))
         for key in order:
             argv = [str(NODE), str(project / "out" / f"{SERVERS[key]}.js")]
-            rate, latencies, per_call = serve_once(argv, project, calls)
+            rate, latencies, per_call, _ = serve_once(argv, project, calls)
             cpu[key].append(per_call * 1e6)
             rates[key].append(rate)
             p50[key].append(percentile(latencies, 50) * 1e6)
             p99[key].append(percentile(latencies, 99) * 1e6)
-    print("\n| Node stdio server, `tools/call` | median (min-max) |\n| --- | --- |")
-    for key in SERVERS:
-        show(f"{key}: sequential calls/s", rates[key], "calls/s")
-        show(f"{key}: p50", p50[key], "µs")
-        show(f"{key}: p99", p99[key], "µs")
-        show(f"{key}: server CPU per call", cpu[key], "µs")
-    for label, values, goal in (("calls/s", rates, " (goal >= 0.9x)"), ("CPU per call", cpu, "")):
+    side_by_side(
+        "\n| Node stdio server, `tools/call` | median (min-max) |",
+        [
+            ("sequential calls/s", rates, "calls/s", "calls/s (goal >= 0.9x)"),
+            ("p50", p50, "µs", None),
+            ("p99", p99, "µs", None),
+            ("server CPU per call", cpu, "µs", "CPU per call"),
+        ],
+    )
+
+
+def side_by_side(
+    title: str, rows: list[tuple[str, dict[str, list[float]], str, str | None]]
+) -> None:
+    """A table of each contender's medians, then generated / hand-written ratios of medians
+    for the rows that name one: rows are (label, values by contender, unit, ratio label)."""
+    print(f"{title}\n| --- | --- |")
+    for key in ("generated", "handwritten"):
+        for label, values, unit, _ in rows:
+            show(f"{key}: {label}", values[key], unit)
+    for _, values, _, ratio in rows:
         generated, handwritten = Stat.of(values["generated"]), Stat.of(values["handwritten"])
-        assert generated is not None and handwritten is not None
-        print(
-            f"| generated / hand-written {label} | {generated.median / handwritten.median:.2f}x{goal} |"
-        )
+        if ratio is not None and generated is not None and handwritten is not None:
+            print(
+                f"| generated / hand-written {ratio} | {generated.median / handwritten.median:.2f}x |"
+            )
 
 
 def main() -> None:

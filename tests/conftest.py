@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -108,6 +109,35 @@ def toolset_of(*tools: tuple[str, dict[str, Any], dict[str, Any] | None]) -> Too
             for name, schema, output in tools
         ),
     )
+
+
+PROCESS_GUARD = 600.0
+"""Seconds before a hung child process fails a test: a guard, not a timing assertion."""
+
+
+def run_process(
+    argv: list[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `argv` to its end: its exit code and its output as text."""
+    return subprocess.run(
+        argv,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=PROCESS_GUARD,
+        check=False,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def toolgen_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the toolgen command line of this checkout."""
+    return run_process([sys.executable, "-m", "toolgen", *args], cwd=cwd)
 
 
 def import_module(code: str, directory: Path, name: str) -> ModuleType:

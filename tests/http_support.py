@@ -77,24 +77,35 @@ def asgi_server(app: Any, limits: ConnectionLimits | None = None) -> Iterator[st
         sock.close()
 
 
+def _serve_argv(handlers: str, *args: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "toolgen",
+        "serve",
+        "specs/conformance",
+        "--handlers",
+        handlers,
+        "--http",
+        "127.0.0.1:0",
+        *args,
+    ]
+
+
 class CliServer:
     """`toolgen serve specs/conformance --handlers HANDLERS --http 127.0.0.1:0 ARGS` (the real
     command), its URL, and what it writes on stderr (`lines`)."""
 
+    @staticmethod
+    def failing(handlers: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """The same command when it is expected to exit at once (a usage error)."""
+        return subprocess.run(
+            _serve_argv(handlers, *args), cwd=ROOT, capture_output=True, text=True, timeout=GUARD
+        )
+
     def __init__(self, handlers: str, *args: str) -> None:
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "toolgen",
-                "serve",
-                "specs/conformance",
-                "--handlers",
-                handlers,
-                "--http",
-                "127.0.0.1:0",
-                *args,
-            ],
+            _serve_argv(handlers, *args),
             cwd=ROOT,
             stderr=subprocess.PIPE,
             text=True,

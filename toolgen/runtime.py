@@ -16,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from toolgen.limits import CALL_TIMEOUT as CALL_TIMEOUT
     from toolgen.schema.validation import ValidationIssue as ValidationIssue
     from toolgen.serve.calls import PendingCall as PendingCall
     from toolgen.serve.connection import Connection as Connection
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from toolgen.spec.naming import handler_name as handler_name
 
 _EXPORTS = {
+    "CALL_TIMEOUT": "toolgen.limits",
     "CallContext": "toolgen.serve.context",
     "Connection": "toolgen.serve.connection",
     "Content": "toolgen.serve.results",

@@ -1,8 +1,8 @@
-// The generated TypeScript module of the serving benchmark's 3 tools, served by the SDK's
-// McpServer over stdio through registerTools (benchmarks/typescript_bench.py).
+// The generated TypeScript module of the serving benchmark's 3 tools, served as the docs' recipe
+// serves them: registerTools on the SDK's McpServer, the module's serveStdio
+// (benchmarks/typescript_bench.py).
 import { McpServer } from "@modelcontextprotocol/server";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { registerTools, SERVER, type Handlers } from "./bench_serve/index.js";
+import { registerTools, SERVER, serveStdio, type Handlers } from "./bench_serve/index.js";
 
 const handlers: Handlers = {
   getIssue: ({ owner, repo, issue_number }) => ({
@@ -16,6 +16,8 @@ const handlers: Handlers = {
   actionsList: () => ({ total_count: 0, items: [] }),
 };
 
-const server = new McpServer({ name: SERVER.name, version: SERVER.version });
-registerTools(server, handlers);
-await server.connect(new StdioServerTransport());
+serveStdio(() => {
+  const server = new McpServer({ name: SERVER.name, version: SERVER.version });
+  registerTools(server, handlers);
+  return server;
+});

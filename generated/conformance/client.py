@@ -160,11 +160,11 @@ class Client(_client.ToolClient):
     async def json_schema_2020_12_tool(
         self,
         *,
-        name: str | _client.Omitted = _client.OMITTED,
-        address: _models.Address | _client.Omitted = _client.OMITTED,
-        contactMethod: _typing.Literal["phone", "email"] | _client.Omitted = _client.OMITTED,
-        phone: str | _client.Omitted = _client.OMITTED,
-        email: str | _client.Omitted = _client.OMITTED,
+        name: str | _models.Omitted = _models.OMITTED,
+        address: _models.Address | _models.Omitted = _models.OMITTED,
+        contactMethod: _typing.Literal["phone", "email"] | _models.Omitted = _models.OMITTED,
+        phone: str | _models.Omitted = _models.OMITTED,
+        email: str | _models.Omitted = _models.OMITTED,
     ) -> _mcp_types.CallToolResult:
         """Echo the arguments as text; the input schema uses $defs, $ref, $anchor, allOf/anyOf, if/then/else and additionalProperties."""
         arguments: dict[str, object] = {
@@ -287,7 +287,7 @@ class Client(_client.ToolClient):
         self,
         *,
         seconds: float,
-        label: str | _client.Omitted = _client.OMITTED,
+        label: str | _models.Omitted = _models.OMITTED,
     ) -> _mcp_types.CallToolResult:
         """Wait `seconds` seconds, then return a text naming `label`. Runs as a task for a client that declares the tasks extension; cancelling the task stops it."""
         arguments: dict[str, object] = {

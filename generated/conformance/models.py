@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from enum import Enum
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     StrictFloat,
@@ -17,9 +19,30 @@ from pydantic import (
     StrictStr,
     model_serializer,
 )
+from pydantic_core import core_schema
 
-from toolgen.client import OMITTED as OMITTED
-from toolgen.client import Omitted as Omitted
+
+class Omitted(Enum):
+    """The type of `OMITTED` (an enum, so type checkers narrow `x is OMITTED`)."""
+
+    OMITTED = "OMITTED"
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.is_instance_schema(cls)  # no JSON value is absent
+
+
+OMITTED: Final = Omitted.OMITTED
+"""Absent: a property left out of a JSON object, an argument not given. Falsy; `None` is
+JSON's `null`."""
 
 
 def _integral(value: Any) -> Any:

@@ -25,7 +25,7 @@ import abc
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-from toolgen.runtime import RuntimeToolSet, ToolError, load_definitions
+from toolgen.runtime import CALL_TIMEOUT, RuntimeToolSet, ToolError, load_definitions
 
 from . import SERVER, TOOLS_FILE
 
@@ -250,7 +250,7 @@ def load() -> RuntimeToolSet:
     return load_definitions(SERVER, TOOLS_FILE)
 
 
-def serve(handlers: Handlers, *, timeout: float | None = 60.0) -> None:
+def serve(handlers: Handlers, *, timeout: float | None = CALL_TIMEOUT) -> None:
     """Serve `handlers` over stdio (both MCP eras) until stdin closes.
 
     `timeout`: seconds a call may run before it answers with an error (None: no limit).

@@ -37,8 +37,8 @@ class Client(_client.ToolClient):
         self,
         *,
         title: str,
-        body: str | _client.Omitted = _client.OMITTED,
-        tags: list[str] | _client.Omitted = _client.OMITTED,
+        body: str | _models.Omitted = _models.OMITTED,
+        tags: list[str] | _models.Omitted = _models.OMITTED,
     ) -> _models.CreateNoteOutput:
         """Create a new note and return it."""
         arguments: dict[str, object] = {
@@ -66,8 +66,8 @@ class Client(_client.ToolClient):
     async def list_notes(
         self,
         *,
-        tag: str | _client.Omitted = _client.OMITTED,
-        limit: int | _client.Omitted = _client.OMITTED,
+        tag: str | _models.Omitted = _models.OMITTED,
+        limit: int | _models.Omitted = _models.OMITTED,
     ) -> list[_models.Note]:
         """List notes, newest first, optionally only those with a tag."""
         arguments: dict[str, object] = {
@@ -103,7 +103,7 @@ class Client(_client.ToolClient):
     async def tag_tree(
         self,
         *,
-        root: str | _client.Omitted = _client.OMITTED,
+        root: str | _models.Omitted = _models.OMITTED,
     ) -> _models.TagTreeOutput:
         """The tags in use, arranged as a tree by prefix."""
         arguments: dict[str, object] = {

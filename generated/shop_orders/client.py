@@ -37,8 +37,8 @@ class Client(_client.ToolClient):
         self,
         *,
         query: str,
-        max_price: _models.Money | _client.Omitted = _client.OMITTED,
-        in_stock_only: bool | _client.Omitted = _client.OMITTED,
+        max_price: _models.Money | _models.Omitted = _models.OMITTED,
+        in_stock_only: bool | _models.Omitted = _models.OMITTED,
     ) -> list[_models.SearchProductsOutputItem]:
         """Find catalogue products whose name matches a query."""
         arguments: dict[str, object] = {
@@ -60,7 +60,7 @@ class Client(_client.ToolClient):
         *,
         lines: list[_models.PlaceOrderInputLinesItem],
         ship_to: _models.Address,
-        note: str | _client.Omitted | None = _client.OMITTED,
+        note: str | _models.Omitted | None = _models.OMITTED,
         payment: _models.PlaceOrderInputPayment,
     ) -> _models.PlaceOrderOutput:
         """Place an order for one or more products and return it."""
@@ -92,7 +92,7 @@ class Client(_client.ToolClient):
         *,
         id: str,
         reason: _typing.Literal["changed_mind", "too_slow", "wrong_item", "other"]
-        | _client.Omitted = _client.OMITTED,
+        | _models.Omitted = _models.OMITTED,
     ) -> _typing.Literal["cancelled", "already_shipped"]:
         """Cancel an order that has not shipped yet. Returns the new status."""
         arguments: dict[str, object] = {

@@ -19,6 +19,7 @@ import toolgen
 from toolgen import cache
 from toolgen.build import journal, run
 from toolgen.build.python import client, modelplan, models
+from toolgen.build.python import target as python_target
 from toolgen.build.run import build, check, render_package
 from toolgen.build.writer import MANIFEST
 from toolgen.cli import cli
@@ -264,11 +265,11 @@ def test_one_build_plans_the_models_once_for_the_models_server_and_client(
     planned: list[object] = []
     real = modelplan.build_plan
 
-    def counting(toolset: Any) -> Any:
+    def counting(toolset: Any, model: Any = None) -> Any:
         planned.append(toolset)
-        return real(toolset)
+        return real(toolset, model)
 
-    for module in (modelplan, run, client, models):
+    for module in (modelplan, python_target, client, models):
         monkeypatch.setattr(module, "build_plan", counting)
     files = render_package(toolgen.load_toolset(SPECS / "notes"), source_note="notes")
     assert {"models.py", "server.py", "client.py"} <= set(files)

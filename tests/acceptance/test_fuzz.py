@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolgen
-from toolgen.build.python.modelnames import field_aliases
+from toolgen.build.naming import field_aliases
 from toolgen.serve import jsonrpc
 from toolgen.serve.connection import Connection
 from toolgen.serve.engine import Engine

@@ -71,16 +71,25 @@ def python(code: str) -> None:
     assert run.returncode == 0, run.stderr
 
 
-def test_models_and_clients_say_absent_with_the_one_value_toolgen_client_exports() -> None:
+def test_a_client_says_absent_with_its_models_value() -> None:
     code = (
         "import inspect, sys\n"
         f"sys.path.insert(0, {str(GENERATED)!r})\n"
-        "import toolgen.client\n"
         "from notes import client, models\n"
         "default = inspect.signature(client.Client.create_note).parameters['body'].default\n"
-        "assert default is models.OMITTED is toolgen.client.OMITTED, default\n"
-        "assert models.Omitted is toolgen.client.Omitted\n"
+        "assert default is models.OMITTED, default\n"
         "assert not models.CreateNoteInput(title='t').body\n"
+    )
+    python(code)
+
+
+def test_generated_models_import_pydantic_and_nothing_of_toolgen() -> None:
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(GENERATED)!r})\n"
+        "sys.modules['toolgen'] = None  # an application with pydantic and no toolgen\n"
+        "from notes import models\n"
+        "models.CreateNoteInput.model_validate({'title': 't'})\n"
     )
     python(code)
 

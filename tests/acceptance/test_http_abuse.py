@@ -5,6 +5,7 @@ sockets for what well-behaved clients never do; every wait is bounded.
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import socket
@@ -20,10 +21,12 @@ from http_support import http_server
 from runtime_support.frames import MODERN, modern_meta
 
 import toolgen
+from toolgen.serve.connection import Connection
 from toolgen.serve.context import current_call
 from toolgen.serve.http import SecurityPolicy
 from toolgen.serve.http.guard import DEFAULT_MAX_HEAD, ConnectionLimits
-from toolgen.serve.http.sessions import SessionsFull, SessionStore
+from toolgen.serve.http.sessions import Sessions, SessionsFull
+from toolgen.serve.store import MemoryStore
 
 GUARD = 10.0
 """Seconds any single wait may take: a guard against a hang, not a timing assertion."""
@@ -295,25 +298,34 @@ def test_bodies_buffered_at_once_are_bounded_server_wide(tools: toolgen.RuntimeT
 
 
 def test_a_flood_of_sessions_never_evicts_the_sessions_in_use() -> None:
-    store = SessionStore(max_sessions=10)
-    real = [store.create() for _ in range(3)]
-    for session in real:
-        assert store.get(session.id) is session  # used after initialize
-    for _ in range(1000):
-        store.create()  # initialize, never used again
-    assert all(store.get(session.id) is session for session in real)
-    assert len(store) == 10
+    store = MemoryStore()
+    sessions = Sessions(store, max_sessions=10)
+
+    async def main() -> None:
+        real = [await sessions.create(Connection()) for _ in range(3)]
+        for session_id in real:
+            assert await sessions.get(session_id) is not None  # used after initialize
+        for _ in range(1000):
+            await sessions.create(Connection())  # initialize, never used again
+        assert all([await sessions.get(session_id) is not None for session_id in real])
+        assert await store.session_count() == 10
+
+    asyncio.run(main())
 
 
 def test_when_every_session_is_in_recent_use_a_new_one_is_refused() -> None:
     now = [0.0]
-    store = SessionStore(max_sessions=2, clock=lambda: now[0])
-    for _ in range(2):
-        store.get(store.create().id)
-    with pytest.raises(SessionsFull):
-        store.create()
-    now[0] += 1000.0  # idle long enough: the least recently used may now make room
-    assert store.create() is not None
+    sessions = Sessions(MemoryStore(), max_sessions=2, clock=lambda: now[0])
+
+    async def main() -> None:
+        for _ in range(2):
+            await sessions.get(await sessions.create(Connection()))
+        with pytest.raises(SessionsFull):
+            await sessions.create(Connection())
+        now[0] += 1000.0  # idle long enough: the least recently used may now make room
+        assert await sessions.create(Connection())
+
+    asyncio.run(main())
 
 
 def test_a_full_session_store_answers_initialize_with_503(
@@ -324,7 +336,8 @@ def test_a_full_session_store_answers_initialize_with_503(
     from toolgen.serve.engine import Engine
     from toolgen.serve.http import create_app
 
-    app = create_app(Engine(tools, {}), sessions=SessionStore(max_sessions=1))
+    engine = Engine(tools, {})
+    app = create_app(engine, sessions=Sessions(engine.task_store.store, max_sessions=1))
     body = {
         "jsonrpc": "2.0",
         "id": 1,

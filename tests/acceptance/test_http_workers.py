@@ -1,11 +1,12 @@
-"""`toolgen serve --http --workers N`: several processes on one port.
+"""`toolgen serve --http --workers N --store URL`: several processes on one port.
 
-The server is the real command; `test_simple_text` answers with the pid of the
-process that ran it (`runtime_support/pid_handlers.py`). Every request below
-opens a new TCP connection (`fresh`), so the kernel may hand it to any worker:
-stateless calls are seen in more than one process, a legacy session's calls
-always run in the worker that opened it, a task is reached from any connection, and
-stopping leaves no process behind.
+The server is the real command, its workers sharing a real Redis store;
+`test_simple_text` answers with the pid of the process that ran it
+(`runtime_support/pid_handlers.py`). Every request below opens a new TCP
+connection (`fresh`), so the kernel may hand it to any worker: stateless calls
+are seen in more than one process, a legacy session's calls are served by every
+worker (and outlive the worker that opened it), a task is reached from any
+connection, and stopping leaves no process behind.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ import orjson
 import pytest
 from http_support import CliServer
 from mcp.client.client import Client
+from redis_support import redis_url
 
 from toolgen.serve.http.workers import balanced_by_kernel, can_fork
 from toolgen.serve.tasks import TASKS_EXTENSION
 from toolgen.spec.protocol import LATEST_REVISION
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="workers need fork()")
+__all__ = ["redis_url"]  # the fixture
 
 GUARD = 30.0
 """Seconds before a hung request, start or stop fails: a guard, not a timing assertion."""
@@ -44,8 +47,8 @@ JSON_HEADERS = {"content-type": "application/json", "accept": "application/json,
 
 
 @pytest.fixture
-def server() -> Iterator[CliServer]:
-    running = CliServer(HANDLERS, "--workers", "2")
+def server(redis_url: str) -> Iterator[CliServer]:
+    running = CliServer(HANDLERS, "--workers", "2", "--store", redis_url)
     yield running
     running.stop()
 
@@ -144,10 +147,12 @@ def test_stateless_calls_are_served_by_several_processes_on_one_port(server: Cli
     assert server.process.pid not in pids  # the parent only watches
 
 
-def test_a_handlers_class_is_created_in_each_worker() -> None:
+def test_a_handlers_class_is_created_in_each_worker(redis_url: str) -> None:
     """A class is instantiated after the fork, so what it opens (a database connection)
     is the worker's own; an instance would be shared, copied by the fork."""
-    server = CliServer(HANDLERS.replace(":HANDLERS", ":PidHandlers"), "--workers", "2")
+    server = CliServer(
+        HANDLERS.replace(":HANDLERS", ":PidHandlers"), "--workers", "2", "--store", redis_url
+    )
     try:
         answers = [modern_call(server.url, "test_simple_text") for _ in range(ROUNDS)]
         pairs = {
@@ -188,8 +193,8 @@ def task_request(url: str, method: str, task_id: str) -> httpx.Response:
 
 
 def test_a_task_is_reached_from_any_connection(server: CliServer) -> None:
-    """A task lives in the worker that created it; its id names that worker, and
-    tasks/get, tasks/cancel on any connection reach it (routed on Mcp-Name)."""
+    """A task's handler runs in the worker that created it, its record in the store:
+    tasks/get and tasks/cancel on any connection reach it."""
     created = modern_call(server.url, "slow_compute", TASK_CAPABILITIES, arguments={"seconds": 60})
     task_id = created.json()["result"]["taskId"]
     statuses = {
@@ -209,11 +214,11 @@ def test_a_task_is_reached_from_any_connection(server: CliServer) -> None:
 # -- legacy sessions ----------------------------------------------------------------------
 
 
-def test_a_legacy_session_is_served_by_the_worker_that_opened_it(server: CliServer) -> None:
+def test_a_legacy_session_is_served_by_every_worker(server: CliServer) -> None:
     workers = worker_pids(server.url)
     session = open_session(server.url)
     pids = {pid_of(legacy_call(server.url, session)) for _ in range(ROUNDS)}
-    assert len(pids) == 1 and pids <= workers
+    assert pids == workers
 
 
 def test_a_legacy_session_asks_the_client_across_connections(server: CliServer) -> None:
@@ -255,21 +260,24 @@ def test_an_ended_legacy_session_is_gone_in_every_worker(server: CliServer) -> N
     assert statuses == {404}
 
 
-def test_a_session_whose_worker_died_is_404_and_the_port_keeps_serving(server: CliServer) -> None:
+def test_a_session_outlives_the_worker_that_opened_it(server: CliServer) -> None:
     session = open_session(server.url)
     owner = pid_of(legacy_call(server.url, session))
     os.kill(owner, signal.SIGKILL)
     assert not wait_until_gone({owner})
-    responses = [legacy_call(server.url, session) for _ in range(ROUNDS // 4)]
-    assert {response.status_code for response in responses} == {404}
-    assert {response.json()["error"]["code"] for response in responses} == {-32600}
-    survivors = worker_pids(server.url)
+    survivors = {pid_of(legacy_call(server.url, session)) for _ in range(ROUNDS // 4)}
     assert len(survivors) == 1 and owner not in survivors
     deadline = time.monotonic() + GUARD
     while not any("stopped (killed by SIGKILL)" in line for line in server.lines):
         assert time.monotonic() < deadline, server.lines
         time.sleep(0.05)
     assert any(f"(pid {owner}) stopped" in line and "1 of 2" in line for line in server.lines)
+
+
+def test_several_workers_without_a_store_is_a_usage_error() -> None:
+    server = CliServer.failing(HANDLERS, "--workers", "2")
+    assert server.returncode == 2
+    assert "--store" in server.stderr
 
 
 async def name_then_color(context: Any, params: types.ElicitRequestParams) -> Any:
@@ -326,8 +334,12 @@ def test_when_every_worker_died_the_server_exits_1(server: CliServer) -> None:
         time.sleep(0.05)
 
 
-def test_a_handlers_class_that_cannot_be_created_stops_every_worker_with_exit_1() -> None:
-    server = CliServer(HANDLERS.replace(":HANDLERS", ":BrokenHandlers"), "--workers", "2")
+def test_a_handlers_class_that_cannot_be_created_stops_every_worker_with_exit_1(
+    redis_url: str,
+) -> None:
+    server = CliServer(
+        HANDLERS.replace(":HANDLERS", ":BrokenHandlers"), "--workers", "2", "--store", redis_url
+    )
     assert server.process.wait(GUARD) == 1
     server.stop()
     failures = [line for line in server.lines if "failed: ValueError: cannot create" in line]

@@ -214,3 +214,17 @@ def test_imports_into_sibling_directories_at_the_same_time_never_collide(tmp_pat
         assert sorted(p.name for p in parent.iterdir()) == ["one", "two"]
         for name in ("one", "two"):
             assert (parent / name / "tools.yaml").is_file()
+
+
+def test_a_misspelt_keyword_is_imported_as_published_and_refused_by_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    schema = {"type": "object", "properties": {"title": {"type": "string"}}, "requried": ["title"]}
+    Path("tools.json").write_text(json.dumps({"tools": [{"name": "add", "inputSchema": schema}]}))
+    assert run("import", "tools.json", "-o", "imported").exit_code == 0
+    written = Path("imported", "tools.yaml").read_text(encoding="utf-8")
+    line = next(n for n, text in enumerate(written.splitlines(), 1) if "requried" in text)
+    built = run("build", "imported", "-o", "out")
+    assert built.exit_code == 1
+    assert f"imported/tools.yaml:{line}:5: error[misspelt-keyword]" in built.stderr

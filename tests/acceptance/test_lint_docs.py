@@ -1,13 +1,12 @@
-"""The lint documentation cannot drift: the rules table of docs/lint.md, docs/lint-rules.md, the
-worked example and the pre-commit hooks are checked against the code (`--update-goldens`
-rewrites the first two)."""
+"""The lint documentation cannot drift: the rules table of docs/lint.md, docs/lint-rules.md and
+the pre-commit hooks are checked against the code (`--update-goldens` rewrites the first two;
+the worked example runs with every other docs snippet, test_docs_snippets.py)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import ROOT
@@ -17,7 +16,6 @@ from toolgen.lint.docs import rules_markdown, rules_table
 
 LINT_DOC = ROOT / "docs" / "lint.md"
 RULES_DOC = ROOT / "docs" / "lint-rules.md"
-STATS_COMMAND = "$ toolgen lint tests/data/corpus/github-mcp-server --statistics\n"
 
 
 def _between(text: str, start: str, end: str) -> tuple[int, int]:
@@ -43,28 +41,6 @@ def test_rules_document_matches_the_registry(update_goldens: bool) -> None:
     assert RULES_DOC.read_text(encoding="utf-8") == rules_markdown(), (
         "docs/lint-rules.md is stale: run with --update-goldens"
     )
-
-
-def _lint_corpus(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, str]:
-    monkeypatch.chdir(ROOT)
-    result = CliRunner().invoke(cli, ["lint", "tests/data/corpus/github-mcp-server", *args])
-    assert result.exit_code == 0, result.output
-    return result.stdout, result.stderr
-
-
-def test_the_worked_example_matches_a_lint_of_the_corpus(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    section = LINT_DOC.read_text(encoding="utf-8")
-    stats_begin, stats_end = _between(section, STATS_COMMAND, "```")
-    stdout, stderr = _lint_corpus(monkeypatch, "--statistics")
-    assert section[stats_begin:stats_end] == stdout + stderr
-    lines, _ = _lint_corpus(monkeypatch)
-    samples = re.search(r"A few of the (\d+) lines:\n\n```text\n(.*?)```", section, re.DOTALL)
-    assert samples is not None
-    assert int(samples.group(1)) == len(lines.splitlines())
-    for sample in samples.group(2).splitlines():
-        assert sample in lines.splitlines(), sample
 
 
 def test_pre_commit_hooks_run_existing_commands() -> None:

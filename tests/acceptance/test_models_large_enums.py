@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from toolgen.build.python.client import render_client
 from toolgen.build.python.modelplan import build_plan
 from toolgen.build.python.models import render_models
-from toolgen.build.python.modelvalues import LARGE_ENUM, constant_name
+from toolgen.build.python.modelvalues import constant_name
+from toolgen.build.typemodel import LARGE_ENUM
 from toolgen.spec.ir import Annotations, Origin, Server, Tool, ToolSet
 from toolgen.spec.positions import SourceFile
 

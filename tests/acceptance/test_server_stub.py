@@ -45,7 +45,7 @@ def test_identifier_filter_refuses_anything_but_plain_identifiers(name: str) -> 
 
 
 def test_templates_are_found_in_the_repository() -> None:
-    assert (template_dir() / "server.py.jinja").is_file()
+    assert (template_dir() / "python" / "server.py.jinja").is_file()
 
 
 def test_tools_that_share_a_method_name_are_an_input_error(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ from toolgen import SpecError, load_toolset
 from toolgen.cli import EXIT_INTERNAL_ERROR, main
 from toolgen.schema.limits import MAX_INLINED_SCHEMAS, MAX_SCHEMA_DEPTH
 from toolgen.spec.errors import ErrorCode
-from toolgen.spec.limits import MAX_DEPTH, MAX_INT_DIGITS
+from toolgen.spec.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INT_DIGITS, MAX_VALUES
 from toolgen.spec.published import load_published
+from toolgen.spec.source import read_source
 
 HEADER = "toolgen: 1\nserver: {name: demo, version: '1.0.0'}\ntools:\n  - name: a\n"
 
@@ -126,6 +128,32 @@ YAML_CASES: list[tuple[str, bytes, str, int, int]] = [
         12,
     ),
 ]
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """Anchors of ten aliases each of the one before: level `k` expands to (10^(k+2)-1)/9
+    values, so `a5` (1,111,111, line 11) is the first past a million; `levels` of them are
+    well over a billion values in a few hundred bytes."""
+    lines = ["    x-bomb:", "      a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for k in range(1, levels):
+        lines.append(f"      a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]")
+    return HEADER + "\n".join(lines) + "\n"
+
+
+NUMBERS = "    x-n: ["
+"""Line 5 of a spec up to a list of numbers: the header holds 8 values before the list, so
+the list's number `MAX_VALUES - 8` is the file's value past the limit."""
+
+
+YAML_CASES += [
+    ("aliases expanding past the values a file may hold (480 MB before refused)",
+     alias_bomb().encode(), "limit", 11, 11),
+    ("a list of 2,000,000 numbers (1.15 GB and 15 s, and called an alias bomb)",
+     (HEADER + NUMBERS + "1," * 2_000_000 + "1]\n").encode(), "limit", 5,
+     len(NUMBERS) + 2 * (MAX_VALUES - 9) + 1),
+    ("a file one byte over the size limit",
+     (HEADER + "    description: '" + "x" * MAX_FILE_BYTES + "'\n").encode(), "limit", 1, 1),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -302,6 +330,14 @@ JSON_CASES: list[tuple[str, bytes, str, int, int]] = [
         71,
     ),
     ("invalid UTF-8", b'{"tools": [\n{"name": "a\xff"}]}', "encoding", 2, 12),
+    (
+        "2,000,000 numbers",
+        b'{"tools": [{"x": [' + b"1," * 2_000_000 + b"1]}]}",
+        "limit",
+        1,
+        # the root, the list, the tool and x hold 4 values: number MAX_VALUES - 3 is past it
+        len('{"tools": [{"x": [') + 2 * (MAX_VALUES - 4) + 1,
+    ),
 ]
 
 
@@ -402,3 +438,32 @@ def test_a_def_measured_once_still_counts_where_it_is_reached_deeper() -> None:
     assert extent_problem({**deep, "properties": {"a": ref, "b": arrays(20, ref)}}) is None
     too_deep = extent_problem({**deep, "properties": {"a": ref, "b": arrays(40, ref)}})
     assert too_deep is not None and f"{MAX_SCHEMA_DEPTH} levels" in too_deep
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "fixtures.yaml",
+            "values:\n  p:\n" + alias_bomb()[len(HEADER) :].replace("    x-bomb:\n", ""),
+        ),
+        ("main.yaml", HEADER + NUMBERS + "1," * 2_000_000 + "1]\n"),
+    ],
+    ids=["an alias bomb of a fixtures file", "two million numbers"],
+)
+def test_a_file_past_the_value_limit_is_refused_before_it_is_built(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """Counted as the parser reads (aliases: on the node graph, each anchor once), so the
+    refusal costs about the file's size, not its values' (before: 450 MB and 1.1 GB)."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    tracemalloc.start()
+    try:
+        with pytest.raises(SpecError) as caught:
+            read_source(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [d.code for d in caught.value.diagnostics] == [ErrorCode.LIMIT]
+    assert peak < 16 * len(text) + 16 * 1024 * 1024, peak

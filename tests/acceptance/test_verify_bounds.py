@@ -5,6 +5,7 @@ an event stream costs at most the timeout. Floods are a few MB against a 64 KiB 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -12,10 +13,12 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from verify_support import hostile
 from verify_support.run import DEMO_SPEC, HERE, verify
 
 from toolgen.cli import cli
@@ -37,13 +40,13 @@ def stdio_command(mode: str) -> str:
 
 
 @contextmanager
-def http_server(mode: str) -> Iterator[str]:
-    """The hostile server over HTTP in `mode`: its URL."""
+def http_server(mode: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """The hostile server over HTTP in `mode` (`env` over `ENV`): its URL."""
     process = subprocess.Popen(
         [sys.executable, str(HOSTILE), "--http", mode],
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, **ENV},
+        env={**os.environ, **ENV, **(env or {})},
     )
     try:
         assert process.stdout is not None
@@ -120,7 +123,8 @@ def list_tools(transport: Transport, timeout: float, longest: float | None = Non
 def test_a_stdout_flood_costs_verify_at_most_a_few_times_the_message_limit(
     mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """32 MB in one line, or in small notifications before the reply."""
+    """32 MB in one line, or in small notifications before the reply: either way dropped past
+    the limit, and the exchange refused."""
     monkeypatch.setenv(MESSAGE_ENV, str(LIMIT))
     flood = 32 * 1024 * 1024
     env = {**os.environ, "HOSTILE_SIZE": str(flood)}
@@ -133,8 +137,33 @@ def test_a_stdout_flood_costs_verify_at_most_a_few_times_the_message_limit(
         tracemalloc.stop()
         transport.close()
     assert peak < flood / 4, peak
-    assert exchange.kept <= LIMIT
-    assert (exchange.refused is not None) == (mode == "flood-line")
+    assert exchange.refused is not None and not exchange.answered
+
+
+BIG = 4 * 1024 * 1024
+"""The message limit of the tests below: notifications just under it each, twelve of them."""
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_what_comes_for_one_answer_is_read_within_one_message_limit_in_all(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twelve notifications of almost the limit each come before the answer: what arrived
+    while waiting passes the limit with the second, which and all after it are dropped
+    unread; the exchange fails, naming the limit (before: all were read and decoded, the
+    answer too)."""
+    monkeypatch.setenv(MESSAGE_ENV, str(BIG))
+    env = {**os.environ, "HOSTILE_SIZE": str(BIG - 4096), "HOSTILE_COUNT": "12"}
+    with contextlib.ExitStack() as stack:
+        if kind == "stdio":
+            transport: Transport = StdioTarget(stdio_command("big-notices"), env).connect()
+        else:
+            url = stack.enter_context(http_server("big-notices", env))
+            transport = HttpTarget(url).connect()
+        stack.callback(transport.close)
+        exchange = list_tools(transport, 30.0)
+    assert not exchange.answered and exchange.refused is not None
+    assert str(BIG) in exchange.refused and MESSAGE_ENV in exchange.refused
 
 
 def test_each_stderr_line_is_kept_to_a_bounded_size() -> None:
@@ -201,3 +230,37 @@ def test_a_listing_that_pages_slowly_forever_is_cut_after_ten_timeouts() -> None
     assert tools == []
     assert any("10 timeouts" in note for note in transport.refused), transport.refused
     assert took < 3.0 + 1.0, took  # a correctness bound (1,000 pages take 200 s), not a timing
+
+
+def slow_tools(tmp_path: Path, count: int) -> tuple[Path, str, dict[str, str]]:
+    """A spec set of `count` tools the hostile server lists and never answers, each call
+    getting progress every 0.05 s forever: (spec, --server command, environment)."""
+    spec = tmp_path / "slow.yaml"
+    spec.write_text(hostile.slow_spec(count), encoding="utf-8")
+    return spec, stdio_command("progress-calls"), {"HOSTILE_COUNT": str(count)}
+
+
+def test_a_tool_whose_call_gets_no_answer_in_time_is_not_called_again(tmp_path: Path) -> None:
+    """Each call progresses forever and is cancelled at six timeouts (1.8 s); before, every
+    next input went to the same tool, each for another 1.8 s."""
+    spec, server, env = slow_tools(tmp_path, 3)
+    run = verify(spec, "--server", server, "--protocol", "2025-11-25", "--timeout", "0.3", env=env)
+    assert run.report["calls"] == 3, run.report["calls"]
+    for verdict in run.report["tools"]:
+        assert verdict["status"] == "not-exercised"
+        assert "not called again" in verdict["reason"], verdict
+    assert {r["status"] for r in run.results("call.invalid-input")} == {"skipped"}
+
+
+def test_no_call_starts_once_the_runs_budget_is_spent(tmp_path: Path) -> None:
+    """Six tools whose one call each takes 1.8 s, and a budget of 3 s: the tools left when
+    it is spent are not called, and the report says so."""
+    spec, server, env = slow_tools(tmp_path, 6)
+    args = ("--protocol", "2025-11-25", "--timeout", "0.3", "--budget", "3")
+    run = verify(spec, "--server", server, *args, env=env)
+    assert 1 <= run.report["calls"] < 6, run.report["calls"]
+    cut = run.report["cut_short"]
+    assert cut and {v["tool"] for v in run.report["tools"] if "budget" in v["reason"]} == set(cut)
+    assert {r["status"] for r in run.results("call.answers") if r["tool"] in cut} == {
+        "not-exercised"
+    }

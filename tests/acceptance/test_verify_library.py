@@ -269,7 +269,7 @@ def test_text_report_starts_with_a_summary_and_groups_failures_by_level() -> Non
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith("toolgen verify: FAILED (fails on must): 1 must, 1 should, 0 may")
-    assert "2 of 3 tools exercised" in lines[0]
+    assert "3 tools: 0 passed, 2 failed, 0 not exercised, 1 skipped (2 exercised)" in lines[0]
     must, should = lines.index("MUST: 1 failed"), lines.index("SHOULD: 1 failed, reported only")
     assert must < should
     fail = must + 1

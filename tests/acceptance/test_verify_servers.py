@@ -4,14 +4,20 @@ servers (mock and handlers, stdio and HTTP, the generated stub)."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import ROOT, SPECS
 from http_support import http_server
 from verify_support.run import DEMO_SPEC, TOOLGEN_BASELINE, demo_server, verify
+from verify_support.server import COUNT_SPEC
 
+from toolgen.cli import cli
 from toolgen.serve.http import SecurityPolicy
 from toolgen.serve.mock import mock_handlers
 from toolgen.serve.toolset import RuntimeToolSet
@@ -235,3 +241,96 @@ def test_mirrored_header_parameters_are_sent_over_http() -> None:
         )  # fmt: skip
     assert run.exit_code == 0, [r for r in run.report["results"] if r["status"] == "failed"]
     assert run.results("call.answers", "test_param_header")[0]["status"] == "passed"
+
+
+HOSTILE_QUERY = "\x1b]0;owned\x07 \x00 \x9b2J"
+"""An example query the `picky` server quotes back in its refusal: OSC, NUL and a C1 CSI."""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_report_file_escapes_a_servers_control_characters_as_stdout_does(
+    tmp_path: Path, fmt: str
+) -> None:
+    spec = tmp_path / "demo.yaml"
+    text = DEMO_SPEC.joinpath("demo.yaml").read_text(encoding="utf-8")
+    spec.write_text(
+        text.replace("{query: apples}", json.dumps({"query": HOSTILE_QUERY})), encoding="utf-8"
+    )
+    report = tmp_path / "report.txt"
+    args = ["verify", str(spec), "--server", demo_server("picky"), *LEGACY, "--only", "search"]
+    CliRunner().invoke(cli, [*args, "--cases", "0", "--format", fmt, "-o", str(report)])
+    printed = CliRunner().invoke(cli, [*args, "--cases", "0", "--format", fmt]).stdout
+    written = report.read_text(encoding="utf-8")
+    assert "\\u001b]0;owned" in written and "\\u009b2J" in written
+    assert not [c for c in written if c not in "\n\t" and unicodedata.category(c) == "Cc"]
+    seconds = re.compile(r"\d+\.\d s\)")  # the run time in the headline
+    assert seconds.sub("", written) == seconds.sub("", printed)
+
+
+def open_world_spec(tmp_path: Path, examples: bool) -> Path:
+    """The demo spec with `search` undeclared as to the open world (the MCP default: open)."""
+    text = DEMO_SPEC.joinpath("demo.yaml").read_text(encoding="utf-8")
+    text = text.replace("{readOnly: true, openWorld: false}", "{readOnly: true}")
+    if not examples:
+        text = text.replace(
+            "    examples:\n      - input: {query: apples}\n        output: {items: [apples], total: 1}\n",
+            "",
+        )
+    spec = tmp_path / "demo.yaml"
+    spec.write_text(text, encoding="utf-8")
+    return spec
+
+
+OPEN_WORLD = [
+    # (the spec has an example, a fixture value is given, --allow-open-world: calls, and the
+    # status of call.answers; the listing says openWorldHint false: listing.annotations fails)
+    (True, False, False, 1, "passed"),  # the example only
+    (False, True, False, 1, "passed"),  # the fixture value only
+    (False, False, False, 0, "not-exercised"),  # nothing to call it with
+    (True, False, True, None, "passed"),  # examples, boundaries, generated and invalid inputs
+]
+
+
+@pytest.mark.parametrize(("example", "fixture", "allow", "calls", "verdict"), OPEN_WORLD)
+def test_an_open_world_tool_gets_only_the_examples_and_fixture_values_unless_allowed(
+    tmp_path: Path, example: bool, fixture: bool, allow: bool, calls: int | None, verdict: str
+) -> None:
+    args = ["--server", demo_server(), *LEGACY, "--only", "search", "--sequences", "off"]
+    if fixture:
+        (tmp_path / "fixtures.yaml").write_text("values: {query: [kiwi]}\n", encoding="utf-8")
+        args += ["--fixtures", str(tmp_path / "fixtures.yaml")]
+    if allow:
+        args.append("--allow-open-world")
+    run = verify(open_world_spec(tmp_path, example), *args)
+    (answers,) = run.results("call.answers")
+    assert answers["status"] == verdict, answers
+    if calls is None:
+        assert run.report["calls"] > 5
+        assert run.results("call.invalid-input")[0]["status"] == "passed"
+    else:
+        assert run.report["calls"] == calls
+        assert run.results("call.invalid-input")[0]["status"] == "skipped"
+        assert "--allow-open-world" in answers["message"]
+
+
+def test_a_call_after_which_the_tools_that_passed_fail_is_reported_with_its_input(
+    tmp_path: Path,
+) -> None:
+    """The first `add` call leaves the catalogue unreadable: `search`, which passed before,
+    fails after it, and so does every call of `count`, called later: `add`'s call is the
+    suspect, and `count` is not blamed on missing fixtures."""
+    spec = tmp_path / "demo.yaml"
+    spec.write_text(
+        DEMO_SPEC.joinpath("demo.yaml").read_text(encoding="utf-8") + COUNT_SPEC,
+        encoding="utf-8",
+    )
+    args = ("--server", demo_server("corrupts-state"), *LEGACY, "--sequences", "off")
+    run = verify(spec, *args)
+    (state,) = run.results("call.state-intact")
+    assert (state["tool"], state["status"], state["level"]) == ("add", "failed", "should")
+    assert set(state["input"]) == {"a", "b"}
+    assert run.results("call.answers", "search")[0]["status"] == "passed"
+    verdicts = {v["tool"]: v for v in run.report["tools"]}
+    assert verdicts["count"]["status"] == "not-exercised"
+    assert "call.state-intact" in verdicts["count"]["reason"]
+    assert "fixtures file" not in verdicts["count"]["reason"]

@@ -15,6 +15,7 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -112,11 +113,15 @@ class Frames:
 
 
 class FrameClient(Frames):
-    """`toolgen serve ARGS` as a subprocess; `stderr` holds what it logged once closed."""
+    """`toolgen serve ARGS` (or any `command`) as a subprocess; `stderr` holds what it logged
+    once closed."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(
+        self, *args: str, command: Sequence[str] = (), env: dict[str, str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "toolgen", "serve", *args],
+            list(command) or [sys.executable, "-m", "toolgen", "serve", *args],
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -2,7 +2,7 @@
 // Python handlers do through protocol features (sampling, elicitation, tasks, input
 // requests) is answered here with text: these handlers only serve the listing and the calls.
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import { registerTools, SERVER, ToolError, type Handlers } from "./conformance/index.js";
+import { registerTools, SERVER, serveStdio, ToolError, type Handlers } from "./conformance/index.js";
 import { serve } from "./serve.js";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -59,4 +59,4 @@ const handlers: Handlers = {
   testToolWithTask: () => text("Hello, task!"),
 };
 
-serve(SERVER, registerTools, handlers);
+serve(SERVER, registerTools, handlers, serveStdio);

@@ -13,7 +13,6 @@ await report(f.sdk, {
   oddNames: () => f.oddNames({ "my-prop": "x", "with space": 1, "名前": "n" }),
   toStringTool: () => f.toStringTool(),
   getX: () => f.getX(),
-  getUnderscoreX: () => f.getUnderscoreX(),
   tool3dRender: () => f.tool3dRender(),
   nothing: () => f.nothing(),
   pick: () => f.pick(),

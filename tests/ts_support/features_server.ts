@@ -1,4 +1,4 @@
-import { registerTools, SERVER, ToolError, type Handlers, type ScalarsOutput } from "./features/index.js";
+import { registerTools, SERVER, serveStdio, ToolError, type Handlers, type ScalarsOutput } from "./features/index.js";
 import { serve } from "./serve.js";
 
 const handlers: Handlers = {
@@ -13,7 +13,6 @@ const handlers: Handlers = {
   oddNames: (input) => ({ constructor: input["my-prop"] }),
   toStringTool: () => "text",
   getX: () => 1,
-  getUnderscoreX: () => 1.5,
   tool3dRender: () => true,
   nothing: () => null,
   pick: () => "left",
@@ -24,4 +23,4 @@ const handlers: Handlers = {
   },
 };
 
-serve(SERVER, registerTools, handlers);
+serve(SERVER, registerTools, handlers, serveStdio);

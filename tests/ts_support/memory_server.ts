@@ -1,6 +1,6 @@
 // The knowledge graph of @modelcontextprotocol/server-memory, in memory, behind the
 // module generated from the spec set `toolgen import --server` made of the real server.
-import { registerTools, SERVER, type Handlers, type ReadGraphOutput } from "./memory_server/index.js";
+import { registerTools, SERVER, serveStdio, type Handlers, type ReadGraphOutput } from "./memory_server/index.js";
 import { serve } from "./serve.js";
 
 type Graph = ReadGraphOutput;
@@ -64,4 +64,4 @@ const handlers: Handlers = {
   openNodes: ({ names }) => only(new Set(names)),
 };
 
-serve(SERVER, registerTools, handlers);
+serve(SERVER, registerTools, handlers, serveStdio);

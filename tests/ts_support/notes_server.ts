@@ -1,4 +1,4 @@
-import { registerTools, SERVER, ToolError, type Handlers, type Note } from "./notes/index.js";
+import { registerTools, SERVER, serveStdio, ToolError, type Handlers, type Note } from "./notes/index.js";
 import { serve } from "./serve.js";
 
 // The note the spec's examples name is there from the start.
@@ -31,4 +31,4 @@ const handlers: Handlers = {
   },
 };
 
-serve(SERVER, registerTools, handlers);
+serve(SERVER, registerTools, handlers, serveStdio);

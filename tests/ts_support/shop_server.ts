@@ -1,4 +1,4 @@
-import { registerTools, SERVER, ToolError, type Handlers, type Order } from "./shop_orders/index.js";
+import { registerTools, SERVER, serveStdio, ToolError, type Handlers, type Order } from "./shop_orders/index.js";
 import { serve } from "./serve.js";
 
 const orders = new Map<string, Order>();
@@ -35,4 +35,4 @@ const handlers: Handlers = {
   },
 };
 
-serve(SERVER, registerTools, handlers);
+serve(SERVER, registerTools, handlers, serveStdio);

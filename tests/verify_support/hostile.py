@@ -1,12 +1,15 @@
-"""A minimal MCP server (legacy era, no tools) that misbehaves in one way, for verify's bounds.
+"""A minimal MCP server (legacy era) that misbehaves in one way, for verify's bounds.
 
 `python hostile.py MODE` serves over stdio; `python hostile.py --http MODE` serves
-Streamable HTTP on a free loopback port and prints the port. Everything is answered
-correctly except `tools/list` (and, in `flood-stderr`, what goes to stderr):
+Streamable HTTP on a free loopback port and prints the port. It lists no tools (but in
+`progress-calls`), and everything is answered correctly except `tools/list` (and, in
+`flood-stderr`, what goes to stderr; in `progress-calls`, `tools/call`):
 
 - `flood-line`: the answer is one line (or HTTP body) of $HOSTILE_SIZE bytes;
 - `flood-event` (HTTP): the answer is one server-sent event of $HOSTILE_SIZE bytes;
 - `flood-notices` (stdio): $HOSTILE_SIZE bytes of log notifications come before the answer;
+- `big-notices` (stdio; HTTP: as server-sent events): $HOSTILE_COUNT log notifications of
+  $HOSTILE_SIZE bytes each come before the answer;
 - `deep`: the answer is valid JSON nested 2000 levels deep;
 - `pages-forever`: every page gives a new `nextCursor`;
 - `pages-slow`: every page gives a new `nextCursor` after 0.2 s;
@@ -15,7 +18,10 @@ correctly except `tools/list` (and, in `flood-stderr`, what goes to stderr):
   event stream comes one byte every 0.1 s for $HOSTILE_DRIP seconds;
 - `flood-header` (HTTP): the answer has a header line of 100 000 bytes;
 - `progress-event` (HTTP): a progress notification every 0.1 s, never the answer;
-- `flood-stderr` (stdio): a stderr line of $HOSTILE_SIZE bytes, then a short one.
+- `flood-stderr` (stdio): a stderr line of $HOSTILE_SIZE bytes, then a short one;
+- `progress-calls` (stdio): lists $HOSTILE_COUNT read-only tools `slow0`, `slow1`, ...
+  (`SLOW_SPEC` is their spec set), and answers no call: each gets a progress
+  notification every 0.05 s, forever.
 """
 
 from __future__ import annotations
@@ -23,14 +29,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-HTTP = sys.argv[1] == "--http"
+HTTP = "--http" in sys.argv[1:]
 MODE = sys.argv[-1]
 SIZE = int(os.environ.get("HOSTILE_SIZE", str(4 * 1024 * 1024)))
 DRIP = float(os.environ.get("HOSTILE_DRIP", "30"))
+COUNT = int(os.environ.get("HOSTILE_COUNT", "12"))
 VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 
 
@@ -58,7 +66,30 @@ def answer(message: Any) -> Any:
     return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
 
+SLOW_INPUT = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}}
+SLOW_HINTS = {"readOnlyHint": True, "openWorldHint": False}
+
+
+def slow_spec(count: int) -> str:
+    """The spec set of the tools `progress-calls` lists."""
+    tools = "".join(
+        f"  - name: slow{i}\n    description: Never answers.\n"
+        f"    annotations: {{readOnly: true, openWorld: false}}\n"
+        f"    input: {json.dumps(SLOW_INPUT)}\n"
+        for i in range(count)
+    )
+    return f"toolgen: 1\nserver: {{name: hostile, version: '1.0.0'}}\ntools:\n{tools}"
+
+
 def listing(cursor: Any) -> dict[str, Any]:
+    if MODE == "progress-calls":
+        return {
+            "tools": [
+                {"name": f"slow{i}", "description": "Never answers.", "inputSchema": SLOW_INPUT}
+                | {"annotations": SLOW_HINTS}
+                for i in range(COUNT)
+            ]
+        }
     page = int(cursor or 0) + 1
     if MODE in ("pages-forever", "pages-slow"):
         time.sleep(0.2 if MODE == "pages-slow" and cursor else 0)
@@ -78,6 +109,34 @@ def encoded(response: Any, method: str) -> bytes:
     return text.encode()
 
 
+def notice(size: int) -> str:
+    """A log notification of about `size` bytes."""
+    data = "x" * max(0, size - 80)
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": data},
+        }
+    )
+
+
+WRITING = threading.Lock()
+
+
+def write(line: str) -> None:
+    with WRITING:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def progress_forever(token: Any) -> None:
+    for step in range(1_000_000):
+        params = {"progressToken": token, "progress": step}
+        write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))
+        time.sleep(0.05)
+
+
 def serve_stdio() -> None:
     if MODE == "flood-stderr":
         sys.stderr.write("e" * SIZE + "\nthe last words\n")
@@ -87,19 +146,22 @@ def serve_stdio() -> None:
             message = json.loads(line)
         except ValueError:
             message = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}
-            sys.stdout.write(json.dumps(message) + "\n")
-            sys.stdout.flush()
+            write(json.dumps(message))
+            continue
+        method = message.get("method", "") if isinstance(message, dict) else ""
+        if method == "tools/call" and MODE == "progress-calls":
+            token = (message["params"].get("_meta") or {}).get("progressToken")
+            threading.Thread(target=progress_forever, args=(token,), daemon=True).start()
             continue
         response = answer(message)
         if response is not None:
-            method = message.get("method", "") if isinstance(message, dict) else ""
             if method == "tools/list" and MODE == "flood-notices":
-                notice = {"jsonrpc": "2.0", "method": "notifications/message"}
-                notice["params"] = {"level": "info", "data": "x" * 40}
-                line = json.dumps(notice) + "\n"
+                line = notice(40) + "\n"
                 sys.stdout.write(line * (SIZE // len(line)))
-            sys.stdout.write(encoded(response, method).decode() + "\n")
-            sys.stdout.flush()
+            if method == "tools/list" and MODE == "big-notices":
+                for _ in range(COUNT):
+                    sys.stdout.write(notice(SIZE) + "\n")
+            write(encoded(response, method).decode())
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -126,6 +188,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(data)
         elif MODE == "flood-event":
             self.send_events(b"event: message\ndata: " + data + b"\n\n")
+        elif MODE == "big-notices":
+            self.send_events(b"")
+            for _ in range(COUNT):
+                self.wfile.write(b"data: " + notice(SIZE).encode() + b"\n\n")
+            self.wfile.write(b"data: " + data + b"\n\n")
         elif MODE == "drip-header":
             self.send_response(200)
             self.flush_headers()

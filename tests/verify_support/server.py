@@ -10,7 +10,10 @@ lists its newest tool definitions whatever version it negotiated, as SDK servers
 do) and `slow-apples` (searching just "apples" takes $VERIFY_SLOW seconds, with a
 progress notification every 0.2 s when the request asks for them; with `silent`
 too, without). With `picky`, search knows only the query "kiwi" and answers every
-other with an `isError` result, as a tool that needs a real path or id does.
+other with an `isError` result, as a tool that needs a real path or id does. With
+`corrupts-state` it also lists `count` (read-only; `COUNT_SPEC` describes it), and the
+first `add` call leaves the catalogue unreadable: search and count answer `isError` from
+then on, as a server whose shared state a call damaged.
 """
 
 from __future__ import annotations
@@ -56,6 +59,19 @@ ADD_INPUT: dict[str, Any] = {
     "additionalProperties": False,
 }
 WIPE_INPUT: dict[str, Any] = {"type": "object", "additionalProperties": False}
+
+
+COUNT: dict[str, Any] = {
+    "name": "count",
+    "description": "Count the catalogue's items.",
+    "inputSchema": {"type": "object", "additionalProperties": False},
+    "annotations": {"readOnlyHint": True, "openWorldHint": False},
+}
+COUNT_SPEC = """
+  - name: count
+    description: Count the catalogue's items.
+    annotations: {readOnly: true, openWorld: false}
+"""
 
 
 def tools(version: str) -> list[dict[str, Any]]:
@@ -110,6 +126,8 @@ def tools(version: str) -> list[dict[str, Any]]:
             "properties": {"result": {"type": "number"}},
             "required": ["result"],
         }
+    if "corrupts-state" in DEFECTS:
+        listed.append(COUNT)
     if "tool-missing" in DEFECTS:
         listed = [t for t in listed if t["name"] != "add"]
     if "extra-tool" in DEFECTS:
@@ -142,6 +160,7 @@ class Server:
     def __init__(self) -> None:
         self.version = "2025-11-25"
         self.inputs = {}
+        self.unreadable = False
 
     def call(self, name: Any, arguments: Any, meta: Any) -> dict[str, Any]:
         known = {t["name"]: t for t in tools(self.version)}
@@ -162,6 +181,10 @@ class Server:
                 }
             return {"result": error_result(f"Invalid arguments: {errors[0].message}")}
         structured = self.version >= "2025-06-18" or "newest-listing" in DEFECTS
+        if name in ("search", "count") and self.unreadable:
+            return {"result": error_result("the catalogue is unreadable")}
+        if name == "count":
+            return {"result": text_result("3")}
         if name == "search":
             if "slow-apples" in DEFECTS and arguments == {"query": "apples"}:
                 token = meta.get("progressToken") if isinstance(meta, dict) else None
@@ -171,7 +194,7 @@ class Server:
             if "hangs-on-input" in DEFECTS and len(arguments.get("tags", [])) >= 3:
                 time.sleep(3600)
             if "picky" in DEFECTS and arguments.get("query") != "kiwi":
-                return {"result": error_result(f"no catalogue entry {arguments.get('query')!r}")}
+                return {"result": error_result(f"no catalogue entry '{arguments.get('query')}'")}
             limit = arguments.get("limit", 10)
             limit = limit if isinstance(limit, int) else 10
             value = {"items": [str(arguments.get("query"))] * min(limit, 3), "total": min(limit, 3)}
@@ -179,6 +202,7 @@ class Server:
                 value["total"] = -1
             return {"result": text_result(value, value if structured else None)}
         if name == "add":
+            self.unreadable = "corrupts-state" in DEFECTS
             total = arguments["a"] + arguments["b"]
             result = text_result(total, {"result": total} if structured else None)
             if "bad-result-shape" in DEFECTS:

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -22,19 +23,11 @@ from typing import Final
 from toolgen import cache
 from toolgen.build.common import header_source, header_text
 from toolgen.build.progress import Progress, clock, step
-from toolgen.build.python.client import render_client
-from toolgen.build.python.modelplan import ModelPlan, build_plan
-from toolgen.build.python.package import (
-    check_package_name,
-    existing_handlers,
-    render_init,
-    scaffold_path,
-)
-from toolgen.build.python.server import render_handlers_scaffold, render_server, tool_methods
 from toolgen.build.reasons import render_reasons
 from toolgen.build.schemas import render_schemas
+from toolgen.build.target import Files, Rendering
+from toolgen.build.targets import DEFAULT_TARGETS, TARGETS
 from toolgen.build.tooldefs import render_tooldefs
-from toolgen.build.typescript.module import render_typescript
 from toolgen.build.views import render_views
 from toolgen.build.writer import (
     Drift,
@@ -48,14 +41,10 @@ from toolgen.spec.errors import Diagnostic, SpecError
 from toolgen.spec.ir import Refs, ToolSet
 from toolgen.spec.loader import SpecSetFiles, spec_sets
 from toolgen.spec.pipeline import load_set
+from toolgen.spec.protocol import LATEST_REVISION
 
 CACHE_KIND: Final = "build"
 """The kind of `toolgen.cache` entry that remembers what an input rendered."""
-
-TARGETS: Final = ("python", "typescript")
-"""What a build can write: the Python package and the TypeScript module (`build/typescript/`);
-the JSON Schemas, tool definitions and provider views come with either."""
-DEFAULT_TARGETS: Final = ("python",)
 
 
 def render_package(
@@ -63,52 +52,39 @@ def render_package(
     *,
     source_note: str,
     progress: Progress | None = None,
-    plan: ModelPlan | None = None,
     targets: Sequence[str] = DEFAULT_TARGETS,
 ) -> dict[str, str]:
     """All generated files of one spec set for `targets`, relative to `OUT/<package>/`
-    (`progress` hears of steps that run for seconds). The models of a big spec set are made by worker
-    processes while this one renders the rest (`modeljobs`). `plan` is the model plan
-    when the caller has it (the handler scaffold names the same classes)."""
-    # datamodel-code-generator loads only when models are made: a build that finds its
-    # output fresh never needs it
-    from toolgen.build.python import modeljobs, models
+    (`progress` hears of steps that run for seconds)."""
+    return _render(Rendering(toolset, source_note, progress), targets)
 
-    package = toolset.server.package
-    plan = plan or build_plan(toolset)
-    python = "python" in targets
-    if python:  # input errors of the Python package, found before any worker starts
-        check_package_name(toolset)
-        tool_methods(toolset.tools)
-    steps: dict[str, Callable[[], list[tuple[str, str]]]] = {
-        "schemas": lambda: render_schemas(toolset, source_note=source_note),
-        "tooldefs": lambda: render_tooldefs(toolset, source_note=source_note),
-        "views": lambda: render_views(toolset, source_note=source_note),
-        "reasons": lambda: render_reasons(toolset, source_note=source_note),
+
+def _render(job: Rendering, targets: Sequence[str]) -> dict[str, str]:
+    """The files of `job`: what every build writes, then each target's. Every target checks
+    the spec set before any renders; each then starts, so that a target working in other
+    processes (the Python models) works while the others render."""
+    package = job.toolset.server.package
+    chosen = [TARGETS[name] for name in TARGETS if name in targets]
+    for target in chosen:
+        target.check(job)
+    toolset, note = job.toolset, job.source_note
+    shared: dict[str, Callable[[], Files]] = {
+        "schemas": lambda: render_schemas(toolset, source_note=note),
+        "tooldefs": lambda: render_tooldefs(toolset, source_note=note, listings=job.listings),
+        "views": lambda: render_views(
+            toolset, source_note=note, definitions=job.listings[LATEST_REVISION]["tools"]
+        ),
+        "reasons": lambda: render_reasons(toolset, source_note=note),
     }
-    if python:
-        steps["init"] = lambda: render_init(toolset, source_note=source_note)
-        steps["server"] = lambda: render_server(toolset, source_note=source_note, plan=plan)
-        steps["client"] = lambda: render_client(toolset, source_note=source_note, plan=plan)
-    if "typescript" in targets:
-        steps["typescript"] = lambda: render_typescript(toolset, source_note=source_note)
     files: dict[str, str] = {}
-    origin = toolset.server.origin
-
-    def render_steps() -> None:
-        for name, emit in steps.items():
-            with step(progress, f"{package}: {name}"):
+    with ExitStack() as started:
+        finishing = [(t.name, started.enter_context(t.render(job))) for t in chosen]
+        for name, emit in shared.items():
+            with step(job.progress, f"{package}: {name}"):
                 files.update(emit())
-
-    if not python:
-        render_steps()
-        return dict(sorted(files.items()))
-    with modeljobs.fragments_beside(plan, origin.locate() if origin else None) as made:
-        render_steps()
-        with step(progress, f"{package}: models"):
-            files["models.py"] = models.render_models(
-                toolset, source_note=source_note, plan=plan, fragments=made.result()
-            )
+        for name, finish in finishing:
+            with step(job.progress, f"{package}: {name}"):
+                files.update(finish())
     return dict(sorted(files.items()))
 
 
@@ -198,17 +174,12 @@ def render_all(
         if progress:
             count = len(toolset.tools)
             progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
-        plan = build_plan(toolset)
-        files = render_package(
-            toolset, source_note=note, progress=progress, plan=plan, targets=targets
-        )
-        scaffolds = {}
-        if (
-            scaffold
-            and "python" in targets
-            and existing_handlers(spec_set.root, out, package) is None
-        ):
-            scaffolds[scaffold_path(package)] = render_handlers_scaffold(toolset, plan)
+        job = Rendering(toolset, note, progress)
+        files = _render(job, targets)
+        scaffolds: dict[str, str] = {}
+        for target in (TARGETS[name] for name in TARGETS if name in targets):
+            if scaffold and target.scaffold is not None:
+                scaffolds.update(target.scaffold(job, spec_set.root, out))
         outputs.append(PackageOutput(package, files, digest, scaffolds, header=header_text(note)))
     if problems:
         raise SpecError(problems)

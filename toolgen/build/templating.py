@@ -1,11 +1,13 @@
-"""Find and render the jinja2 templates of generated code.
+"""Find and render the jinja2 templates of generated code, the one way every target
+lays out its files.
 
-Templates live beside this module in `templates/` (package data). The environment
-uses `StrictUndefined` (a misspelt variable is an error, never an empty
-string) and no HTML autoescaping: generated Python is made safe by the `py`
-filter, which every spec string must go through (a Python literal via
-`repr`), and by `ident`, which refuses anything that is not a plain Python
-identifier.
+Each target keeps its templates in its own folder (`python/server.py.jinja`,
+`typescript/index.ts.jinja`: package data), named from `toolgen/build/`. The environment
+uses `StrictUndefined` (a misspelt variable is an error, never an empty string) and no HTML
+autoescaping: every spec string reaches a template already escaped for where it lands. For
+Python that is the `py` filter (a Python literal via `repr`) and `ident`, which refuses
+anything that is not a plain Python identifier; other targets pass their own escaping
+functions in the template's context.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from typing import Any
 
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent
+"""Template names are paths from here: `<target>/<file>.jinja`."""
 
 
 def template_dir() -> Path:
-    """The directory holding the templates."""
+    """The directory template names start from (`toolgen/build/`)."""
     return TEMPLATES
 
 

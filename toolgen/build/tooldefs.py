@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from toolgen.build.common import header_text, json_text
 from toolgen.spec.digests import digests_document
 from toolgen.spec.ir import ToolSet
@@ -13,12 +16,15 @@ GENERATED_META_KEY = "dev.toolgen/generated"
 DIGESTS_FILE = "digests.json"
 
 
-def render_tooldefs(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-    """`tools/<revision>.json` for every emitted revision; `_meta` carries the header."""
+def render_tooldefs(
+    toolset: ToolSet, *, source_note: str, listings: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[tuple[str, str]]:
+    """`tools/<revision>.json` for every emitted revision; `_meta` carries the header.
+    `listings` are the `tools/list` results by revision when the caller has made them."""
     files = []
     definitions = {}
     for revision in EMITTED_REVISIONS:
-        result = list_tools_result(toolset, revision)
+        result = dict(listings[revision]) if listings else list_tools_result(toolset, revision)
         definitions[revision] = result["tools"]
         body = {"_meta": {GENERATED_META_KEY: header_text(source_note)}, **result}
         files.append((f"{TOOLS_DIR}/{revision}.json", json_text(body)))

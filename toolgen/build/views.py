@@ -7,6 +7,9 @@ tools as the latest protocol revision publishes them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from toolgen.build.common import header_text, json_text
 from toolgen.build.tooldefs import GENERATED_META_KEY
 from toolgen.providers import PROVIDERS, convert
@@ -15,9 +18,13 @@ from toolgen.spec.layout import TOOLS_DIR
 from toolgen.spec.protocol import LATEST_REVISION, tool_definition
 
 
-def render_views(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
-    """One file per provider under `tools/`."""
-    definitions = [tool_definition(tool, LATEST_REVISION) for tool in toolset.tools]
+def render_views(
+    toolset: ToolSet, *, source_note: str, definitions: Sequence[Mapping[str, Any]] | None = None
+) -> list[tuple[str, str]]:
+    """One file per provider under `tools/` (`definitions`: the tools as the latest revision
+    lists them, when the caller has them)."""
+    if definitions is None:
+        definitions = [tool_definition(tool, LATEST_REVISION) for tool in toolset.tools]
     files = []
     for provider in PROVIDERS:
         view = convert(provider, definitions)

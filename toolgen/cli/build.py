@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -15,14 +13,15 @@ import click
 
 from toolgen.build.common import json_text
 from toolgen.build.progress import clock, process_started
-from toolgen.build.run import DEFAULT_TARGETS, TARGETS
 from toolgen.build.run import build as run_build
 from toolgen.build.run import check as run_check
+from toolgen.build.targets import DEFAULT_TARGETS, TARGETS
 from toolgen.build.writer import Drift
 from toolgen.cli.common import DEFAULT_OUT, DEFAULT_SPECS, check_name, echo, fail_on_spec_errors
 from toolgen.providers import Provider, toolset_view
 from toolgen.providers.report import report_text
 from toolgen.report.config import ConfigError, find_pyproject, load_section
+from toolgen.spec import collector
 from toolgen.spec.errors import SpecError
 from toolgen.spec.pipeline import load_spec_set
 from toolgen.spec.positions import display_path
@@ -76,8 +75,9 @@ def target_option(func: F) -> F:
         "--target",
         default=None,
         metavar="TARGETS",
-        help="What to write per spec set: python, typescript, or python,typescript "
-        "(default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, else python).",
+        help="What to write per spec set: python, typescript, rust, or several separated by "
+        "commas (default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, "
+        "else python).",
     )(func)
 
 
@@ -155,21 +155,6 @@ def capped(diff: str, limit: int | None) -> tuple[str, int]:
     return "".join(lines[:limit]), len(lines) - limit
 
 
-@contextlib.contextmanager
-def batch_run() -> Iterator[None]:
-    """The cycle collector off inside (as it was after): what a build makes (parsed files,
-    schemas, the model generator's trees) lives until it ends and holds few cycles, so the
-    collector's passes over that growing heap would cost time and free next to nothing.
-    The model workers are forked from inside, and inherit it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
     return list(specs) if specs else [Path(DEFAULT_SPECS)]
 
@@ -209,7 +194,8 @@ def build(
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
     definitions for every protocol revision, pydantic models and a server stub
-    (--target typescript: a TypeScript module for the official SDK instead, or too).
+    (--target typescript: a TypeScript module for the official SDK; --target rust: a Rust
+    crate for rmcp; instead, or too).
 
     SPECS are spec files or directories (default: specs/). A directory whose
     subdirectories each declare a server is a directory of spec sets.
@@ -221,7 +207,7 @@ def build(
     progress = None if quiet else (lambda line: echo(line, err=True))
     try:
         # silence counts from the command's start
-        with batch_run(), clock(since=process_started()):
+        with collector.paused(), clock(since=process_started()):
             report = run_build(
                 _specs_or_default(specs),
                 out,
@@ -271,7 +257,7 @@ def check(
     unless --diff). Exit 0 when it is up to date. For CI and pre-commit.
     """
     try:
-        with batch_run():
+        with collector.paused():
             drift = run_check(
                 _specs_or_default(specs), out, name=name, refs=refs, targets=resolve_targets(target)
             )

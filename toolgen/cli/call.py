@@ -11,6 +11,8 @@ import click
 
 from toolgen.cli.common import echo
 from toolgen.cli.importing import _headers
+from toolgen.extras import install_hint
+from toolgen.limits import CALL_TIMEOUT
 
 
 @click.command()
@@ -35,7 +37,7 @@ from toolgen.cli.importing import _headers
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
+    default=CALL_TIMEOUT,
     show_default=True,
     help="Seconds for connecting, listing and the call together.",
 )
@@ -62,8 +64,8 @@ def call(
         import mcp  # noqa: F401
     except ImportError as exc:
         raise click.UsageError(
-            f"toolgen call needs the mcp extra ({exc.name} is missing): "
-            "pip install 'toolgen[mcp]', or pip install -e '.[mcp]' in a clone of toolgen"
+            f"toolgen call needs the mcp extra ({exc.name} is missing); add it with: "
+            + install_hint("mcp")
         ) from None
     if (command is None) == (url is None):
         raise click.UsageError("give exactly one of --server 'CMD ARGS...' and --url URL")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from toolgen.cli.common import DEFAULT_OUT, check_name, echo, fail_on_spec_errors
+from toolgen.limits import CALL_TIMEOUT
 from toolgen.spec.errors import SpecError
 from toolgen.spec.positions import display_path
 
@@ -48,7 +49,7 @@ def _headers(values: tuple[str, ...]) -> dict[str, str]:
 @click.option(
     "--timeout",
     type=float,
-    default=60.0,
+    default=CALL_TIMEOUT,
     show_default=True,
     help="Seconds a live server has to list its tools.",
 )

@@ -2,7 +2,8 @@
 
 A long run (a verify of a live server) should not end in an unwritable path, so
 the path is checked before the work starts; the report is then written to a
-temporary sibling and renamed into place, so a reader never sees half a report.
+temporary sibling and renamed into place, so a reader never sees half a report. A file
+gets what the terminal would: a server's or a spec's control characters as escapes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import os
 from pathlib import Path
 
 import click
+
+from toolgen.spec.text import visible
 
 OUTPUT = click.option(
     "-o",
@@ -34,13 +37,14 @@ def check_report_path(path: Path) -> None:
 
 
 def write_report(path: Path, text: str) -> None:
-    """Write `text` to `path` whole (temporary sibling, then rename)."""
+    """Write `text` to `path` whole (temporary sibling, then rename), its control characters
+    escaped as on stdout (`toolgen.cli.common.echo`)."""
     import tempfile  # only when a report is written (every lint imports this module)
 
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+            out.write(visible(text))
         os.chmod(name, _mode(path))
         os.replace(name, path)
     except BaseException:

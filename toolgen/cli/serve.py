@@ -9,10 +9,13 @@ from pathlib import Path
 
 import click
 
+from toolgen.limits import CALL_TIMEOUT
 from toolgen.report.terminal import print_spec_errors
 from toolgen.spec.errors import SpecError
 
 TOKEN_ENV = "TOOLGEN_TOKEN"
+STORE_ENV = "TOOLGEN_STORE"
+"""Where `serve --http` reads its store URL when `--store` is not given."""
 """Where `serve --http` reads its bearer token when `--token` is not given."""
 
 
@@ -49,7 +52,7 @@ def check_token(value: str | None) -> str | None:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0),
-    default=60.0,
+    default=CALL_TIMEOUT,
     show_default=True,
     help="Seconds a call may run before it answers with an error (0: no limit).",
 )
@@ -92,8 +95,17 @@ def check_token(value: str | None) -> str | None:
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="With --http: worker processes sharing the port (POSIX). Legacy sessions are "
-    "routed to the worker that opened them; Ctrl-C or SIGTERM stops them all.",
+    help="With --http: worker processes sharing the port (POSIX), and the --store that "
+    "lets any of them answer for the others; Ctrl-C or SIGTERM stops them all.",
+)
+@click.option(
+    "--store",
+    "store_url",
+    envvar=STORE_ENV,
+    metavar="URL",
+    help="With --http: keep tasks, resumable streams and sessions in Redis "
+    "(redis://HOST:PORT/DB, needs toolgen[redis]), shared by every instance that names it. "
+    "Default: $TOOLGEN_STORE, else this process's memory.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Log requests and cancellations to stderr.")
 def serve(
@@ -107,6 +119,7 @@ def serve(
     allow_origins: tuple[str, ...],
     token: str | None,
     workers: int,
+    store_url: str | None,
     verbose: bool,
 ) -> None:
     """Serve one spec set over MCP on stdin/stdout, both protocol eras
@@ -119,6 +132,13 @@ def serve(
         raise click.UsageError("give exactly one of --handlers MODULE:OBJECT and --mock")
     if workers > 1 and http_address is None:
         raise click.UsageError("--workers needs --http (stdio serves one client)")
+    if store_url and http_address is None:
+        raise click.UsageError("--store needs --http (stdio serves one client, from memory)")
+    if workers > 1 and not store_url:
+        raise click.UsageError(
+            "--workers shares tasks, streams and sessions through a store: "
+            "add --store redis://HOST:PORT/DB (or set TOOLGEN_STORE)"
+        )
     from toolgen.serve.toolset import RuntimeToolSet
     from toolgen.spec.pipeline import load_spec_set
 
@@ -155,6 +175,7 @@ def serve(
             inline_sync=inline_sync,
             log_level=logging.INFO if verbose else logging.WARNING,
             workers=workers,
+            store=store_url or None,
         )
         return
     if sys.stderr.isatty():  # a person started it: say it runs (stdout stays protocol only)

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from toolgen.cli.common import echo
+from toolgen.extras import install_hint
 from toolgen.serve.toolset import RuntimeToolSet
 
 
@@ -26,12 +27,13 @@ def run_http(
     try:
         from toolgen.serve.http import serve_http
         from toolgen.serve.http.security import parse_origins
-        from toolgen.serve.http.server import parse_address
+        from toolgen.serve.http.server import open_store, parse_address
         from toolgen.serve.http.workers import AllWorkersStopped, can_fork
+        from toolgen.serve.store import StoreError
     except ImportError as exc:
         raise click.UsageError(
-            f"--http needs the http extra ({exc.name} is missing): pip install 'toolgen[http]', "
-            "or pip install -e '.[http]' in a clone of toolgen"
+            f"--http needs the http extra ({exc.name} is missing); add it with: "
+            + install_hint("http")
         ) from None
     try:
         host, port = parse_address(address)
@@ -43,6 +45,10 @@ def run_http(
         raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
     if options.get("workers", 1) > 1 and not can_fork():
         raise click.BadParameter("several workers need fork(), which this platform lacks")
+    try:
+        open_store(options.get("store"))
+    except StoreError as exc:
+        raise click.BadParameter(str(exc), param_hint="--store") from None
     try:
         serve_http(
             tools,

@@ -11,6 +11,7 @@ import click
 
 from toolgen.cli.common import echo
 from toolgen.cli.reportfile import OUTPUT, check_report_path, write_report
+from toolgen.limits import VERIFY_TIMEOUT
 from toolgen.spec.errors import SpecError
 from toolgen.spec.protocol import SUPPORTED_REVISIONS
 
@@ -78,6 +79,12 @@ def _fail_usage(lines: list[str]) -> None:
     help="Also call tools that may destroy data (destructive hints, or undeclared hints).",
 )
 @click.option(
+    "--allow-open-world",
+    is_flag=True,
+    help="Also send generated inputs to tools that reach outside systems (open-world hints, or "
+    "undeclared); by default they get only the spec's examples and the fixtures' values.",
+)
+@click.option(
     "--only", multiple=True, metavar="TOOL", help="Check only these tools (fnmatch; repeatable)."
 )
 @click.option(
@@ -103,9 +110,16 @@ def _fail_usage(lines: list[str]) -> None:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
-    default=10.0,
+    default=VERIFY_TIMEOUT,
     show_default=True,
     help="Seconds to wait for any one answer.",
+)
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=1),
+    default=600.0,
+    show_default=True,
+    help="Seconds the whole run may take: each tool gets its share, and no call starts after.",
 )
 def verify(
     specs: tuple[Path, ...],
@@ -119,19 +133,22 @@ def verify(
     cases: int,
     seed: int,
     allow_destructive: bool,
+    allow_open_world: bool,
     only: tuple[str, ...],
     exclude: tuple[str, ...],
     baseline: Path | None,
     fixtures: Path | None,
     sequences: str,
     timeout: float,
+    budget: float,
 ) -> None:
     """Check a live MCP server against SPECS (a spec set; default specs/): the protocol
     (handshake, ping, notifications, malformed JSON, batches, unknown methods and tools),
     the listing (tools, hints, schemas by meaning), calls (fixtures, examples, boundary
     values, generated inputs with shrinking, invalid inputs) and stateful sequences
     (create, read, update, delete). Destructive tools are skipped unless
-    --allow-destructive.
+    --allow-destructive; open-world tools get only the spec's examples and the fixtures'
+    values unless --allow-open-world.
 
     Every check enforces a rule of the MCP specification, JSON-RPC 2.0 or the spec set,
     at a level (must, should, may). Exit 0 when no failure reaches --fail-on's level
@@ -166,7 +183,7 @@ def verify(
         target = _target(server, url, headers)
         options = Options(
             protocol, cases, seed, allow_destructive, only, exclude, timeout, given, sequences,
-            fail_on,
+            fail_on, budget, allow_open_world,
         )  # fmt: skip
         report = run_verify(toolset, target, options)
     except (Unreachable, GeneratorMissing) as exc:

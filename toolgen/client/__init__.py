@@ -13,27 +13,24 @@ compared with the spec (`Drift`, reported as the `drift` policy says). Everythin
 on the wire goes through the official MCP SDK's `ClientSession`. `blocking(...)`
 drives a client from synchronous code (`toolgen.client.sync`).
 
-`OMITTED` (of type `Omitted`) is the one "absent" value of generated code: an optional
-argument a caller did not give (it is not sent), and in the models a property the JSON
-leaves out; the models import it from here (`toolgen.client.absent`).
+Each generated `models.py` defines the "absent" value of its package, `OMITTED`: in the
+models a property the JSON leaves out, in the client an optional argument a caller did not
+give (it is not sent).
 """
 
 from __future__ import annotations
 
-from toolgen.client.absent import OMITTED, Omitted
 from toolgen.client.base import DriftPolicy, ToolClient, call_model, call_result, call_value
 from toolgen.client.drift import Drift, DriftError, DriftWarning
 from toolgen.client.errors import ToolCallError
 from toolgen.client.sync import Blocking, blocking
 
 __all__ = [
-    "OMITTED",
     "Blocking",
     "Drift",
     "DriftError",
     "DriftPolicy",
     "DriftWarning",
-    "Omitted",
     "ToolCallError",
     "ToolClient",
     "blocking",

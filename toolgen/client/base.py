@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
 
-from toolgen.client.absent import OMITTED
 from toolgen.client.connect import list_all_tools, open_session
 from toolgen.client.drift import Drift, DriftError, DriftWarning, compare, describe
 from toolgen.client.errors import ToolCallError
@@ -140,6 +139,13 @@ class ToolClient:
 # tools are called, so nothing the calls rely on lives in its namespace.
 
 
+def _absent(value: object, models: str) -> bool:
+    """Is `value` the `OMITTED` of the generated models module `models` (an argument the
+    caller did not give)? Each generated package defines its own."""
+    kind = type(value)
+    return kind.__name__ == "Omitted" and kind.__module__ == models
+
+
 def _revision(client: ToolClient) -> str:
     version = client.session.protocol_version
     if version is None:
@@ -152,7 +158,7 @@ async def call_result(
 ) -> CallToolResult:
     """Validate the arguments, call, raise `ToolCallError` on `isError`: the SDK's
     `CallToolResult` (what a tool without output schema returns: content blocks)."""
-    given = {key: value for key, value in arguments.items() if value is not OMITTED}
+    given = {k: v for k, v in arguments.items() if not _absent(v, input_model.__module__)}
     payload = input_model.model_validate(given).model_dump(
         mode="json", by_alias=True, exclude_unset=True
     )

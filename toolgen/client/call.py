@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgen.client.connect import list_all_tools, open_session
+from toolgen.limits import CALL_TIMEOUT
 from toolgen.spec.protocol import may_destroy
 
 __all__ = ["CallError", "CallOutcome", "call", "check_callable", "may_destroy"]
@@ -61,7 +62,7 @@ def call(
     url: str | None = None,
     headers: Mapping[str, str] | None = None,
     allow_destructive: bool = False,
-    timeout: float = 60.0,
+    timeout: float = CALL_TIMEOUT,
 ) -> CallOutcome:
     """Call `tool` on the stdio server `command` (this process's environment) or at `url`."""
     import anyio

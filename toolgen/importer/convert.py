@@ -17,6 +17,8 @@ from typing import Any
 from toolgen.importer import repair
 from toolgen.importer.refs import DefRegistry, hoist
 from toolgen.schema.dialects import DRAFT_2020_12, dialect_of, to_2020_12
+from toolgen.schema.keywords import misspelt
+from toolgen.schema.walk import walk_schemas
 from toolgen.spec.ir import HINTS
 from toolgen.spec.naming import server_name
 from toolgen.spec.protocol import JSON_SCHEMA_DIALECT, WRAP_KEY, WRAPPED_META_KEY
@@ -251,6 +253,19 @@ class _ToolImport:
         converted = to_2020_12(raw, dialect)
         for path, note in converted.notes:
             self.warn(_at(part, path, note))
+        for path, sub in walk_schemas(converted.schema):
+            for key in sub if isinstance(sub, dict) else ():
+                meant = misspelt(key) if isinstance(key, str) else None
+                if meant is not None:
+                    self.warn(
+                        _at(
+                            part,
+                            (*path, key),
+                            f"{key!r} is not a JSON Schema keyword (did you "
+                            f"mean {meant!r}?): validators ignore it, and a spec file refuses it "
+                            "until you fix it",
+                        )
+                    )
         schema = repair.valid_schema(converted.schema, part, self.warn)
         hoisted = hoist(schema, self.registry, _camel(self.name) + suffix)
         for path, note in hoisted.notes:

@@ -18,8 +18,10 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
+from toolgen.extras import install_hint
 from toolgen.importer.convert import ServerInfo
 from toolgen.importer.sources import Published
+from toolgen.limits import CALL_TIMEOUT
 
 ERRLOG_TAIL = 2000
 """Characters of a failed stdio server's stderr quoted in the error."""
@@ -29,7 +31,7 @@ class LiveError(Exception):
     """A live server could not be listed: not started, unreachable, or not speaking MCP."""
 
 
-def list_stdio(command: str, *, timeout: float = 60.0) -> Published:
+def list_stdio(command: str, *, timeout: float = CALL_TIMEOUT) -> Published:
     """The tools of the stdio server `command` (a shell-like command line, never run by a shell)."""
     try:
         argv = shlex.split(command)
@@ -41,7 +43,7 @@ def list_stdio(command: str, *, timeout: float = 60.0) -> Published:
 
 
 def list_http(
-    url: str, headers: Mapping[str, str] | None = None, *, timeout: float = 60.0
+    url: str, headers: Mapping[str, str] | None = None, *, timeout: float = CALL_TIMEOUT
 ) -> Published:
     """The tools of the Streamable HTTP server at `url`, sending `headers` with every request."""
     if not url.startswith(("http://", "https://")):
@@ -58,7 +60,10 @@ def _run(streams: Any, timeout: float, what: str, notes: Sequence[str] = ()) -> 
         import anyio
         import mcp  # noqa: F401  (the official client: an optional dependency)
     except ImportError:
-        raise LiveError("a live import needs the MCP SDK: pip install 'toolgen[import]'") from None
+        raise LiveError(
+            "a live import needs the MCP SDK (the import extra); add it with: "
+            + install_hint("import")
+        ) from None
 
     async def main() -> Published:
         with anyio.fail_after(timeout):

@@ -29,7 +29,7 @@ from toolgen.spec.source import parse_source
 def read_back(text: str, name: str) -> ToolSet:
     """The `ToolSet` toolgen reads from an imported spec file's `text`."""
     source = parse_source(text, Path(name), name)
-    return resolve([parse_spec_file(source)], "imported")
+    return resolve([parse_spec_file(source)], "imported", typos=False)
 
 
 def unreadable_tools(tools: Sequence[Any]) -> dict[int, str]:

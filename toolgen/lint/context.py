@@ -370,10 +370,27 @@ def words(name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def tool_verb(tool: Tool, options: RuleOptions) -> str | None:
+    """The verb of a tool (`verb`), its name weighed against its title and description."""
+    return verb(tool.name, tool.description, options, _title(tool))
+
+
+def lead_verb(tool: Tool, options: RuleOptions) -> str | None:
+    """The known verb a tool's description starts with, else its title ("Send feedback on a
+    search result")."""
+    return description_verb(tool.description, options) or description_verb(_title(tool), options)
+
+
+def _title(tool: Tool) -> str | None:
+    return tool.title or tool.annotations.title
+
+
 @lru_cache(maxsize=8192)
-def verb(name: str, description: str | None, options: RuleOptions) -> str | None:
-    """The verb of a tool, read from its whole name and weighed against its description;
-    None where the evidence is thin (the rules then stay silent).
+def verb(
+    name: str, description: str | None, options: RuleOptions, title: str | None = None
+) -> str | None:
+    """The verb of a tool, read from its whole name and weighed against its title and
+    description; None where the evidence is thin (the rules then stay silent).
 
     - The word of the name the description starts with is the verb, known or not
       (`simulate-research-query`, "Simulates a deep research ...": *simulate*, whose
@@ -383,9 +400,10 @@ def verb(name: str, description: str | None, options: RuleOptions) -> str | None
       *comment*, the object). A read noun after the first word counts as a read
       (`git_status`, `git_diff_unstaged`); an HTTP method yields to a verb after it
       (`API-post-search` searches).
-    - A verb found after the first word is not trusted when the description starts with
-      a known verb that says otherwise, a read against a change or the other way round
-      (`firecrawl_search_feedback`, "Send feedback ...")."""
+    - A verb found after the first word is not trusted when the description (or, when it
+      starts with no known verb, the title) starts with a known verb that says otherwise, a
+      read against a change or the other way round (`firecrawl_search_feedback`, "Send
+      feedback on a search result")."""
     found = words(name.rsplit(".", 1)[-1])
     first = _lead_words(description)[:1]
     for word in found:
@@ -400,7 +418,8 @@ def verb(name: str, description: str | None, options: RuleOptions) -> str | None
     if not verbs:
         return None
     word, index = verbs[1] if verbs[0][0] in HTTP_METHODS and len(verbs) > 1 else verbs[0]
-    said = verb_class(description_verb(description, options), options)
+    lead = description_verb(description, options) or description_verb(title, options)
+    said = verb_class(lead, options)
     if index > 0 and said is not None and (said == "read") != (verb_class(word, options) == "read"):
         return None
     return word

@@ -144,7 +144,7 @@ REPEATABLE_VERBS = frozenset(
     ]
 )
 """Verbs that may put something into a set, where doing it twice changes nothing
-(`git_add` stages a path, `add_label` labels an issue): TG108 does not call such a tool
+(`git_add` stages a path, `add_label` labels a pull request): TG108 does not call such a tool
 wrong for being idempotent unless its description says each call makes something new."""
 
 READ_NOUNS = frozenset(["status", "log", "logs", "diff", "history", "blame"])

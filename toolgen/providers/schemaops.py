@@ -14,6 +14,7 @@ from typing import Any
 
 from toolgen.providers.model import Losses
 from toolgen.schema.allof import force_branch
+from toolgen.schema.jsonequal import json_type
 from toolgen.schema.pointer import join, resolve_pointer
 
 ANNOTATIONS = frozenset(
@@ -113,20 +114,6 @@ def types_of(schema: Mapping[str, Any]) -> list[str]:
         if name not in found:
             found.append(name)
     return found
-
-
-def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def implied_types(schema: Mapping[str, Any]) -> list[str]:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from toolgen.schema.jsonequal import same
+from toolgen.schema.pointer import resolve_pointer
 
 ANNOTATIONS = frozenset(
     {"title", "description", "examples", "deprecated", "$comment", "readOnly", "writeOnly"}
@@ -102,6 +103,30 @@ def force_branch(
         elif out[key] != value and key not in quiet and key != "description":
             overridden.append((key, value))
     return out, overridden
+
+
+def folded(schema: Mapping[str, Any], root: Any, max_depth: int = 16) -> Mapping[str, Any]:
+    """`schema` with its local `$ref` target (in `root`) and its `allOf` branches merged in by
+    force (`force_branch`), theirs folded first; `schema` itself when it has neither. For
+    readers that want one object's properties and keywords (sample data, verify's inputs),
+    not an exact schema."""
+    return _folded(schema, root, 0, max_depth)
+
+
+def _folded(schema: Mapping[str, Any], root: Any, depth: int, max_depth: int) -> Mapping[str, Any]:
+    parts: list[Any] = []
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        parts.append(resolve_pointer(root, ref))
+    if isinstance(schema.get("allOf"), list):
+        parts.extend(schema["allOf"])
+    if not parts or depth > max_depth:
+        return schema
+    out: dict[str, Any] = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+    for part in parts:
+        if isinstance(part, Mapping):
+            out, _ = force_branch(out, _folded(part, root, depth + 1, max_depth), ())
+    return out
 
 
 def in_place_refs(schema: Any) -> list[str]:

@@ -1,5 +1,6 @@
-"""Equality of JSON values, which Python's `==` gets wrong in one way: `True == 1` and
-`False == 0`, so `{"const": true}` equals `{"const": 1}` and `[1]` equals `[true]`.
+"""JSON values: their JSON Schema type, and their equality, which Python's `==` gets wrong in
+one way: `True == 1` and `False == 0`, so `{"const": true}` equals `{"const": 1}` and `[1]`
+equals `[true]`.
 
 In JSON, and so in JSON Schema, `true` and `1` are different values (a schema with
 `const: 1` refuses `true`). Numbers compare by value: `1` and `1.0` are one JSON number
@@ -9,6 +10,7 @@ no change to `toolgen diff`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -29,6 +31,16 @@ def same(a: Any, b: Any) -> bool:
     return _no_bool_for_number(a, b)  # keys in another order, or 1 where 1.0 was
 
 
+def canonical(value: Any) -> bytes:
+    """`value` as JSON text with sorted keys: a key for finding equal values in a dict. Two
+    values with the same text are `same`; the converse holds but for a number written `1`
+    in one and `1.0` in the other."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits, a key that is not a string
+        return json.dumps(value, sort_keys=True, default=str).encode()
+
+
 def _no_bool_for_number(a: Any, b: Any) -> bool:
     """For two values that are `==`: whether no boolean stands where the other has a number."""
     if type(a) is bool or type(b) is bool:
@@ -41,8 +53,8 @@ def _no_bool_for_number(a: Any, b: Any) -> bool:
 
 
 def json_type(value: Any) -> str:
-    """The JSON Schema type of a JSON value: `integer` for any number without a fractional
-    part (`1.0` too), `number` for the others."""
+    """The JSON Schema type of a JSON value; a number with no fractional part is an
+    `integer`, as JSON Schema 2020-12 counts it (`1.0` is an integer)."""
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -17,7 +17,7 @@ from re import _constants as c  # type: ignore[attr-defined]  # the regex parser
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
-from toolgen.schema.pointer import resolve_pointer
+from toolgen.schema.allof import folded
 
 _FORMATS: dict[str, str] = {
     "date-time": "2025-01-01T00:00:00Z",
@@ -63,7 +63,7 @@ def _sample(schema: Any, root: Mapping[str, Any], seed: int, depth: int) -> Any:
         return schema["examples"][0]
     if "default" in schema and seed == 0:
         return schema["default"]
-    merged = _merge(schema, root, depth)
+    merged = folded(schema, root, _MAX_DEPTH - depth)
     if merged is not schema:
         return _sample(merged, root, seed, depth + 1)
     for key in ("anyOf", "oneOf"):
@@ -83,31 +83,6 @@ def _sample(schema: Any, root: Mapping[str, Any], seed: int, depth: int) -> Any:
     if kind == "boolean":
         return seed % 2 == 0
     return None
-
-
-def _merge(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Mapping[str, Any]:
-    """`schema` with its `$ref` target and `allOf` branches folded in (objects merged)."""
-    parts: list[Any] = []
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        parts.append(resolve_pointer(root, ref))
-    if isinstance(schema.get("allOf"), list):
-        parts.extend(schema["allOf"])
-    if not parts or depth > _MAX_DEPTH:
-        return schema
-    merged: dict[str, Any] = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
-    for part in parts:
-        if not isinstance(part, Mapping):
-            continue
-        part = _merge(part, root, depth + 1)
-        for key, value in part.items():
-            if key == "properties" and isinstance(value, Mapping):
-                merged["properties"] = {**value, **merged.get("properties", {})}
-            elif key == "required" and isinstance(value, list):
-                merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
-            else:
-                merged.setdefault(key, value)
-    return merged
 
 
 def _is_null(schema: Any, root: Mapping[str, Any]) -> bool:

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from toolgen.limits import CALL_TIMEOUT
 from toolgen.schema.validation import invalid_arguments
 from toolgen.sdk.context import sdk_call_context
 from toolgen.sdk.servers import lowlevel_server
@@ -64,7 +65,7 @@ class SpecTools:
         tools: RuntimeToolSet,
         handlers: Any,
         *,
-        timeout: float | None = 60.0,
+        timeout: float | None = CALL_TIMEOUT,
         inline_sync: bool = False,
     ) -> None:
         self.tools = tools
@@ -138,7 +139,7 @@ def add_tools(
     specs: Specs,
     handlers: Any,
     *,
-    timeout: float | None = 60.0,
+    timeout: float | None = CALL_TIMEOUT,
     inline_sync: bool = False,
 ) -> RuntimeToolSet:
     """Serve every tool of `specs` from `server`, beside the server's own tools.

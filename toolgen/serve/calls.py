@@ -1,21 +1,26 @@
-"""Running one `tools/call` whose arguments are valid: its handler, the per-call timeout,
-cancellation, and the response it answers.
+"""Running one `tools/call` whose arguments are valid: where its handler runs, the per-call
+timeout, cancellation, and the response it answers.
 
 The engine makes a `PendingCall` for each `tools/call` it accepts and puts it among the
-connection's calls in flight (`toolgen.serve.connection`); the transport then runs it once:
+connection's calls in flight (`toolgen.serve.connection`). The transport sets where the
+call's notifications go (`context`) and where its response goes (`reply`), then hands it
+to `start`, the one place that decides how a handler runs, for every transport:
 
-- `await call.run()` on the event loop: an async handler runs in this task; a sync one on
-  a worker thread (`Workers`: a handler that never returns neither holds up other calls
-  nor keeps the process alive); both within the per-call timeout.
-- `call.run_here()` on the current thread, for a call whose handler is sync (`call.sync`):
-  stdio runs such calls on the thread that read them, and keeps their timeout itself
-  (`timed_out`, `abandon`); transports on the event loop run `inline` ones there.
+- a call that runs as a task (`io.modelcontextprotocol/tasks`): in an asyncio task of
+  its own, detached from its request, which is answered with the task's handle;
+- an async handler: in an asyncio task on the event loop, within the per-call timeout;
+- a sync handler marked `@inline` (or every sync handler, `inline_sync`) called on the
+  event loop: right there, at once;
+- any other sync handler: on a handler thread. Called on one (stdio reads its input on
+  a handler thread), right there; called on the event loop, on an idle handler thread,
+  else a new one (`Workers`: a handler that never returns neither holds up other calls
+  nor keeps the process alive), awaited within the per-call timeout.
 
-Both give the JSON-RPC response to send, or None when the call was cancelled or timed out
-meanwhile: only the first to take the call off the connection (`claim`) answers it. A
-handler that raises, times out or returns a result that breaks its output schema gives an
-`isError` result the model can act on; the details only go to the log. A handler that
-raises `ProtocolError` gives that JSON-RPC error instead.
+`reply` gets the JSON-RPC response, or None when the call was cancelled or answered
+meanwhile (timed out): only the first to take the call off the connection (`claim`)
+answers it. A handler that raises, times out or returns a result that breaks its output
+schema gives an `isError` result the model can act on; the details only go to the log. A
+handler that raises `ProtocolError` gives that JSON-RPC error instead.
 """
 
 from __future__ import annotations
@@ -165,15 +170,16 @@ class PendingCall:
     __slots__ = (
         "__weakref__",
         "_abandoned",
+        "_context",
         "_state",
         "arguments",
         "calls",
         "capabilities",
         "connection",
-        "context",
         "handler",
         "inputs",
         "name",
+        "reply",
         "request_id",
         "store",
         "task",
@@ -204,23 +210,36 @@ class PendingCall:
         self.store = store
         self.capabilities = capabilities
         self.handler = calls.handlers.get(name)
-        self.context = context_for_call()
-        """What the handler reports progress and log messages to; the transport may set it."""
+        self._context: CallContext | None = None
+        self.reply: Callable[[Response | None], None] = _nowhere
+        """Where the call's response goes once it ends (None: cancelled, or answered already)."""
         self.task: asyncio.Task[Any] | None = None
         self._state = _NEW
         self._abandoned = False
 
     @property
+    def context(self) -> CallContext:
+        """What the handler reports progress and log messages to: the one the transport set,
+        else the one installed around the call, else a silent one of its own."""
+        if self._context is None:
+            self._context = context_for_call()
+        return self._context
+
+    @context.setter
+    def context(self, context: CallContext) -> None:
+        self._context = context
+
+    @property
     def sync(self) -> bool:
-        """Whether `run_here` can run the call: its handler is sync (or missing) and the
-        call is no task."""
+        """Whether the handler is sync (or missing) and the call is no task: it runs on the
+        thread that starts it, or on a handler thread (see `start`)."""
         handler = self.handler
         return self.store is None and (handler is None or not handler.is_async)
 
     @property
     def inline(self) -> bool:
-        """Whether the handler never blocks (`@inline`, or `inline_sync`): a transport on the
-        event loop runs it there, with no thread."""
+        """Whether the handler is sync and never blocks (`@inline`, or `inline_sync`): it runs
+        on the event loop, with no thread (see `start`)."""
         handler = self.handler
         return self.sync and (handler is None or handler.inline or self.calls.inline_sync)
 
@@ -376,6 +395,16 @@ class PendingCall:
     def _answer(self, response: Response) -> Response | None:
         return response if self.connection.claim(self.request_id, self) else None
 
+    def ended(self, task: asyncio.Future[Response | None]) -> None:
+        """The call's asyncio task is done: pass its response on (see `start`)."""
+        if task.cancelled():
+            self.reply(None)
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("a call failed unexpectedly", exc_info=exc)
+        self.reply(None if exc is not None else task.result())
+
     def cancel(self) -> None:
         """Cancel the call, from any thread: its task, or (a sync handler on a transport's
         thread, a call not started) the handler is told (`abandon`)."""
@@ -428,6 +457,7 @@ class PendingCall:
         task = store.create()
         if task is None:  # too many live tasks: this call runs without one
             return await self._plain()
+        await task.saved()
         task.runner = self._spawn(TaskSlot(store.create, task))
         return self._task_created(task)
 
@@ -456,18 +486,15 @@ class PendingCall:
             result = await self.result(bounded=False)  # a task runs as long as it needs
         except BaseException as exc:
             task = slot.task
-            if task is None:
-                raise
-            if _really_cancelled(exc):
-                task.cancel()
+            if task is None or _really_cancelled(exc):  # (cancelled: tasks/cancel settled it)
                 raise
             if isinstance(exc, ProtocolError):
-                task.fail(exc.code, exc.message, exc.data)
+                await task.fail(exc.code, exc.message, exc.data)
             else:
-                task.complete(self.calls.failure(self.name, exc))
+                await task.complete(self.calls.failure(self.name, exc))
             return None
         if slot.task is not None:
-            slot.task.complete(result)
+            await slot.task.complete(result)
         return result
 
     async def _until_task(self, slot: TaskSlot) -> Response:
@@ -484,6 +511,7 @@ class PendingCall:
             watcher.cancel()
         if slot.task is not None:
             slot.task.runner = runner
+            await slot.task.saved()
             return self._task_created(slot.task)
         if runner.cancelled():
             if inputs.interrupted:
@@ -502,6 +530,43 @@ class PendingCall:
         return jsonrpc.response(self.request_id, body)
 
 
+def start(call: PendingCall, loop: asyncio.AbstractEventLoop) -> asyncio.Task[Any] | None:
+    """Run `call` where its handler belongs (see the module docs): the one place that
+    decides, for every transport. Called on `loop` (the event loop) or on a handler thread;
+    `call.reply` gets the response. Returns the asyncio task the call runs in when it
+    started one from the loop (cancel it to cancel the call), else None."""
+    on_loop = _running_loop() is loop
+    if call.sync and (call.inline if on_loop else True):
+        call.reply(call.run_here())
+        return None
+    if not on_loop:
+        loop.call_soon_threadsafe(start, call, loop)
+        return None
+    task = loop.create_task(call.run())
+    task.add_done_callback(call.ended)
+    return task
+
+
+async def answer(call: PendingCall) -> Response | None:
+    """`start` `call` from the event loop and wait for its response (None: cancelled by
+    `notifications/cancelled`, or answered already). Cancelling the waiting task cancels
+    the call."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Response | None] = loop.create_future()
+    call.reply = lambda response: _settle(done, response)
+    task = start(call, loop)
+    try:
+        return await done
+    except asyncio.CancelledError:
+        if task is not None:
+            task.cancel()
+        raise
+
+
+def _nowhere(response: Response | None) -> None:
+    """The `reply` of a call nobody asked to answer: its response is dropped."""
+
+
 def _error_response(request_id: RequestId, exc: ProtocolError) -> Response:
     """The JSON-RPC error a handler's `ProtocolError` answers."""
     return jsonrpc.error(request_id, exc.code, exc.message, exc.data)
@@ -517,10 +582,8 @@ def _really_cancelled(exc: BaseException) -> bool:
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+    """The event loop running on this thread, or None (without raising: once per call)."""
+    return asyncio.events._get_running_loop()
 
 
 def _settle(future: asyncio.Future[Any], value: Any) -> None:

@@ -8,19 +8,19 @@ Transport-independent. A transport decodes one JSON message, calls
 - `None`: send nothing (notifications, responses from the client), or
 - a `PendingCall` (`toolgen.serve.calls`): a `tools/call` whose handler still
   has to run, already among `connection.inflight` (so `notifications/cancelled`
-  finds it). Run it once, `await call.run()` in a task of its own, or
-  `call.run_here()` on a thread when `call.sync`, and send what it gives
-  unless that is None (cancelled, or answered already).
+  finds it). The transport hands it to `calls.start`, which decides where the
+  handler runs, and sends what the call's `reply` gets unless that is None;
+- an awaitable of the response, for a request that needs the store (the tasks
+  extension's methods): `Engine.reply` dispatches and awaits it, on the event loop.
 
-`await Engine.handle(message, connection)` does all of that for transports
-that answer one request at a time (HTTP); cancelling the awaiting task (a
-client that went away) cancels the call.
+`await Engine.handle(message, connection)` does all of that in one step (batches,
+tests, hosts that answer one request at a time).
 
 JSON-RPC batches (arrays): only a 2025-03-26 session must accept them
 (`takes_batch`); `await Engine.handle_batch(...)` answers one with an array.
 Every other array gets -32600, as MCP before 2025-03-26 and since 2025-06-18 says.
 
-Eras (see DESIGN.md "MCP facts"). A request whose `params._meta` carries
+Eras. A request whose `params._meta` carries
 `io.modelcontextprotocol/protocolVersion` is served statelessly at exactly
 that version (2026-07-28: `server/discover`, `tools/list`, `tools/call`, and
 `tasks/get`, `tasks/update`, `tasks/cancel` when a tool supports tasks, see
@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from toolgen.schema.validation import invalid_arguments
 from toolgen.serve import jsonrpc
-from toolgen.serve.calls import Calls, PendingCall
-from toolgen.serve.connection import Connection, Response
+from toolgen.serve.calls import Calls, PendingCall, answer
+from toolgen.serve.connection import Connection, Response, kept_capabilities
 from toolgen.serve.context import (
     CLIENT_CAPABILITIES_META,
     LOG_LEVELS,
@@ -64,12 +64,13 @@ from toolgen.serve.jsonrpc import RequestId
 from toolgen.serve.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
 from toolgen.serve.needs import missing
 from toolgen.serve.results import error_result
+from toolgen.serve.store import Record, Store
 from toolgen.serve.tasks import (
     TASK_SUPPORT,
     TASKS_EXTENSION,
-    Task,
     TaskStore,
     declares_tasks,
+    detailed,
     required_capability,
 )
 from toolgen.serve.tools import Tools
@@ -89,6 +90,9 @@ SERVER_INFO_META: Final = "io.modelcontextprotocol/serverInfo"
 ADVERTISED_VERSIONS: Final = tuple(reversed(SUPPORTED_REVISIONS))
 """Every version a request may name, newest first (in `server/discover` and -32022)."""
 
+Reply = Response | PendingCall | Awaitable[Response] | None
+"""What `Engine.dispatch` gives (see the module docs)."""
+
 log = logging.getLogger("toolgen.runtime")
 
 
@@ -104,10 +108,12 @@ class Engine:
         page_size: int = DEFAULT_PAGE_SIZE,
         inline_sync: bool = False,
         signer: StateSigner | None = None,
+        store: Store | None = None,
     ) -> None:
         """`handlers`: see `toolgen.serve.handlers`; `timeout`: seconds per call (None: none);
         `inline_sync`: treat every sync handler as `@inline` (it never blocks);
-        `signer`: seals `requestState` (engines answering one endpoint must share one)."""
+        `signer`: seals `requestState` (engines answering one endpoint must share one);
+        `store`: where what outlives a request is kept (None: this process's memory)."""
         self.tools = tools
         names = [tool.name for tool in tools.tools]
         self.handlers: dict[str, BoundHandler] = (
@@ -127,14 +133,17 @@ class Engine:
         self.needs = tools.client_needs
         self.task_support: dict[str, str] = _task_support(tools)
         """Tools whose calls may run as tasks: name → `optional` or `required`."""
-        self.task_store = TaskStore()
+        self.task_store = TaskStore(store)
+        """Tasks: their records in `store` (`toolgen.serve.store`), their handlers here."""
         self._discover: dict[str, Any] = {}
         self._requests = {
             "ping": self._ping,
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
         }
-        self._modern_requests = {
+        self._modern_requests: dict[
+            str, Callable[..., Response | PendingCall | Awaitable[Response]]
+        ] = {
             "server/discover": self._server_discover,
             "tools/list": self._tools_list,
             "tools/call": self._tools_call,
@@ -156,20 +165,18 @@ class Engine:
     # -- entry points -----------------------------------------------------------------
 
     async def handle(self, message: Any, connection: Connection) -> Response | None:
-        """Answer one decoded message completely (running a call's handler if needed)."""
-        reply = self.dispatch(message, connection)
+        """Answer one decoded message completely, a call's handler run by `calls.answer`
+        (cancelling the awaiting task cancels the call)."""
+        reply = await self.reply(message, connection)
         if not isinstance(reply, PendingCall):
             return reply
-        if reply.inline:
-            return reply.run_here()
-        task = asyncio.ensure_future(reply.run())
-        try:
-            return await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if task.cancelled() and (current is None or not current.cancelling()):
-                return None  # cancelled by notifications/cancelled: no response
-            raise
+        return await answer(reply)
+
+    async def reply(self, message: Any, connection: Connection) -> Response | PendingCall | None:
+        """`dispatch`, and the answer of a request that needs the store (the tasks
+        extension's methods) awaited."""
+        reply = self.dispatch(message, connection)
+        return await reply if isinstance(reply, Awaitable) else reply
 
     @staticmethod
     def takes_batch(message: Any, connection: Connection) -> bool:
@@ -216,7 +223,7 @@ class Engine:
         with use_call_context(context_for(message.get("params"))):
             return await self.handle(message, connection)
 
-    def dispatch(self, message: Any, connection: Connection) -> Response | PendingCall | None:
+    def dispatch(self, message: Any, connection: Connection) -> Reply:
         """Route one decoded message (see the module docs for what comes back)."""
         if type(message) is not dict:
             if isinstance(message, list):
@@ -276,7 +283,7 @@ class Engine:
         params: dict[str, Any],
         version: Any,
         connection: Connection,
-    ) -> Response | PendingCall:
+    ) -> Response | PendingCall | Awaitable[Response]:
         if type(version) is not str:
             return jsonrpc.error(
                 request_id, jsonrpc.INVALID_PARAMS, f"{PROTOCOL_VERSION_META} must be a string"
@@ -361,8 +368,7 @@ class Engine:
             )
         version = requested if requested in LEGACY_REVISIONS else LATEST_LEGACY_REVISION
         connection.legacy_version = version
-        capabilities = params.get("capabilities")
-        connection.client_capabilities = capabilities if type(capabilities) is dict else {}
+        connection.client_capabilities = kept_capabilities(params.get("capabilities"))
         result: dict[str, Any] = {
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": False}, "logging": {}},
@@ -445,9 +451,10 @@ class Engine:
             )
         needed = self.needs.get(name)
         declared = _declared_capabilities(params)
-        support = self.task_support.get(name) if is_modern(version) else None
+        modern = is_modern(version)
+        support = self.task_support.get(name) if modern else None
         as_task = support is not None and declares_tasks(declared)
-        if is_modern(version) and (needed or (support == "required" and not as_task)):
+        if modern and (needed or (support == "required" and not as_task)):
             lacking = missing(needed or (), declared)
             if support == "required" and not as_task:
                 lacking["extensions"] = {TASKS_EXTENSION: {}}
@@ -463,13 +470,13 @@ class Engine:
         if issues:
             message = invalid_arguments(name, issues)
             return self.calls.response(request_id, error_result(message), version)
-        if needed and not is_modern(version):
+        if needed and not modern:
             lacking = missing(needed, connection.client_capabilities)
             if lacking:
                 message = f"Tool {name!r} needs the client capabilities: {', '.join(lacking)}"
                 return self.calls.response(request_id, error_result(message), version)
         inputs = None
-        if is_modern(version):
+        if modern:
             try:
                 inputs = _input_round(name, arguments, params, self.calls.signer)
             except InvalidInput as exc:
@@ -483,10 +490,11 @@ class Engine:
 
     # -- tasks (io.modelcontextprotocol/tasks, see toolgen.serve.tasks) --------------
 
-    def _task_of(
+    async def _task_of(
         self, request_id: RequestId, method: str, params: dict[str, Any], version: str
-    ) -> Task | Response:
-        """The task a `tasks/*` request names, or the error response that refuses it."""
+    ) -> tuple[str, Record] | Response:
+        """The id and record of the task a `tasks/*` request names, or the error response
+        that refuses it."""
         if not is_modern(version):
             return self._unknown_method(request_id, method)
         if not declares_tasks(_declared_capabilities(params)):
@@ -499,43 +507,43 @@ class Engine:
         task_id = params.get("taskId")
         if type(task_id) is not str:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, f"{method} needs a taskId")
-        task = self.task_store.get(task_id)
-        if task is None:
+        record = await self.task_store.get(task_id)
+        if record is None:
             return jsonrpc.error(
                 request_id,
                 jsonrpc.INVALID_PARAMS,
                 "Task not found: unknown, or expired (tasks are kept ttlMs after creation)",
             )
-        return task
+        return task_id, record
 
-    def _tasks_get(
+    async def _tasks_get(
         self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
     ) -> Response:
-        task = self._task_of(request_id, "tasks/get", params, version)
-        if not isinstance(task, Task):
-            return task
-        result = {"resultType": "complete", **task.detailed(), "_meta": self._modern_meta}
+        found = await self._task_of(request_id, "tasks/get", params, version)
+        if not isinstance(found, tuple):
+            return found
+        result = {"resultType": "complete", **detailed(found[1]), "_meta": self._modern_meta}
         return jsonrpc.response(request_id, result)
 
-    def _tasks_update(
+    async def _tasks_update(
         self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
     ) -> Response:
-        task = self._task_of(request_id, "tasks/update", params, version)
-        if not isinstance(task, Task):
-            return task
+        found = await self._task_of(request_id, "tasks/update", params, version)
+        if not isinstance(found, tuple):
+            return found
         try:
-            task.answer(params.get("inputResponses"))
+            await self.task_store.answer(found[0], params.get("inputResponses"))
         except InvalidInput as exc:
             return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, str(exc))
         return self._acknowledged(request_id)
 
-    def _tasks_cancel(
+    async def _tasks_cancel(
         self, request_id: RequestId, params: dict[str, Any], version: str, connection: Connection
     ) -> Response:
-        task = self._task_of(request_id, "tasks/cancel", params, version)
-        if not isinstance(task, Task):
-            return task
-        task.cancel()
+        found = await self._task_of(request_id, "tasks/cancel", params, version)
+        if not isinstance(found, tuple):
+            return found
+        await self.task_store.cancel(found[0])
         return self._acknowledged(request_id)
 
     def _acknowledged(self, request_id: RequestId) -> Response:

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from toolgen.limits import CALL_TIMEOUT
 from toolgen.serve.handlers import import_object, instantiate
 
 
@@ -35,7 +36,9 @@ def stub_main(
 
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("handlers", help="MODULE:OBJECT naming a Handlers subclass or instance")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call (0: none)")
+    parser.add_argument(
+        "--timeout", type=float, default=CALL_TIMEOUT, help="seconds per call (0: none)"
+    )
     options = parser.parse_args(argv)
     try:
         handlers: Any = instantiate(import_object(options.handlers))

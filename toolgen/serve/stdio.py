@@ -6,18 +6,19 @@ handlers or libraries cannot corrupt the stream. Logs go to stderr. Each message
 write of a whole line, under one lock, from whichever thread sends it; a write waits
 while the client does not read.
 
-stdin is read on a thread, the *leader*, which handles each message as it reads it: the
-engine's `dispatch`, then the answer. A call whose handler is sync runs right there, so a
-call costs no hand-off between threads. The event loop runs async handlers (handed to
-it), batches, and a watchdog: once a call on the leader has run `PROMOTE_AFTER`, a new
-thread becomes the leader and goes on reading (pings, cancellations, other calls), while
-the old one finishes its call, answers it and ends; the loop answers that call if it
-runs over the timeout. Calls run concurrently and are answered by id, in any order;
-reading waits while `MAX_CALLS_IN_FLIGHT` calls run. When stdin closes, running calls
-get `SHUTDOWN_GRACE` seconds to answer, then are cancelled, and the server exits.
+stdin is read on a handler thread (`toolgen.serve.calls.Workers`), the *reader*, which
+handles each message as it reads it: the engine's `dispatch`, then `calls.start`, which
+runs a sync handler right there (a call costs no hand-off between threads) and hands an
+async one to the event loop. While the reader runs a call, nobody reads: once the call
+has run `PROMOTE_AFTER`, the watchdog (on the event loop) makes another handler thread
+the reader, and answers that call if it runs over the timeout; the old reader finishes
+its call and goes back to the pool. Calls run concurrently and are answered by id, in
+any order; reading waits while `MAX_CALLS_IN_FLIGHT` calls run. When stdin closes,
+running calls get `SHUTDOWN_GRACE` seconds to answer, then are cancelled, and the server
+exits.
 
 A server whose tools may run as tasks dispatches on the loop instead (where the tasks
-extension keeps its state): the leader waits for each message to be dispatched there.
+extension keeps its state): the reader waits for each message to be dispatched there.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import gc
 import logging
 import os
 import select
@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Awaitable
 from typing import IO, Any, Final
 
 try:
@@ -40,8 +41,8 @@ try:
 except ImportError:  # pragma: no cover - not on POSIX
     fcntl = None  # type: ignore[assignment]
 
-from toolgen.limits import TooLong, read_lines
-from toolgen.serve import jsonrpc
+from toolgen.limits import DEFAULT_MAX_MESSAGE, TooLong, read_lines
+from toolgen.serve import calls, jsonrpc
 from toolgen.serve.calls import PendingCall
 from toolgen.serve.connection import Connection, Response
 from toolgen.serve.context import DEFAULT_LEGACY_LOG_LEVEL, CallContext, for_request
@@ -49,20 +50,21 @@ from toolgen.serve.engine import Engine, log
 from toolgen.serve.handlers import unknown_handlers
 from toolgen.serve.serving import log_to_stderr
 from toolgen.serve.tools import Tools
+from toolgen.spec import collector
 
 SHUTDOWN_GRACE: Final = 2.0
 """Seconds that running calls get to answer after stdin closes."""
 MAX_CALLS_IN_FLIGHT: Final = 64
 """Reading stdin waits while this many calls run: bounded memory under pipelining, and
 calls queued in the pipe cost nothing."""
-MAX_MESSAGE: Final = 64 * 1024 * 1024
+MAX_MESSAGE: Final = DEFAULT_MAX_MESSAGE
 """Longest line accepted (bytes); a longer one is dropped and answered with -32600."""
 READ_SIZE: Final = 64 * 1024
 """Bytes read from stdin at a time."""
 PROMOTE_AFTER: Final = 0.005
-"""Seconds a call may run on the leader before another thread takes over reading."""
-HOLD_POLL: Final = 0.001
-"""Seconds between looks at the calls in flight while reading waits for them."""
+"""Seconds a call may run on the reader before another handler thread takes over reading."""
+READER_NAME: Final = "toolgen-stdin"
+"""The name of the handler thread while it reads stdin."""
 END: Final = b"\n"
 """What reading gives at the end of input (never a line: lines have no newline)."""
 PIPE_BUFFER: Final = 1 << 20
@@ -99,7 +101,7 @@ class _Session:
         self.connection = Connection()
         self.ended = asyncio.Event()
         self.tasks: set[asyncio.Task[Any]] = set()
-        """Async calls and batches running on the loop."""
+        """Batches running on the loop."""
         self._in = stdin
         self._out = stdout
         self._lines = read_lines(lambda: _read(stdin), MAX_MESSAGE)
@@ -107,7 +109,7 @@ class _Session:
         self._closed = False
         self._on_loop = bool(engine.task_support)
         self._root = contextvars.copy_context()  # what a call on the leader starts from
-        # The leader and the watchdog, under `_lock`: the number of the current leader, the
+        # The reader and the watchdog, under `_lock`: the number of the current reader, the
         # call it runs and since when, whether the watchdog ticks, whether a call started
         # since its last tick.
         self._lock = threading.Lock()
@@ -118,9 +120,9 @@ class _Session:
         grow_pipe(stdout)
 
     def close(self) -> None:
-        """The session is over: calls still running are cancelled, no leader goes on."""
+        """The session is over: calls still running are cancelled, no reader goes on."""
         with self._lock:
-            self._leader = -(1 << 62)  # (promotions still count up: never a leader's number)
+            self._leader = -(1 << 62)  # (promotions still count up: never a reader's number)
         self.connection.cancel_all()
         with self._write_lock:
             if not self._closed:
@@ -165,18 +167,17 @@ class _Session:
         self._start_leader(me)
 
     def _start_leader(self, me: int) -> None:
-        threading.Thread(target=self._lead, args=(me,), name="toolgen-stdin", daemon=True).start()
+        self.engine.calls.workers.run(lambda: self._lead(me))
 
     def _leads(self, me: int) -> bool:
-        with self._lock:
-            return self._leader == me
+        return self._leader == me  # (one read: no lock needed)
 
     def _lead(self, me: int) -> None:
-        """Read and handle lines while this thread is the leader."""
+        """Read and handle lines while this thread is the reader (named so meanwhile)."""
+        thread = threading.current_thread()
+        thread.name, name = READER_NAME, thread.name
         try:
-            while self._leads(me):
-                while len(self.connection.inflight) >= MAX_CALLS_IN_FLIGHT and self._leads(me):
-                    time.sleep(HOLD_POLL)
+            while self.connection.wait_room(MAX_CALLS_IN_FLIGHT, lambda: self._leads(me)):
                 line = next(self._lines, END)
                 if line is END:
                     os.close(self._in)
@@ -186,6 +187,8 @@ class _Session:
         except Exception:  # pragma: no cover - a bug here must end the server, not hang it
             log.exception("reading stdin failed")
             self._end()
+        finally:
+            thread.name = name
 
     def _handle(self, line: bytes | TooLong) -> None:
         """One line, on the leader."""
@@ -214,21 +217,18 @@ class _Session:
             return
         if isinstance(reply, PendingCall):
             reply.context = self._context(reply, message.get("params"))
-            if reply.sync:
-                self._run_here(reply)
-            else:
-                self.loop.call_soon_threadsafe(self._start, reply)
+            reply.reply = self._reply
+            self._run(reply)
         elif reply is not None:
             self.send(reply)
 
     def _dispatch(self, message: Any) -> Response | PendingCall | None:
-        if not self._on_loop:
-            return self.engine.dispatch(message, self.connection)
-
-        async def dispatch() -> Response | PendingCall | None:
-            return self.engine.dispatch(message, self.connection)
-
-        return asyncio.run_coroutine_threadsafe(dispatch(), self.loop).result()
+        if self._on_loop:
+            reply = self.engine.reply(message, self.connection)
+            return asyncio.run_coroutine_threadsafe(reply, self.loop).result()
+        found = self.engine.dispatch(message, self.connection)
+        assert not isinstance(found, Awaitable)  # only the tasks extension's methods wait
+        return found
 
     def _context(self, call: PendingCall, params: Any) -> CallContext:
         legacy_level = self.connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
@@ -236,25 +236,27 @@ class _Session:
 
     # -- calls ------------------------------------------------------------------------
 
-    def _run_here(self, call: PendingCall) -> None:
-        """Run a sync call on the leader and answer it (unless it was cancelled, or the
-        watchdog answered it for running over the timeout)."""
+    def _run(self, call: PendingCall) -> None:
+        """`start` the call on the reader, watched: a sync handler runs right here, and the
+        watchdog makes another thread the reader if it runs long."""
         with self._lock:
             self._leading = (call, time.monotonic())
             self._busy = True
             start, self._ticking = not self._ticking, True
         if start:
             self.loop.call_soon_threadsafe(self._tick)
-        reply = self._root.copy().run(call.run_here)  # a context of its own, thrown away
+        self._root.copy().run(calls.start, call, self.loop)  # a context of its own, thrown away
         with self._lock:
             if self._leading is not None and self._leading[0] is call:
                 self._leading = None
-        if reply is not None:
-            self.send(reply)
+
+    def _reply(self, response: Response | None) -> None:
+        if response is not None:
+            self.send(response)
 
     def _tick(self) -> None:
-        """The watchdog, on the loop: promotes a new leader when the call on the leader
-        runs long. Ticks while calls come; stops when they do not."""
+        """The watchdog, on the loop: makes another thread the reader when the call on the
+        reader runs long. Ticks while calls come; stops when they do not."""
         now = time.monotonic()
         with self._lock:
             leading = self._leading
@@ -263,7 +265,7 @@ class _Session:
                 return
             self._busy = False
             promote = leading is not None and now - leading[1] >= PROMOTE_AFTER
-            if promote:  # the old leader ends once it has answered its call
+            if promote:  # the old reader stops reading once it has answered its call
                 self._leading = None
                 me = self._leader = self._leader + 1
         if promote:
@@ -280,10 +282,6 @@ class _Session:
         if call is not None and self.connection.claim(call.request_id, call):
             call.abandon()
             self.send(call.timed_out())
-
-    def _start(self, call: PendingCall) -> None:
-        """Run a call on the loop, in a task of its own."""
-        self._track(self.loop.create_task(call.run()))
 
     def _start_batch(self, messages: list[Any]) -> None:
         """A 2025-03-26 batch: its calls run concurrently, one array answers them all."""
@@ -306,11 +304,9 @@ class _Session:
             return
         exc = task.exception()
         if exc is not None:
-            log.error("a call failed unexpectedly", exc_info=exc)
+            log.error("a batch failed unexpectedly", exc_info=exc)
             return
-        reply = task.result()
-        if reply is not None:
-            self.send(reply)
+        self._reply(task.result())
 
 
 class _Notifier:
@@ -372,10 +368,7 @@ def serve_stdio(
         log.warning("no handler for tool %r: its calls will answer with an error", name)
     for key in unknown_handlers([tool.name for tool in tools.tools], handlers):
         log.warning("handler %r matches no tool of %s", key, tools.server.name)
-    # Everything loaded so far lives as long as the server: keep it out of the garbage
-    # collector's generations, so that collections during calls stay short. (No
-    # `gc.collect()` first: it would cost milliseconds of cold start.)
-    gc.freeze()
+    collector.keep_forever()  # what is loaded so far lives as long as the server
     with _protocol_stdout() as out, contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run_stdio(engine, sys.stdin.buffer, out, shutdown_grace=shutdown_grace))
 

@@ -1,4 +1,4 @@
-"""Tasks: the `io.modelcontextprotocol/tasks` extension of MCP 2026-07-28 (SEP-2663).
+"""Tasks: the `io.modelcontextprotocol/tasks` extension of MCP 2026-07-28.
 
 A tool whose spec declares `execution: {taskSupport: optional | required}` may
 answer a stateless `tools/call` with a *task handle* instead of its result,
@@ -17,15 +17,20 @@ answers the task (`resultType: "complete"`) with, by status:
   unique over the task's life; the client answers with `tasks/update`
   (`inputResponses`, all at once or some at a time) and the handler resumes;
 - `completed`: `result`, the `CallToolResult` (a tool error too: `isError`);
-- `failed`: `error`, the JSON-RPC error a handler raised (`ProtocolError`);
+- `failed`: `error`, the JSON-RPC error a handler raised (`ProtocolError`), or
+  the one saying the instance that ran the task stopped before it finished;
 - `cancelled`: after `tasks/cancel` (which cancels the handler).
 
 `tasks/update` and `tasks/cancel` answer an empty `{resultType: "complete"}`; an
 unknown (or expired) `taskId` is -32602; a request whose client capabilities
 lack the extension is -32021. A task is kept `ttlMs` after its creation, then
-dropped (a handler still running then is cancelled). Tasks live in this
-process: behind several processes, route on the `Mcp-Name` header (the task id),
-which clients must send with these methods (`serve --http --workers N` does).
+dropped (a handler still running then is cancelled).
+
+A task's record (status, result, questions) lives in the engine's store
+(`toolgen.serve.store`), its handler in the instance that created it (the
+record's `owner`). So any instance sharing the store answers `tasks/get`; an
+answer or a cancellation that reaches another instance is applied to the record
+there and signalled to the owner, which resumes or cancels the handler.
 """
 
 from __future__ import annotations
@@ -39,11 +44,13 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from toolgen.serve.inputs import INPUT_METHODS, InvalidInput, fits
+from toolgen.serve.store import Edit, MemoryStore, Record, Store
 
 TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
 TASK_SUPPORT: Final = ("optional", "required")
 """`execution.taskSupport` values that let a tool's calls run as tasks."""
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+INTERNAL_ERROR: Final = -32603
 DEFAULT_TTL_MS: Final = 3_600_000
 DEFAULT_POLL_MS: Final = 500
 DEFAULT_LIMIT: Final = 1000
@@ -70,87 +77,63 @@ def required_capability() -> dict[str, Any]:
 
 
 class Task:
-    """One task: its status, and what the handler waits for or produced."""
+    """A task whose handler runs in this instance: its record (a copy of the store's) and
+    what the handler waits for."""
 
-    def __init__(
-        self, task_id: str, ttl_ms: int, poll_ms: int, clock: Callable[[], float] = time.time
-    ) -> None:
-        self.id = task_id
-        self._clock = clock
-        self.created = self.updated = clock()
-        self.ttl_ms = ttl_ms
-        self.poll_ms = poll_ms
-        self.status = "working"
-        self.status_message: str | None = None
-        self.result: dict[str, Any] | None = None
-        self.error: dict[str, Any] | None = None
-        self.requests: dict[str, dict[str, Any]] = {}
-        """Questions the handler waits on, by key (`inputRequests`)."""
+    def __init__(self, tasks: TaskStore, record: Record) -> None:
+        self.tasks = tasks
+        self.id: str = record["taskId"]
+        self.record = record
         self.runner: asyncio.Future[Any] | None = None
         """The handler's asyncio task (cancelled by `tasks/cancel`)."""
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._keys: set[str] = set()
         self._counts: dict[str, int] = {}
+        self._saving: asyncio.Future[None] | None = None
+
+    async def saved(self) -> None:
+        """Wait until the store holds the task (it is saved as it is created)."""
+        if self._saving is not None:
+            await asyncio.shield(self._saving)
 
     @property
-    def terminal(self) -> bool:
-        return self.status in TERMINAL
+    def status(self) -> str:
+        return str(self.record["status"])
 
-    def expired(self, now: float) -> bool:
-        return now >= self.created + self.ttl_ms / 1000
+    @property
+    def requests(self) -> dict[str, Any]:
+        """Questions the handler waits on, by key (`inputRequests`)."""
+        return dict(self.record.get("inputRequests") or {})
 
     def handle(self) -> dict[str, Any]:
-        """The `Task` fields every answer about this task carries."""
-        shown: dict[str, Any] = {
-            "taskId": self.id,
-            "status": self.status,
-            "createdAt": _timestamp(self.created),
-            "lastUpdatedAt": _timestamp(self.updated),
-            "ttlMs": self.ttl_ms,
-            "pollIntervalMs": self.poll_ms,
-        }
-        if self.status_message is not None:
-            shown["statusMessage"] = self.status_message
-        return shown
+        return handle(self.record)
 
-    def detailed(self) -> dict[str, Any]:
-        """The `DetailedTask` of `tasks/get`: the handle and its status's payload."""
-        shown = self.handle()
-        if self.status == "input_required":
-            shown["inputRequests"] = dict(self.requests)
-        elif self.status == "completed":
-            shown["result"] = self.result
-        elif self.status == "failed":
-            shown["error"] = self.error
-        return shown
+    def expired(self, now: float) -> bool:
+        return bool(now >= self.record["createdAt"] + self.record["ttlMs"] / 1000)
+
+    async def _change(self, edit: Edit) -> None:
+        await self.saved()
+        found = await self.tasks.store.change_task(self.id, edit)
+        if found is not None:
+            self.record = found
 
     # -- transitions ------------------------------------------------------------------
 
-    def _move(self, status: str, message: str | None = None) -> None:
-        self.status = status
-        self.status_message = message
-        self.updated = self._clock()
-
-    def complete(self, result: dict[str, Any]) -> None:
+    async def complete(self, result: dict[str, Any]) -> None:
         """The handler returned (a tool error too): `completed` with its result."""
-        if not self.terminal:
-            self.result = result
-            self._move("completed")
+        now = self.tasks.clock()
+        await self._change(lambda r: _moved(r, "completed", now, result=result))
 
-    def fail(self, code: int, message: str, data: Any = None) -> None:
+    async def fail(self, code: int, message: str, data: Any = None) -> None:
         """The call ended in a JSON-RPC error: `failed` with it."""
-        if not self.terminal:
-            self.error = {"code": code, "message": message}
-            if data is not None:
-                self.error["data"] = data
-            self._move("failed", message)
+        error: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        now = self.tasks.clock()
+        await self._change(lambda r: _moved(r, "failed", now, message, error=error))
 
-    def cancel(self, reason: str = "Cancelled by the client") -> None:
-        """Stop the handler (if it still runs) and settle as `cancelled`."""
-        if self.terminal:
-            return
-        self._move("cancelled", reason)
-        self.requests.clear()
+    def stop(self) -> None:
+        """Cancel the handler, if it still runs."""
         if self.runner is not None and not self.runner.done():
             self.runner.cancel()
 
@@ -165,86 +148,151 @@ class Task:
                 self._counts[kind] = count = self._counts.get(kind, 0) + 1
                 key = f"{kind}-{count}"
         self._keys.add(key)
+        asked = key
         waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.requests[key] = {"method": method, "params": params}
-        self._waiting[key] = waiter
-        if self.status == "working":
-            self._move("input_required")
+        self._waiting[asked] = waiter
+        now = self.tasks.clock()
+        question = {"method": method, "params": params}
+        await self._change(lambda r: _asked(r, asked, question, now))
         try:
             return await waiter
         finally:
-            self._waiting.pop(key, None)
-            asked = self.requests.pop(key, None) is not None
-            if asked and not self.requests and self.status == "input_required":
-                self._move("working")
+            self._waiting.pop(asked, None)
+            await self._change(lambda r: _answered(r, [asked], self.tasks.clock()))
 
-    def answer(self, responses: Any) -> None:
-        """Deliver `tasks/update` `inputResponses`: answers to outstanding questions wake
-        their handler; other keys are ignored. `InvalidInput` for a malformed object or
-        an answer that does not fit its question."""
-        if not isinstance(responses, Mapping):
-            raise InvalidInput("inputResponses must be an object")
-        for key, value in responses.items():
-            request = self.requests.get(key)
-            if request is not None and not fits(request["method"], value):
-                raise InvalidInput(
-                    f"inputResponses[{key[:64]!r}] does not answer a {request['method']} request"
-                )
+    def deliver(self, responses: dict[str, Any]) -> None:
+        """Answers checked against the record: wake the handler waiting on each."""
         for key, value in responses.items():
             waiter = self._waiting.get(key)
             if waiter is not None and not waiter.done():
-                self.requests.pop(key, None)
                 waiter.set_result(value)
-        if self.status == "input_required" and not self.requests:
-            self._move("working")
 
 
 class TaskStore:
-    """The tasks of one engine, by id: created on demand, dropped `ttlMs` after creation."""
+    """The tasks of one engine: their records in `store`, their handlers (`Task`) in this
+    instance, at most `limit` of them at once."""
 
     def __init__(
         self,
+        store: Store | None = None,
         *,
         ttl_ms: int = DEFAULT_TTL_MS,
         poll_ms: int = DEFAULT_POLL_MS,
         limit: int = DEFAULT_LIMIT,
         clock: Callable[[], float] = time.time,
-        prefix: str = "",
     ) -> None:
-        """`prefix` starts every task id: a worker's name, so that a front process can
-        route `tasks/*` (their `Mcp-Name`) to the worker holding the task
-        (`toolgen.serve.http.forward`)."""
+        self.store: Store = store if store is not None else MemoryStore(clock)
         self.ttl_ms = ttl_ms
-        self.prefix = prefix
         self.poll_ms = poll_ms
         self.limit = limit
-        self._clock = clock
+        self.clock = clock
         self._tasks: dict[str, Task] = {}
 
     def __len__(self) -> int:
         return len(self._tasks)
 
     def create(self) -> Task | None:
-        """A new `working` task with an unguessable id (None: the store is full)."""
+        """A new `working` task run here, with an unguessable id (None: `limit` tasks run
+        here); wait until it is `saved` before its id goes out."""
         self._sweep()
         if len(self._tasks) >= self.limit:
             return None
-        task = Task(self.prefix + secrets.token_urlsafe(24), self.ttl_ms, self.poll_ms, self._clock)
-        self._tasks[task.id] = task
+        now = self.clock()
+        record: Record = {
+            "taskId": secrets.token_urlsafe(24),
+            "status": "working",
+            "createdAt": now,
+            "lastUpdatedAt": now,
+            "ttlMs": self.ttl_ms,
+            "pollIntervalMs": self.poll_ms,
+            "owner": self.store.instance,
+        }
+        task = self._tasks[record["taskId"]] = Task(self, record)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop: nothing to save it with (a test)
+            return task
+        task._saving = loop.create_task(self.store.put_task(task.id, record, self.ttl_ms / 1000))
         return task
 
-    def get(self, task_id: Any) -> Task | None:
-        """The live task with this id (None: unknown or expired)."""
-        task = self._tasks.get(task_id) if type(task_id) is str else None
-        if task is not None and task.expired(self._clock()):
+    def running(self, task_id: str) -> Task | None:
+        """The task with this id whose handler runs here (None: elsewhere, or none)."""
+        task = self._tasks.get(task_id)
+        if task is not None and task.expired(self.clock()):
             self._drop(task)
             return None
         return task
 
+    async def get(self, task_id: Any) -> Record | None:
+        """The record of the live task with this id (None: unknown or expired). A task whose
+        owner stopped before it finished ends `failed` here."""
+        if type(task_id) is not str:
+            return None
+        here = self.running(task_id)  # (dropped here once expired)
+        record = await self.store.get_task(task_id)
+        if record is None or record["status"] in TERMINAL:
+            return record
+        if record.get("owner") == self.store.instance:
+            return record if here is not None else None
+        if await self.store.alive(str(record.get("owner"))):
+            return record
+        now = self.clock()
+        message = "The server instance running this task stopped before it finished"
+        error = {"code": INTERNAL_ERROR, "message": message}
+        return await self.store.change_task(
+            task_id, lambda r: _moved(r, "failed", now, message, error=error)
+        )
+
+    async def answer(self, task_id: str, responses: Any) -> None:
+        """`tasks/update`: check `inputResponses` against the questions, take the answered
+        ones off the record and wake their handler. `InvalidInput` for a malformed
+        object or an answer that does not fit its question."""
+        if not isinstance(responses, Mapping):
+            raise InvalidInput("inputResponses must be an object")
+        record = await self.get(task_id)
+        asked = (record or {}).get("inputRequests") or {}
+        for key, value in responses.items():
+            request = asked.get(key)
+            if request is not None and not fits(request["method"], value):
+                raise InvalidInput(
+                    f"inputResponses[{key[:64]!r}] does not answer a {request['method']} request"
+                )
+        answers = {key: value for key, value in responses.items() if key in asked}
+        if not answers:
+            return
+        now = self.clock()
+        await self.store.change_task(task_id, lambda r: _answered(r, list(answers), now))
+        await self._to_owner(task_id, record, {"kind": "task-answers", "answers": answers})
+
+    async def cancel(self, task_id: str, reason: str = "Cancelled by the client") -> None:
+        """`tasks/cancel`: settle the task as `cancelled` and stop its handler."""
+        now = self.clock()
+        record = await self.store.change_task(
+            task_id, lambda r: _moved(r, "cancelled", now, reason, inputRequests=None)
+        )
+        await self._to_owner(task_id, record, {"kind": "task-cancel"})
+
+    async def _to_owner(self, task_id: str, record: Record | None, signal: Record) -> None:
+        task = self._tasks.get(task_id)
+        if task is not None:
+            self.on_signal({**signal, "task": task_id})
+        elif record is not None and record.get("owner") != self.store.instance:
+            await self.store.publish({**signal, "task": task_id, "to": record.get("owner")})
+
+    def on_signal(self, signal: Record) -> None:
+        """A signal for a task whose handler runs here (others are ignored)."""
+        task = self._tasks.get(signal.get("task"))  # type: ignore[arg-type]
+        if task is None:
+            return
+        if signal.get("kind") == "task-cancel":
+            task.stop()
+        elif signal.get("kind") == "task-answers" and type(signal.get("answers")) is dict:
+            task.deliver(signal["answers"])
+
     def _sweep(self) -> None:
         """Drop expired tasks: the oldest first (one TTL for all, so creation order is
         expiry order), stopping at the first live one."""
-        now = self._clock()
+        now = self.clock()
         while self._tasks:
             oldest = next(iter(self._tasks.values()))
             if not oldest.expired(now):
@@ -252,8 +300,72 @@ class TaskStore:
             self._drop(oldest)
 
     def _drop(self, task: Task) -> None:
-        task.cancel("The task outlived its ttlMs")
+        task.stop()
         self._tasks.pop(task.id, None)
+
+
+def handle(record: Record) -> dict[str, Any]:
+    """The `Task` fields every answer about a task carries."""
+    shown: dict[str, Any] = {
+        "taskId": record["taskId"],
+        "status": record["status"],
+        "createdAt": _timestamp(record["createdAt"]),
+        "lastUpdatedAt": _timestamp(record["lastUpdatedAt"]),
+        "ttlMs": record["ttlMs"],
+        "pollIntervalMs": record["pollIntervalMs"],
+    }
+    if record.get("statusMessage") is not None:
+        shown["statusMessage"] = record["statusMessage"]
+    return shown
+
+
+def detailed(record: Record) -> dict[str, Any]:
+    """The `DetailedTask` of `tasks/get`: the handle and its status's payload."""
+    shown = handle(record)
+    status = record["status"]
+    if status == "input_required":
+        shown["inputRequests"] = dict(record.get("inputRequests") or {})
+    elif status == "completed":
+        shown["result"] = record.get("result")
+    elif status == "failed":
+        shown["error"] = record.get("error")
+    return shown
+
+
+def _moved(
+    record: Record, status: str, now: float, message: str | None = None, **fields: Any
+) -> Record | None:
+    """`record` moved to `status` (None: it is terminal already, and stays so)."""
+    if record["status"] in TERMINAL:
+        return None
+    moved = {**record, **fields, "status": status, "statusMessage": message}
+    moved["lastUpdatedAt"] = now
+    return {key: value for key, value in moved.items() if value is not None}
+
+
+def _asked(record: Record, key: str, question: Record, now: float) -> Record | None:
+    if record["status"] in TERMINAL:
+        return None
+    requests = {**(record.get("inputRequests") or {}), key: question}
+    changed = {**record, "inputRequests": requests}
+    if record["status"] == "working":
+        changed.update(status="input_required", lastUpdatedAt=now)
+        changed.pop("statusMessage", None)
+    return changed
+
+
+def _answered(record: Record, keys: list[str], now: float) -> Record | None:
+    requests = dict(record.get("inputRequests") or {})
+    if not any(key in requests for key in keys):
+        return None
+    for key in keys:
+        requests.pop(key, None)
+    changed = {**record, "inputRequests": requests}
+    if not requests:
+        del changed["inputRequests"]
+        if record["status"] == "input_required":
+            changed.update(status="working", lastUpdatedAt=now)
+    return changed
 
 
 class TaskSlot:

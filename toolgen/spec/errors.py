@@ -43,6 +43,7 @@ class ErrorCode(StrEnum):
     LIMIT = "limit"  # past a documented limit (nesting depth, integer size, ...)
     SHADOWED_PACKAGE = "shadowed-package"  # the generated package would hide another module
     SEVERAL_SPEC_SETS = "several-spec-sets"  # one spec set was expected (serve, tools, load)
+    MISSPELT_KEYWORD = "misspelt-keyword"  # a schema key one typo from a JSON Schema keyword
 
 
 @dataclass(frozen=True, slots=True, order=True)

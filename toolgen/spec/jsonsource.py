@@ -89,6 +89,8 @@ class _Parser:
     def value(self, i: int, path: JsonPath) -> tuple[Any, int]:
         text = self.text
         self.positions[path] = self.position(i)
+        if len(self.positions) > limits.MAX_VALUES:  # one position per value
+            raise _Problem.of(limits.too_many_values(Location("", 0, 0)), i)
         char = text[i : i + 1]
         if char == '"':
             return self.string(i)

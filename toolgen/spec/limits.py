@@ -3,8 +3,10 @@
 Every limit is a located error (`file:line:col`, code `limit`) documented in
 docs/security.md, never a crash: without them, a 500-level nesting
 overflows Python's stack, a 100,000-level one crashes the YAML parser's C
-composer (and takes minutes first: libyaml is quadratic in flow depth), and
-an integer of 4,301 digits trips Python's int-string limit.
+composer (and takes minutes first: libyaml is quadratic in flow depth), an
+integer of 4,301 digits trips Python's int-string limit, and a few hundred bytes
+of aliases expand to billions of values. Size and values are checked before a
+document is built, so a refusal costs about what the file's text does.
 
 Text problems are located where they are: invalid UTF-8 at the first bad byte,
 characters YAML forbids (NUL, other control characters) at that character.
@@ -22,6 +24,12 @@ from toolgen.spec.positions import Position
 
 MAX_DEPTH: Final = 100
 """Deepest nesting of lists and mappings in a file (a schema nested this deep is unreadable)."""
+MAX_FILE_BYTES: Final = 16 * 1024 * 1024
+"""The largest spec, definitions or fixtures file read (a `tools/list` of hundreds of tools
+is a few MB)."""
+MAX_VALUES: Final = 1_000_000
+"""Most values (scalars, lists and mappings; keys aside) one file may hold, written out or
+expanded through aliases: what a file at this limit costs to read bounds what any costs."""
 MAX_INT_DIGITS: Final = 4300
 """Longest integer literal, in digits: Python's own int-string limit."""
 COMPOSE_SAFE_DEPTH: Final = 1000
@@ -59,6 +67,32 @@ def int_too_long(where: Location) -> Diagnostic:
     return Diagnostic(
         ErrorCode.LIMIT,
         f"integer literal longer than {MAX_INT_DIGITS} digits; write it as a string",
+        where,
+    )
+
+
+def too_large(where: Location) -> Diagnostic:
+    return Diagnostic(
+        ErrorCode.LIMIT,
+        f"the file is larger than {MAX_FILE_BYTES:,} bytes, the most read of one file; split "
+        "it into several",
+        where,
+    )
+
+
+def too_many_values(where: Location) -> Diagnostic:
+    return Diagnostic(
+        ErrorCode.LIMIT,
+        f"the file holds more than {MAX_VALUES:,} values; split it into several files",
+        where,
+    )
+
+
+def expands_too_far(count: int, where: Location) -> Diagnostic:
+    return Diagnostic(
+        ErrorCode.LIMIT,
+        f"aliases expand this value to {count:,} values, more than the {MAX_VALUES:,} a file "
+        "may hold",
         where,
     )
 
@@ -105,6 +139,54 @@ def reader_error(exc: yaml.YAMLError, text: str, display: str) -> Diagnostic | N
         'escaped inside a double-quoted string, e.g. "\\u0000")',
         Location(display, line, column),
     )
+
+
+_NODE_EVENTS: Final = (
+    yaml.ScalarEvent,
+    yaml.AliasEvent,
+    yaml.SequenceStartEvent,
+    yaml.MappingStartEvent,
+)
+
+
+def count_problem(text: str, display: str) -> Diagnostic | None:
+    """A `limit` diagnostic at the value past `MAX_VALUES` of `text` (aliases count once), read
+    from the parser's events without building anything.
+
+    Every value but the first comes after one of `:-,[{?` (a mapping value, a block or flow
+    item, a key without a value), so only a text with more of those is counted; a syntax
+    error stops the count (the reader reports it)."""
+    if 1 + sum(text.count(mark) for mark in ":-,[{?") <= MAX_VALUES:
+        return None
+    loader = yaml.CSafeLoader(text) if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader(text)
+    keys: list[bool | None] = []
+    """Per open collection: a mapping whose next node is a key (True) or a value (False), or
+    a sequence (None)."""
+    count = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, _NODE_EVENTS):
+                key = keys[-1] if keys else None
+                if key is not None:
+                    keys[-1] = not key
+                if key is not True:
+                    count += 1
+                    if count > MAX_VALUES:
+                        mark = event.start_mark
+                        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+                        return too_many_values(Location(display, line, column))
+                if isinstance(event, yaml.SequenceStartEvent):
+                    keys.append(None)
+                elif isinstance(event, yaml.MappingStartEvent):
+                    keys.append(True)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                keys.pop()
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return None
 
 
 def depth_problem(text: str, display: str) -> Diagnostic | None:

@@ -35,6 +35,27 @@ WRAPPED_META_KEY: Final = "dev.toolgen/wrappedOutput"
 """`Tool._meta` key declaring that structured results are `{WRAP_KEY: value}`."""
 
 
+X_MCP_HEADER: Final = "x-mcp-header"
+"""The annotation of an input property whose value 2026-07-28 mirrors in an HTTP header."""
+
+
+def header_params(schema: Any, path: tuple[str, ...] = ()) -> list[tuple[str, tuple[str, ...]]]:
+    """(header name, argument path) of every `x-mcp-header` annotation on a property that
+    `properties` chains reach from `schema` (the `Mcp-Param-{name}` headers of a call)."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return found
+    for key, sub in properties.items():
+        if not isinstance(sub, Mapping):
+            continue
+        name = sub.get(X_MCP_HEADER)
+        if isinstance(name, str) and name:
+            found.append((name, (*path, key)))
+        found.extend(header_params(sub, (*path, key)))
+    return found
+
+
 def may_destroy(*annotations: Any) -> bool:
     """Whether a tool may destroy data by any of these MCP `annotations` objects (the spec's,
     and every listing entry of its name): the one rule of `verify`, `toolgen call` and

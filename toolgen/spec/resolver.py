@@ -8,6 +8,7 @@ self-contained. Network references are rejected, never fetched.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from toolgen.schema.allof import in_place_cycles
 from toolgen.schema.check import compile_validator
 from toolgen.schema.inline import merge_ref
 from toolgen.schema.jsonequal import same
+from toolgen.schema.keywords import KEYWORDS, misspelt
 from toolgen.schema.limits import (
     DefExtents,
     extent_problem,
@@ -65,15 +67,20 @@ class _Defs:
 class Resolver:
     """Resolves one spec set; collects every problem before raising."""
 
-    def __init__(self, specs: list[SpecFile], default_name: str = "tools") -> None:
+    def __init__(
+        self, specs: list[SpecFile], default_name: str = "tools", *, typos: bool = True
+    ) -> None:
         self.specs = specs
         self.default_name = default_name
+        self.typos = typos  # a misspelt keyword is an error (not when reading back an import)
         self.by_path = {spec.source.path.resolve(): spec for spec in specs}
         self.problems: list[Diagnostic] = []
         self.defs = _Defs()
         self._files: dict[tuple[Path, str], Path] = {}
         self._reported: set[tuple[str, Location]] = set()
         self._def_problem: dict[str, bool] = {}  # bundled def -> has_schema_problem
+        self._broken: set[str] = set()  # bundled defs with a `$ref` that points nowhere
+        self._dangling: set[int] = set()  # bundled schemas (by id) that use such a def
         self._extents = DefExtents(self.defs.schemas)  # each def measured once
 
     def error(self, code: ErrorCode, message: str, where: Location) -> None:
@@ -147,9 +154,31 @@ class Resolver:
             deps: set[str] = set()
             origin = self.defs.origins[(path, name)]
             body = _as_schema(schema)
+            self._keywords(schema, origin)
+            known = len(self.problems)
             self.defs.schemas[bundled] = self._rewrite(body, origin, deps, plain_bytes(body))
             self.defs.deps[bundled] = deps
+            if len(self.problems) > known:
+                self._broken.add(bundled)
         self._self_references()
+
+    def _keywords(self, schema: Any, origin: Origin) -> None:
+        """Report each key of `schema` and its subschemas that is one typo from a JSON Schema
+        keyword (`requried`): validators would ignore it, and the constraint with it."""
+        if not self.typos:
+            return
+        for path, sub in walk_schemas(schema):
+            if not isinstance(sub, dict) or KEYWORDS.issuperset(sub):
+                continue
+            for key in sub:
+                meant = misspelt(key) if isinstance(key, str) else None
+                if meant is not None:
+                    self.error(
+                        ErrorCode.MISSPELT_KEYWORD,
+                        f"unknown JSON Schema keyword {key!r}; did you mean {meant!r}? "
+                        "Validators ignore unknown keywords (prefix your own with `x-`)",
+                        origin.locate(*path, key, key=True),
+                    )
 
     def _self_references(self) -> None:
         """Report defs that reach themselves through `$ref`s and `allOf`s alone, with no
@@ -213,9 +242,11 @@ class Resolver:
             return None
         bundled = self.defs.bundled_names.get((path, name))
         if bundled is None:
+            there = sorted(n for p, n in self.defs.bundled_names if p == path)
             self.error(
                 ErrorCode.UNRESOLVED_REF,
-                f"cannot resolve {ref!r}: no def named {name!r} in {self.by_path[path].source.display}",
+                f"cannot resolve {ref!r}: no def named {name!r} in "
+                f"{self.by_path[path].source.display}{_nearest(name, there)}",
                 source.locate(where),
             )
         return bundled
@@ -259,6 +290,8 @@ class Resolver:
                     deps = deps - {target}
                 deps |= self.defs.deps.get(target, set())
         needed = self._closure(deps)
+        if target in self._broken or self._broken & needed:
+            self._dangling.add(id(root))
         if needed:
             bundled = {name: self.defs.schemas[name] for name in sorted(needed)}
             root["$defs"] = self._merge_local_defs(root.get("$defs"), bundled, origin)
@@ -314,6 +347,10 @@ class Resolver:
     def _tool(self, spec: ToolSpec, raw: dict[str, Any], origin: Origin) -> Tool:
         known = len(self.problems)
         input_origin = origin.child("input") if spec.input is not None else None
+        output_origin = origin.child("output") if spec.output is not None else None
+        for part, part_origin in ((spec.input, input_origin), (spec.output, output_origin)):
+            if part_origin is not None:
+                self._keywords(part, part_origin)
         if input_origin is not None:
             input_schema, input_fine = self._bundle(spec.input, input_origin)
             if input_schema.get("type") != "object":
@@ -325,20 +362,20 @@ class Resolver:
                 )
         else:
             input_schema, input_fine = dict(_NO_INPUT), True
-        output_origin = origin.child("output") if spec.output is not None else None
         output_schema, output_fine = (
             self._bundle(spec.output, output_origin) if output_origin else (None, True)
         )
+        broken = any(id(s) in self._dangling for s in (input_schema, output_schema))
         for schema, own_fine, part_origin in (
             (input_schema, input_fine, input_origin),
             (output_schema, output_fine, output_origin),
         ):
-            if part_origin is not None:
+            if part_origin is not None and not broken:
                 self._compilable(schema, part_origin, own_fine)
         examples = tuple(
             self._examples(spec, origin, input_schema, output_schema)
-            if len(self.problems) == known
-            else ()  # examples are checked against schemas that compile
+            if len(self.problems) == known and not broken
+            else ()  # examples are checked against schemas that compile; one error per cause
         )
         return Tool(
             name=spec.name,
@@ -430,6 +467,22 @@ class Resolver:
             )
 
 
+def closest(name: str, names: list[str]) -> str | None:
+    """The name of `names` that `name` most likely meant: the same but for case, else the
+    nearest by spelling (None when none is near)."""
+    folded = {n.lower(): n for n in names}
+    return folded.get(name.lower()) or next(iter(difflib.get_close_matches(name, names, n=1)), None)
+
+
+def _nearest(name: str, names: list[str]) -> str:
+    """What to say after "no def named NAME": the nearest def, and the defs there are."""
+    if not names:
+        return "; the file has no defs"
+    near = closest(name, names)
+    hint = f"; did you mean {near!r}?" if near else ""
+    return f"{hint} (its defs: {', '.join(names[:20])}{', ...' if len(names) > 20 else ''})"
+
+
 def _validator(schema: Mapping[str, Any]) -> Any:
     return compile_validator(schema)
 
@@ -472,10 +525,11 @@ def _camel(text: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", text) if part)
 
 
-def resolve(specs: list[SpecFile], default_name: str = "tools") -> ToolSet:
+def resolve(specs: list[SpecFile], default_name: str = "tools", *, typos: bool = True) -> ToolSet:
     """Resolve validated spec files into a `ToolSet`, or raise `SpecError`.
 
     Without a `server` block the server is named `default_name`, version 0.0.0
-    (`Server.declared` is False).
+    (`Server.declared` is False). `typos=False` lets a misspelt keyword pass (`toolgen import`
+    reads back what a server published, and warns of it instead).
     """
-    return Resolver(specs, default_name).resolve()
+    return Resolver(specs, default_name, typos=typos).resolve()

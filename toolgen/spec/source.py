@@ -26,7 +26,6 @@ from toolgen.spec.yamlerrors import syntax_error
 
 _BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PLAIN = "!plain"  # our marker tag for untagged plain scalars
-_MAX_NODES = 2_000_000  # guards against alias bombs ("billion laughs")
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -79,11 +78,14 @@ def read_text(path: Path, encoding: str = "utf-8") -> tuple[str, str]:
     """(text, display path) of a spec or definitions file; `SpecError` when unreadable."""
     display = display_path(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as file:
+            raw = file.read(limits.MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise SpecError(
             [Diagnostic(ErrorCode.IO, f"cannot read file: {exc}", Location(display, 1, 1))]
         ) from None
+    if len(raw) > limits.MAX_FILE_BYTES:
+        raise SpecError([limits.too_large(Location(display, 1, 1))])
     return limits.decode(raw, display, encoding), display
 
 
@@ -96,6 +98,9 @@ def read_source(path: Path) -> SourceFile:
 def parse_source(text: str, path: Path, display: str | None = None) -> SourceFile:
     """Parse YAML text that came from `path` into a `SourceFile`."""
     display = display if display is not None else display_path(path)
+    too_many = limits.count_problem(text, display)  # values are built only within the limit
+    if too_many is not None:
+        raise SpecError([too_many])
     fast = _read_plain_yaml(text, display)  # it gives up before nesting too deep
     if fast is not None:
         return SourceFile(path, display, *fast)
@@ -126,6 +131,8 @@ def parse_composed(text: str, path: Path, display: str) -> SourceFile:
         ) from None
     finally:
         loader.dispose()
+    if node is not None:
+        _check_expansion(node, display)
     builder = _Builder(display, text)
     data = builder.build(node, ()) if node is not None else None
     if builder.errors:
@@ -133,6 +140,45 @@ def parse_composed(text: str, path: Path, display: str) -> SourceFile:
     return SourceFile(
         path, display, data, builder.positions, builder.key_positions, tuple(builder.skipped)
     )
+
+
+def _values(node: yaml.Node) -> list[yaml.Node]:
+    """The nodes a node holds as values (a mapping's keys are not values)."""
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [value for _, value in node.value]
+    return []
+
+
+def _check_expansion(root: yaml.Node, display: str) -> None:
+    """`SpecError` when aliases expand the node graph past `limits.MAX_VALUES` values, before
+    anything is built: each node's expanded count is computed once (a node inside itself
+    counts once; the builder reports it). The error is at the smallest value past the limit."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, counted = stack.pop()
+        if counted:
+            active.discard(id(node))
+            sizes[id(node)] = 1 + sum(sizes.get(id(child), 1) for child in _values(node))
+        elif id(node) not in sizes and id(node) not in active:
+            active.add(id(node))
+            stack.append((node, True))
+            stack.extend((child, False) for child in _values(node))
+    if sizes[id(root)] <= limits.MAX_VALUES:
+        return
+    node, seen = root, {id(root)}
+    while True:
+        past = [c for c in _values(node) if sizes[id(c)] > limits.MAX_VALUES and id(c) not in seen]
+        if not past:
+            break
+        node = past[0]
+        seen.add(id(node))
+    mark = node.start_mark
+    where = Location(display, mark.line + 1, mark.column + 1)
+    raise SpecError([limits.expands_too_far(sizes[id(node)], where)])
 
 
 def _read_plain_yaml(
@@ -143,7 +189,7 @@ def _read_plain_yaml(
     builder = _Builder(display, text)
     loader = _BaseLoader(text)
     try:
-        read = yamlevents.read(loader.get_event, builder.plain, _MAX_NODES)
+        read = yamlevents.read(loader.get_event, builder.plain)
     except (yamlevents.GiveUp, yaml.YAMLError):
         return None
     finally:
@@ -162,7 +208,6 @@ class _Builder:
         self.errors: list[Diagnostic] = []
         self.skipped: list[Diagnostic] = []  # keys left out: the rest of the file still reads
         self._active: set[int] = set()
-        self._count = 0
 
     def _error(self, code: ErrorCode, message: str, node: yaml.Node) -> None:
         self._error_at(code, message, node.start_mark)
@@ -173,15 +218,6 @@ class _Builder:
         )
 
     def build(self, node: yaml.Node, path: JsonPath) -> Any:
-        self._count += 1
-        if self._count > _MAX_NODES:
-            if self._count == _MAX_NODES + 1:
-                self._error(
-                    ErrorCode.YAML_UNSUPPORTED,
-                    "document expands to too many values (alias bomb?)",
-                    node,
-                )
-            return None
         self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node)

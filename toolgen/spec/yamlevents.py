@@ -42,12 +42,11 @@ class GiveUp(Exception):
 class EventReader:
     """Builds one document's values from a parser's events, recording positions."""
 
-    def __init__(self, next_event: Callable[[], Any], resolve: Resolve, max_values: int) -> None:
+    def __init__(self, next_event: Callable[[], Any], resolve: Resolve) -> None:
         self.next_event = next_event
         self.resolve = resolve
         self.positions: dict[JsonPath, Position] = {}
         self.key_positions: dict[JsonPath, Position] = {}
-        self.left = max_values
 
     def document(self) -> Any:
         """The one document of the stream; `GiveUp` for none, several, or anything unusual."""
@@ -64,8 +63,7 @@ class EventReader:
 
     def value(self, event: Any, path: JsonPath) -> Any:
         """The value that starts with `event`, at `path`."""
-        self.left -= 1
-        if self.left < 0 or event.anchor is not None or event.tag is not None:
+        if event.anchor is not None or event.tag is not None:
             raise GiveUp
         mark = event.start_mark
         self.positions[path] = (mark.line + 1, mark.column + 1)
@@ -118,10 +116,10 @@ class EventReader:
 
 
 def read(
-    next_event: Callable[[], Any], resolve: Resolve, max_values: int
+    next_event: Callable[[], Any], resolve: Resolve
 ) -> tuple[Any, dict[JsonPath, Position], dict[JsonPath, Position]]:
     """(data, positions, key positions) of the one document `next_event` yields; `GiveUp`
     (or the parser's own `yaml.YAMLError`) when the thorough reader must read it."""
-    reader = EventReader(next_event, resolve, max_values)
+    reader = EventReader(next_event, resolve)
     data = reader.document()
     return data, reader.positions, reader.key_positions

@@ -6,8 +6,8 @@ revision's section, JSON-RPC 2.0, the spec set under test, the fixtures file)
 and at which level (`must`, `should`, `may`, as RFC 2119 words it). A rule
 stated without a keyword (MCP lists unknown tools among protocol errors, no
 MUST) is a `should`; what the spec set says is a `must` for schemas and tools,
-a `may` for titles and descriptions; what verify infers (stateful sequences) is
-a `should`. `docs/verify-checks.md` is generated from this registry (a test
+a `may` for titles and descriptions; what verify infers (stateful sequences, the
+state other tools' calls leave) is a `should`. `docs/verify-checks.md` is generated from this registry (a test
 fails when it drifts).
 """
 
@@ -30,6 +30,8 @@ SPEC_SET: Final = "spec set"
 """The spec set under test: the contract the server is held to."""
 INFERRED: Final = "inferred from the schemas"
 """Expectations verify draws from the spec set's schemas (stateful sequences)."""
+ACROSS_CALLS: Final = "inferred across calls"
+"""Expectations verify draws from what calls of several tools did."""
 FIXTURES: Final = "fixtures file"
 BASELINE: Final = "baseline"
 LIMITS: Final = "verify's limits"
@@ -49,8 +51,8 @@ class Rule:
 
     level: str
     source: str
-    """`MCP`, `JSON-RPC 2.0`, `spec set`, `inferred from the schemas`, `fixtures file` or
-    `baseline` or `verify's limits`."""
+    """`MCP`, `JSON-RPC 2.0`, `spec set`, `inferred from the schemas`, `inferred across
+    calls`, `fixtures file`, `baseline` or `verify's limits`."""
     section: str
     """MCP: the page and anchor below a revision (`server/tools#output-schema`); JSON-RPC:
     the anchor of its specification; else what part of the file."""
@@ -305,8 +307,10 @@ CHECKS: Final = (
     Check(
         "protocol.limits",
         "Everything the server sends is within what verify reads.",
-        "A message (a stdio line, an HTTP body, one server-sent event) is read up to "
-        "`TOOLGEN_MAX_MESSAGE` bytes (64 MiB by default) and 1024 levels of nesting; a "
+        "A message (a stdio line, an HTTP body, one server-sent event), and everything that "
+        "comes while verify waits for one answer (notifications and the answer together), is "
+        "read up to `TOOLGEN_MAX_MESSAGE` bytes (64 MiB by default); a message up to 1024 "
+        "levels of nesting; a "
         "`tools/list` up to 1000 pages within ten timeouts, its `nextCursor` never "
         "repeating. What goes past a limit is dropped unread, never held whole: the exchange waiting for it fails "
         "too, naming the limit, and this check lists what was dropped. Every client has "
@@ -405,7 +409,9 @@ CHECKS: Final = (
         "input schema (hypothesis-jsonschema, seeded with fixture and example values), shrunk "
         "to the smallest failing one, and invalid inputs. A call that reports progress "
         "(`notifications/progress`) gets more time, up to six times `--timeout`; one still "
-        "progressing then is cancelled, not failed.",
+        "progressing then is cancelled, not failed. A tool whose call got no answer in time "
+        "is not called again, and no call starts once the tool's share of `--budget` is "
+        "spent.",
         (_REPLY,),
     ),
     Check(
@@ -502,6 +508,24 @@ CHECKS: Final = (
                 "A tool whose `taskSupport` is `required`, called without a task, gets error "
                 "-32601 (MUST).",
                 ("2025-11-25",),
+            ),
+        ),
+    ),
+    Check(
+        "call.state-intact",
+        "A tool's calls leave the tools that passed before working.",
+        "After each successful call of a tool that may write (not read-only), verify calls "
+        "again up to three read-only, closed-world tools that passed before, each with the "
+        "input that first succeeded. When every one of them fails now, this call is reported, "
+        "with its input, as suspected of damaging what the server keeps for all tools (a file "
+        "or a database left unreadable); the tools whose calls all fail after it are not "
+        "told to get real values from a fixtures file. Checked until the first suspect.",
+        (
+            Rule(
+                SHOULD,
+                ACROSS_CALLS,
+                "calls -> the tools that passed before",
+                "A valid call does not break the tools that worked before it.",
             ),
         ),
     ),

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from toolgen.extras import install_hint
 from toolgen.schema.walk import walk_schemas
 from toolgen.verify.transport import dumps
 
@@ -86,8 +87,8 @@ def load_generator() -> Any:
         from hypothesis_jsonschema import from_schema
     except ImportError:
         raise GeneratorMissing(
-            "toolgen verify generates inputs with hypothesis-jsonschema: "
-            "pip install 'toolgen[verify]'"
+            "toolgen verify generates inputs with hypothesis-jsonschema (the verify extra); "
+            "add it with: " + install_hint("verify")
         ) from None
     return from_schema
 

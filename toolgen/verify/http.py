@@ -6,8 +6,8 @@ correct client never would. A POST answer is either `application/json` (one
 message or a batch), `text/event-stream` (SSE events whose `data` is a message;
 read until the awaited one arrives), or a bare status such as 202.
 
-Bounds: a body and one event's data are read up to `max_message()` bytes (more is
-`Refused` and the connection dropped); http.client bounds the status line and each
+Bounds: a body, one event's data and the events of one answer together are read up to
+`max_message()` bytes (more is `Refused` and the connection dropped); http.client bounds the status line and each
 header line (64 KiB) and the header count (100); a watchdog shuts the socket down
 when the exchange's deadline passes, so a server dripping a header, a body or an
 event stream costs at most the timeout (renewed by progress, up to `longest`).
@@ -28,6 +28,7 @@ import orjson
 from toolgen.limits import TooLong, max_message, read_lines
 from toolgen.verify.transport import (
     KEPT,
+    ONE_ANSWER,
     Deadline,
     Exchange,
     Refused,
@@ -105,9 +106,10 @@ class HttpTransport:
         timeout: float,
         headers: Mapping[str, str] | None = None,
         longest: float | None = None,
+        token: Any = None,
     ) -> Exchange:
         found = Exchange()
-        deadline = Deadline(timeout, longest)
+        deadline = Deadline(timeout, longest, token)
         watchdog = Watchdog(deadline, self._interrupt)
         try:
             self._exchange(payload, wanted, timeout, headers, found, deadline)
@@ -192,8 +194,8 @@ class HttpTransport:
     ) -> None:
         kind = response.getheader("Content-Type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            for message, size in _events(response, self._limit):
-                found.received(message, size, self._limit, wanted is not None and wanted(message))
+            for message in _events(response, self._limit):
+                found.received(message)
                 if wanted is not None and wanted(message):
                     found.reply = message
                     self._drop()  # stop reading the stream: the rest is not ours to wait for
@@ -206,9 +208,8 @@ class HttpTransport:
         try:
             message = loads(body)
         except orjson.JSONDecodeError:
-            found.messages.append({"_unparsed_body": body[:200].decode("utf-8", "replace")})
             return
-        found.messages.append(message)
+        found.received(message)
         if wanted is not None and wanted(message):
             found.reply = message
 
@@ -272,18 +273,21 @@ def _body(response: http.client.HTTPResponse, limit: int) -> bytes:
 
 
 def _events(response: http.client.HTTPResponse, limit: int) -> Any:
-    """The JSON `data` of each SSE event, and its size, until the stream ends; `Refused` for
-    a line or an event's data over `limit` bytes."""
+    """The JSON `data` of each SSE event until the stream ends; `Refused` for a line, an
+    event's data, or the events so far together, over `limit` bytes."""
     data: list[bytes] = []
-    size = 0
+    size = total = 0
     for line in read_lines(lambda: response.read1(CHUNK), limit):
         if isinstance(line, TooLong):
             raise too_large("a server-sent event line", limit)
         line = line.rstrip(b"\r")
         if not line:
             if data:
+                total += size
+                if total > limit:  # not decoded: what one answer brings is bounded in all
+                    raise too_large(ONE_ANSWER, limit)
                 with contextlib.suppress(orjson.JSONDecodeError):
-                    yield loads(b"\n".join(data)), size
+                    yield loads(b"\n".join(data))
                 data, size = [], 0
             continue
         if line.startswith(b"data:"):

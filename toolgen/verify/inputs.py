@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolgen.schema.allof import folded
 from toolgen.schema.pointer import resolve_pointer
 from toolgen.schema.sample import from_pattern, sample
 from toolgen.schema.validation import SchemaValidator, format_path
@@ -215,25 +216,9 @@ class _Collector:
             self.cases.append(Case(value, f"invalid: {source}"))
 
 
-def flat(schema: Any, root: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
+def flat(schema: Any, root: Mapping[str, Any]) -> dict[str, Any]:
     """`schema` with its `$ref` target and `allOf` branches folded in (properties merged)."""
-    if not isinstance(schema, Mapping) or depth > 16:
-        return {}
-    parts = []
-    if isinstance(schema.get("$ref"), str):
-        parts.append(flat(resolve_pointer(root, schema["$ref"]), root, depth + 1))
-    for branch in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
-        parts.append(flat(branch, root, depth + 1))
-    out = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
-    for part in parts:
-        for key, value in part.items():
-            if key == "properties" and isinstance(value, Mapping):
-                out["properties"] = {**value, **out.get("properties", {})}
-            elif key == "required" and isinstance(value, list):
-                out["required"] = [*out.get("required", []), *value]
-            else:
-                out.setdefault(key, value)
-    return out
+    return dict(folded(schema, root)) if isinstance(schema, Mapping) else {}
 
 
 def _slots(

@@ -127,6 +127,8 @@ class Judge:
         content = result.get("content")
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "text":
+                if block.get("text") in [m for m in mirrors if isinstance(m, str)]:
+                    return None  # a string result mirrored as it is (toolgen's runtime does)
                 try:
                     if orjson.loads(block.get("text", "")) in mirrors:
                         return None

@@ -10,27 +10,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from toolgen.verify.transport import dumps
-
-X_MCP_HEADER: Final = "x-mcp-header"
-
-
-def annotated(schema: Any, path: tuple[str, ...] = ()) -> list[tuple[str, tuple[str, ...]]]:
-    """(header name, argument path) of every `x-mcp-header` reachable through `properties`."""
-    found: list[tuple[str, tuple[str, ...]]] = []
-    properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(properties, Mapping):
-        return found
-    for key, sub in properties.items():
-        if not isinstance(sub, Mapping):
-            continue
-        name = sub.get(X_MCP_HEADER)
-        if isinstance(name, str) and name:
-            found.append((name, (*path, key)))
-        found.extend(annotated(sub, (*path, key)))
-    return found
 
 
 def param_headers(params: list[tuple[str, tuple[str, ...]]], arguments: Any) -> dict[str, str]:

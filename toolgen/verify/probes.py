@@ -18,8 +18,8 @@ import orjson
 from toolgen.spec.protocol import SUPPORTED_REVISIONS
 from toolgen.verify.official import official_problem
 from toolgen.verify.results import Result, failed, passed
-from toolgen.verify.session import Session, any_response, request_message, result_of
-from toolgen.verify.transport import Exchange, dumps
+from toolgen.verify.session import Session, request_message, result_of
+from toolgen.verify.transport import Exchange, any_response, dumps
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -64,10 +64,10 @@ def probe(session: Session, payload: bytes, method: str | None) -> ProbeAnswer:
     """Send raw `payload` and collect what answers it (see the module docs)."""
     if session.transport.kind == "http":
         exchange = session.send_raw(payload, method, session.timeout)
-        return ProbeAnswer([m for m in exchange.messages if any_response(m)], exchange.status)
+        return ProbeAnswer(list(exchange.messages), exchange.status)
     session.transport.exchange(payload, None, session.timeout, session.headers(method))
     follow = session.alive_check()
-    early = [m for m in follow.messages if m is not follow.reply and any_response(m)]
+    early = [m for m in follow.messages if m is not follow.reply]
     late = [m for m in session.transport.drain(GRACE) if any_response(m)]
     return ProbeAnswer(early + late, None, follow)
 

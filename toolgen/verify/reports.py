@@ -2,7 +2,7 @@
 (code scanning).
 
 Every format carries each result's level and rule. The text starts with a one-line
-summary (what fails the run, how many tools were exercised), then the failures
+summary (what fails the run, the tools by verdict and how many were exercised), then the failures
 grouped by level, verify's own errors, the tools that were not exercised or were
 skipped (with why), and the skipped checks folded by reason.
 """
@@ -36,7 +36,8 @@ def render(report: Report, fmt: str) -> str:
 
 
 def headline(report: Report) -> str:
-    """The one-line summary: the outcome, failures by level, coverage, counts."""
+    """The one-line summary: the outcome, failures by level, the tools by verdict (each once;
+    the exercised ones are among the passed and failed), the checks by status."""
     counts = report.summary()
     levels = counts["levels"]
     outcome = "passed" if report.ok else "FAILED"
@@ -44,13 +45,20 @@ def headline(report: Report) -> str:
     if counts[ERROR]:
         parts.append(f"{counts[ERROR]} errors of verify itself")
     tools = counts["tools"]
-    parts.append(f"{tools['exercised']} of {tools['total']} tools exercised")
+    parts.append(
+        f"{tools['total']} tools: {tools[PASSED]} passed, {tools[FAILED]} failed, "
+        f"{tools[NOT_EXERCISED]} not exercised, {tools[SKIPPED]} skipped "
+        f"({tools['exercised']} exercised)"
+    )
     rest = (
-        f"{counts[PASSED]} passed, {counts[SKIPPED]} skipped, {counts[NOT_EXERCISED]} not exercised"
+        f"checks: {counts[PASSED]} passed, {counts[SKIPPED]} skipped, "
+        f"{counts[NOT_EXERCISED]} not exercised"
     )
     if counts["expected"]:
         rest += f", {counts['expected']} expected failures"
     parts.append(rest)
+    if report.cut:
+        parts.append(f"calls of {len(set(report.cut))} tools cut short by the run's --budget")
     revisions = ", ".join(report.revisions) or "none"
     return (
         f"toolgen verify: {outcome} (fails on {report.fail_on}): {'; '.join(parts)} "
@@ -69,6 +77,7 @@ def to_json(report: Report) -> str:
         "seed": report.seed,
         "revisions": list(report.revisions),
         "calls": report.calls,
+        "cut_short": sorted(set(report.cut)),
     }
     return json.dumps(data, indent=2, ensure_ascii=False, default=repr) + "\n"
 

@@ -160,6 +160,8 @@ class Report:
     fail_on: str = MUST
     locations: dict[str | None, Location] = field(default_factory=dict)
     """Where each tool is described in the spec set (None: the spec set itself)."""
+    cut: list[str] = field(default_factory=list)
+    """Tools (at some revision) whose calls stopped when their share of the budget ran out."""
 
     def extend(self, results: Iterable[Result]) -> None:
         self.results.extend(results)

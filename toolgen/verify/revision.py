@@ -1,5 +1,6 @@
 """Everything verify checks at one protocol revision (opening, probes, listing, calls,
-sequences), and `verify`, which runs that for each revision the server is checked at."""
+sequences), and `verify`, which runs that for each revision the server is checked at
+within the run's budget (each tool, and each revision's sequences, gets its share)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from toolgen.verify.probes import describe
 from toolgen.verify.results import Report, Result, broken, failed, skipped
 from toolgen.verify.runner import (
     ALL,
+    Budget,
     Connection,
     Options,
     connections,
@@ -25,7 +27,7 @@ from toolgen.verify.runner import (
 )
 from toolgen.verify.sequences import INFERRED_CHECKS, Sequences, infer
 from toolgen.verify.session import result_of
-from toolgen.verify.toolcalls import CALL_CHECKS, ToolCalls
+from toolgen.verify.toolcalls import CALL_CHECKS, StateWatch, ToolCalls
 from toolgen.verify.transport import Target
 
 
@@ -33,12 +35,18 @@ class RevisionRun:
     """The checks of one revision over one (restartable) connection."""
 
     def __init__(
-        self, toolset: ToolSet, connection: Connection, options: Options, report: Report
+        self,
+        toolset: ToolSet,
+        connection: Connection,
+        options: Options,
+        report: Report,
+        budget: Budget,
     ) -> None:
         self.toolset = toolset
         self.connection = connection
         self.options = options
         self.report = report
+        self.budget = budget
         self.revision = connection.revision
 
     def run(self, selected: Sequence[str]) -> list[Result]:
@@ -73,21 +81,29 @@ class RevisionRun:
                 entries.setdefault(d["name"], []).append(d)
         by_name = {name: found[-1] for name, found in entries.items()}
         calls: dict[str, ToolCalls] = {}
+        watch = StateWatch()
         for name in selected:
+            until = self.budget.share()
             tool = self.toolset.tool(name)
             why = self._why_not_called(tool, entries.get(name, []))
             if why is not None:
                 out += self._skip(name, why)
                 continue
             seeds = self.options.fixtures.of(name)
+            closed = self.options.allow_open_world or not reaches_out(tool, entries[name])
             try:
                 calls[name] = ToolCalls(
-                    tool, by_name[name], self.connection, self.options, self.report, seeds
-                )
+                    tool, by_name[name], self.connection, self.options, self.report, seeds,
+                    open_world=not closed, watch=watch,
+                )  # fmt: skip
             except Exception as exc:  # a bug of verify: an error, never a pass
                 out += [broken(check, exc, name, self.revision) for check in CALL_CHECKS]
                 continue
+            calls[name].until = until
             calls[name].run()
+        until = self.budget.share()
+        for tool_calls in calls.values():
+            tool_calls.until = until
         sequences = self._sequences(calls)
         for name in calls:
             out += calls[name].results()
@@ -143,6 +159,14 @@ def is_destructive(tool: Tool, entries: Sequence[Mapping[str, Any]]) -> bool:
     return may_destroy(tool.annotations.to_mcp(), *(e.get("annotations", {}) for e in entries))
 
 
+def reaches_out(tool: Tool, entries: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the spec or any listing entry of the tool's name says, or leaves to the MCP
+    default, that the tool reaches an open world of outside systems: only
+    `openWorldHint: false`, a JSON boolean, in every one says it does not."""
+    hints = [tool.annotations.to_mcp(), *(e.get("annotations") for e in entries)]
+    return any(not isinstance(h, Mapping) or h.get("openWorldHint") is not False for h in hints)
+
+
 def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
     """Run every check against the server `target` reaches; `Unreachable` when it cannot
     be started or answers neither era's opening."""
@@ -155,7 +179,8 @@ def verify(toolset: ToolSet, target: Target, options: Options) -> Report:
         report.locations[None] = whole.locate()
     opened = connections(target, options, report)
     report.revisions = tuple(c.revision for c in opened)
+    budget = Budget(started + options.budget, len(opened) * (len(selected) + 1))
     for connection in opened:
-        report.extend(RevisionRun(toolset, connection, options, report).run(selected))
+        report.extend(RevisionRun(toolset, connection, options, report, budget).run(selected))
     report.seconds = time.monotonic() - started
     return report

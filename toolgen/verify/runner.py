@@ -8,10 +8,12 @@ restarted (a new session) and the run goes on with the next input.
 from __future__ import annotations
 
 import fnmatch
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from toolgen.limits import VERIFY_TIMEOUT
 from toolgen.spec.protocol import (
     LATEST_LEGACY_REVISION,
     LEGACY_REVISIONS,
@@ -35,7 +37,8 @@ from toolgen.verify.transport import Exchange, Target, Transport, Unreachable
 
 ALL: Final = "all"
 DEFAULT_CASES: Final = 20
-DEFAULT_TIMEOUT: Final = 10.0
+DEFAULT_BUDGET: Final = 600.0
+"""Seconds a whole run may take (`--budget`): no call starts after it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,17 +52,38 @@ class Options:
     allow_destructive: bool = False
     only: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = VERIFY_TIMEOUT
     fixtures: Fixtures = field(default_factory=Fixtures)
     sequences: str = "auto"
     """`auto`: the fixtures file's sequences and the inferred ones; `pinned`: only the
     former; `off`: none."""
     fail_on: str = MUST
+    budget: float = DEFAULT_BUDGET
+    allow_open_world: bool = False
 
     def selects(self, name: str) -> bool:
         if self.only and not any(fnmatch.fnmatchcase(name, p) for p in self.only):
             return False
         return not any(fnmatch.fnmatchcase(name, p) for p in self.exclude)
+
+
+@dataclass(slots=True)
+class Budget:
+    """The time a run may take, shared out: each part left (a tool at a revision, or a
+    revision's sequences) gets an equal share of the time left when it starts, so a slow
+    tool cannot starve the others, and once the whole budget is spent no call starts."""
+
+    ends: float
+    """`time.monotonic()` when the run's budget is spent."""
+    parts: int
+    """Parts not started yet."""
+
+    def share(self) -> float:
+        """When the part starting now must stop calling (`time.monotonic()`)."""
+        now = time.monotonic()
+        left = max(0.0, self.ends - now) / max(1, self.parts)
+        self.parts -= 1
+        return now + left
 
 
 @dataclass(slots=True)

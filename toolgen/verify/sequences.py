@@ -220,7 +220,8 @@ class Sequences:
             source = f"sequence step {index + 1} of {' -> '.join(s.tool for s in steps)}"
             outcome = calls.step(arguments, source)
             if not outcome.answered:
-                run.stopped = f"{where} broke a call rule (see its call.* checks)"
+                broke = "broke a call rule (see its call.* checks)"
+                run.stopped = f"{where} {broke if outcome.called else outcome.said}"
                 return run
             if step.role != READ:
                 if outcome.refused:
@@ -308,7 +309,8 @@ class Sequences:
                 return failed(PINNED_CHECK, message, tool, self.revision, inputs)
             outcome = calls.step(arguments, f"sequence {sequence.name!r} step {number}")
             if not outcome.answered:
-                why = f"{where} broke a call rule (see its call.* checks)"
+                broke = "broke a call rule (see its call.* checks)"
+                why = f"{where} {broke if outcome.called else outcome.said}"
                 return not_exercised(PINNED_CHECK, why, tool, self.revision)
             outputs[number] = outcome.structured
             problem = None

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from toolgen.limits import MAX_PAGES
 from toolgen.spec.protocol import is_modern
-from toolgen.verify.transport import Exchange, Transport, dumps
+from toolgen.verify.transport import Exchange, Transport, any_response, dumps
 
 VERSION_META: Final = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_META: Final = "io.modelcontextprotocol/clientCapabilities"
@@ -49,13 +49,6 @@ def answers(request_id: Any) -> Any:
         )
 
     return wanted
-
-
-def any_response(message: Any) -> bool:
-    """A `wanted` predicate: any response or batch of responses."""
-    if isinstance(message, list):
-        return True
-    return isinstance(message, dict) and ("result" in message or "error" in message)
 
 
 class Session:
@@ -149,6 +142,7 @@ class Session:
             self.timeout if timeout is None else timeout,
             headers,
             longest,
+            request_id,
         )
         if exchange.timed_out and exchange.progressed:
             reason = "toolgen verify: still running at its time limit"

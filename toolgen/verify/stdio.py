@@ -1,9 +1,12 @@
 """A server started as a command, spoken to over stdin/stdout, one JSON message per line.
 
-A reader thread splits stdout into lines of at most `max_message()` bytes: JSON
-goes to a queue holding at most that many bytes (more is dropped and noted: a
-server flooding messages costs no more), a line over a limit is dropped
-(`Refused`, also queued), anything else is kept, cut short, in `stdout_junk`
+A reader thread splits stdout into lines of at most `max_message()` bytes, and of at
+most what is left of that limit once the lines read since the last request are counted:
+a line past either is dropped as it arrives, never held whole (`Refused`, queued: the
+answer awaited will not be read). JSON goes to a queue holding at most the limit in
+bytes (more is dropped and noted: a server flooding messages costs no more), a line
+over orjson's nesting limit is dropped (`Refused`, also queued), anything else is kept,
+cut short, in `stdout_junk`
 (MCP allows nothing but protocol on stdout). stderr is drained into a bounded
 tail of bounded lines for error messages. The process gets its own session
 (process group), so closing ends it and whatever it started, and nothing else.
@@ -25,9 +28,10 @@ from typing import Any, Final
 
 import orjson
 
-from toolgen.limits import MESSAGE_ENV, STDERR_LINE, TooLong, max_message, read_lines
+from toolgen.limits import MESSAGE_ENV, STDERR_LINE, Lines, TooLong, max_message, read_lines
 from toolgen.verify.transport import (
     KEPT,
+    ONE_ANSWER,
     Deadline,
     Exchange,
     Refused,
@@ -91,6 +95,12 @@ class StdioTransport:
         self._queue: queue.Queue[tuple[Any, int]] = queue.Queue()
         self._queued = 0
         """Bytes of the messages in the queue (as received)."""
+        self._lines = Lines(self._limit)
+        self._arrived = 0
+        """Bytes of the lines read since the last request was sent; the lines reader is kept
+        to what is left of the limit."""
+        self._over = False
+        """Whether a line was dropped since then (the rest until the next request is too)."""
         self._lock = threading.Lock()
         self._stderr: deque[bytes] = deque(maxlen=STDERR_TAIL)
         self._eof = False
@@ -101,19 +111,46 @@ class StdioTransport:
     def _read_stdout(self) -> None:
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
-        for line in read_lines(lambda: os.read(fd, CHUNK), self._limit):
-            size = len(line) if isinstance(line, bytes) else self._limit
-            try:
-                message = self._decode(line)
-            except Refused as exc:
-                self._note(str(exc))
-                self._offer(exc, size)
-                continue
-            if _is_jsonrpc(message):
-                self._offer(message, size)
-            elif isinstance(line, bytes) and line.strip() and len(self.stdout_junk) < KEPT:
-                self.stdout_junk.append(line[:JUNK_PREFIX].rstrip(b"\r"))
+        while chunk := os.read(fd, CHUNK):
+            for line in self._lines.feed(chunk):
+                self._take(line)
+                del line  # not held while the next line is read
+        if (last := self._lines.end()) is not None:
+            self._take(last)
         self._queue.put((_EOF, 0))
+
+    def _take(self, line: bytes | TooLong) -> None:
+        """Decode and queue one line, or drop it: over the limit alone, or with what arrived
+        since the last request (the lines reader is kept to what that leaves, so a line past
+        it is dropped as it arrives)."""
+        if isinstance(line, TooLong):
+            with self._lock:
+                alone, first = self._arrived == 0, not self._over
+                self._over = True
+            if alone:
+                refusal = too_large("a stdout line", self._limit)
+            elif not first:
+                return  # the answer awaited already knows
+            else:
+                refusal = too_large(ONE_ANSWER, self._limit)
+            self._note(str(refusal))
+            self._offer(refusal, 0)
+            return
+        with self._lock:
+            self._arrived += len(line)
+            self._lines.limit = max(0, self._limit - self._arrived)
+        try:
+            message = loads(line) if line.strip() else None
+        except orjson.JSONDecodeError:
+            message = None
+        except Refused as exc:
+            self._note(str(exc))
+            self._offer(exc, len(line))
+            return
+        if _is_jsonrpc(message):
+            self._offer(message, len(line))
+        elif line.strip() and len(self.stdout_junk) < KEPT:
+            self.stdout_junk.append(line[:JUNK_PREFIX].rstrip(b"\r"))
 
     def _offer(self, item: Any, size: int) -> None:
         """Queue `item` (`size` bytes as received), unless the queue already holds the limit:
@@ -133,15 +170,6 @@ class StdioTransport:
         if len(self.refused) < KEPT and refusal not in self.refused:
             self.refused.append(refusal)
 
-    def _decode(self, line: bytes | TooLong) -> Any:
-        """The JSON value of a stdout line (None: not JSON); `Refused` over a limit."""
-        if isinstance(line, TooLong):
-            raise too_large("a stdout line", self._limit)
-        try:
-            return loads(line) if line.strip() else None
-        except orjson.JSONDecodeError:
-            return None
-
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
         fd = self.process.stderr.fileno()
@@ -157,16 +185,20 @@ class StdioTransport:
         timeout: float,
         headers: Mapping[str, str] | None = None,
         longest: float | None = None,
+        token: Any = None,
     ) -> Exchange:
         found = Exchange()
+        if wanted is not None:
+            with self._lock:
+                self._arrived, self._over, self._lines.limit = 0, False, self._limit
         if not self._write(payload):
             found.closed = True
             return found
         if wanted is None:
             return found
-        deadline = Deadline(timeout, longest)
+        deadline = Deadline(timeout, longest, token)
         while True:
-            message, size = self._next(deadline.at)
+            message = self._next(deadline.at)
             if isinstance(message, Refused):  # most likely the awaited reply: not waited for
                 found.refused = str(message)
                 return found
@@ -175,7 +207,7 @@ class StdioTransport:
                 self._hung = found.timed_out and not found.progressed
                 found.closed = self._eof
                 return found
-            found.received(message, size, self._limit, wanted(message))
+            found.received(message)
             if wanted(message):
                 found.reply = message
                 return found
@@ -184,7 +216,7 @@ class StdioTransport:
     def drain(self, grace: float) -> list[Any]:
         deadline = time.monotonic() + grace
         out = []
-        while (message := self._next(deadline)[0]) is not None:
+        while (message := self._next(deadline)) is not None:
             if not isinstance(message, Refused):
                 out.append(message)
         return out
@@ -201,20 +233,20 @@ class StdioTransport:
             return False
         return True
 
-    def _next(self, deadline: float) -> tuple[Any, int]:
-        """The next message and its size, or (None, 0) at the deadline or at end of output."""
+    def _next(self, deadline: float) -> Any:
+        """The next message, or None at the deadline or at end of output."""
         if self._eof:
-            return None, 0
+            return None
         try:
             item, size = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
-            return None, 0
+            return None
         with self._lock:
             self._queued -= size
         if item is _EOF:
             self._eof = True
-            return None, 0
-        return item, size
+            return None
+        return item
 
     def alive(self) -> bool:
         return self.process.poll() is None and not self._eof

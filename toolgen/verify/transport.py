@@ -5,7 +5,8 @@ so a transport takes a payload as bytes and reports everything that came back:
 the decoded JSON-RPC messages, lines that were not JSON (a log line on stdout),
 the HTTP status, and whether the wait for an answer ran out. Every read is bounded
 by a timeout (a server that hangs costs at most that long) and by `toolgen.limits`:
-a message over a limit is dropped unread, and the exchange and the connection say so.
+a message over a limit, or messages that together pass one while verify waits for an
+answer, are dropped unread, and the exchange and the connection say so.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ class Refused(Exception):
     which, and how to raise it where it can be raised)."""
 
 
+ONE_ANSWER: Final = "what came while waiting for one answer (notifications and answer together)"
+"""What the message limit also bounds in all (`too_large`)."""
+
+
 def too_large(what: str, limit: int) -> Refused:
     return Refused(
         f"{what} over verify's limit of {limit} bytes, dropped unread (set {MESSAGE_ENV} to "
@@ -74,7 +79,8 @@ class Exchange:
     reply: Any = None
     """The awaited message, or None when none came (see `timed_out`, `closed`)."""
     messages: list[Any] = field(default_factory=list)
-    """Every message received while waiting, the reply included, in arrival order."""
+    """The responses received while waiting, the reply included, in arrival order
+    (notifications are looked at as they come, for progress, and not kept)."""
     status: int | None = None
     """The HTTP status (None over stdio)."""
     headers: dict[str, str] = field(default_factory=dict)
@@ -86,37 +92,47 @@ class Exchange:
     refused: str | None = None
     """Why a message that came while waiting was dropped unread (over a limit); the wait
     ended there."""
-    kept: int = 0
-    """Bytes (as received) of the messages in `messages` other than the reply."""
 
-    def received(self, message: Any, size: int, limit: int, reply: bool = False) -> None:
-        """Note a message of `size` bytes. Others than the reply are kept while they total at
-        most `limit` bytes: a server flooding notifications costs no more."""
-        if reply or self.kept + size <= limit:
+    def received(self, message: Any) -> None:
+        if any_response(message):
             self.messages.append(message)
-            self.kept += 0 if reply else size
 
     @property
     def answered(self) -> bool:
         return self.reply is not None
 
 
+def any_response(message: Any) -> bool:
+    """Whether a message is a response or a batch of them (a `wanted` predicate too)."""
+    if isinstance(message, list):
+        return True
+    return isinstance(message, dict) and ("result" in message or "error" in message)
+
+
 class Deadline:
     """The end of one wait: `timeout` seconds from now, moved on by each progress
-    notification (MCP lets a client reset its timeout on progress) but never past
-    `longest` seconds from the start (nor ever, when `longest` is None)."""
+    notification for the request's `token` (MCP lets a client reset its timeout on
+    progress) but never past `longest` seconds from the start (nor ever, when `longest` is
+    None). Progress of another request (one given up on) moves nothing."""
 
-    __slots__ = ("at", "limit", "timeout")
+    __slots__ = ("at", "limit", "timeout", "token")
 
-    def __init__(self, timeout: float, longest: float | None = None) -> None:
+    def __init__(self, timeout: float, longest: float | None = None, token: Any = None) -> None:
         now = time.monotonic()
         self.timeout = timeout
+        self.token = token
         self.at = now + timeout
         self.limit = now + longest if longest is not None and longest > timeout else self.at
 
     def saw(self, message: Any, found: Exchange) -> None:
         """Note a message that arrived while waiting."""
-        if self.limit > self.at and isinstance(message, dict) and message.get("method") == PROGRESS:
+        if (
+            self.limit > self.at
+            and isinstance(message, dict)
+            and message.get("method") == PROGRESS
+            and isinstance(params := message.get("params"), dict)
+            and params.get("progressToken") == self.token
+        ):
             found.progressed = True
             self.at = min(time.monotonic() + self.timeout, self.limit)
 
@@ -142,11 +158,15 @@ class Transport(Protocol):
         timeout: float,
         headers: Mapping[str, str] | None = None,
         longest: float | None = None,
+        token: Any = None,
     ) -> Exchange:
         """Send `payload`; wait (at most `timeout` s) for a message `wanted` accepts.
 
         `wanted=None` sends without waiting for any answer (a notification). With
-        `longest`, each progress notification renews the `timeout` (see `Deadline`)."""
+        `longest`, each progress notification for `token` renews the `timeout` (see
+        `Deadline`). Everything that arrives while waiting is read up to `max_message()`
+        bytes in all, the answer included; past that the rest is dropped unread and the
+        exchange is `refused`."""
         ...
 
     def drain(self, grace: float) -> list[Any]:

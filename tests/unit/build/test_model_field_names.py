@@ -11,7 +11,7 @@ import pytest
 from conftest import import_module, toolset_of
 from pydantic import ValidationError
 
-from toolgen.build.python.modelnames import field_aliases
+from toolgen.build.naming import field_aliases
 from toolgen.build.python.models import render_models
 
 FULLWIDTH_A, KELVIN, LONG_S = "\uff41", "\u212a", "\u017f"

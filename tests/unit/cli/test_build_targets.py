@@ -73,7 +73,7 @@ def test_pyproject_chooses_the_target_when_the_command_line_does_not(
     assert "models.py" in {p.name for p in (tmp_path / "out2" / "notes").iterdir()}
 
 
-@pytest.mark.parametrize("target", ["rust", "", ",", "python,go"])
+@pytest.mark.parametrize("target", ["cobol", "", ",", "python,cobol"])
 def test_an_unknown_target_is_a_usage_error_and_nothing_is_written(
     tmp_path: Path, target: str
 ) -> None:

@@ -61,6 +61,19 @@ def test_error_rules_have_at_most_one_percent_false_positives(
                 assert measure.rate <= 0.01, (label, measure)
 
 
+HELD_OUT_PRECISION = 0.97
+"""The least precision of the rules that read names and descriptions, together, on servers
+they were not written on."""
+
+
+def test_the_name_and_description_rules_keep_their_precision_on_the_held_out_corpus(
+    findings: dict[str, list[Any]],
+) -> None:
+    together = precision.heuristic(precision.measure(findings["held out"], precision.HELDOUT))
+    assert together.findings >= 20, together
+    assert 1 - together.rate >= HELD_OUT_PRECISION, together
+
+
 def test_each_corpus_holds_several_real_servers_and_none_is_in_both() -> None:
     tuned, held = (precision.corpus_paths(c) for c in precision.CORPORA.values())
     assert len(tuned) >= 15 and len(precision.tools(precision.CORPUS)) >= 300

@@ -354,7 +354,7 @@ def test_the_docs_state_the_corpus_figures_as_measured() -> None:
     folded = [c for c in view("anthropic", tools).tools if c.losses]
     text = " ".join((ROOT / "docs" / "providers.md").read_text(encoding="utf-8").split())
     percent = round(100 * strict / len(tools))
-    assert f"On the {len(tools)} real tools of `tests/data/corpus/`" in text
+    assert f"Of {len(tools)} real tools published by" in text
     assert (
         f"{strict} ({percent}%) convert to OpenAI strict mode; the other {len(tools) - strict}"
         in text

@@ -14,7 +14,7 @@ import pytest
 
 from toolgen.limits import MAX_DEPTH
 from toolgen.verify.http import Watchdog, _body, _events
-from toolgen.verify.transport import Deadline, Refused, loads
+from toolgen.verify.transport import PROGRESS, Deadline, Exchange, Refused, loads
 
 LIMIT = 1024
 
@@ -64,13 +64,16 @@ STREAMS = [
     (b"data: " + b"1" * (LIMIT + 1) + b"\n\n", Refused),  # one line over the limit
     (event_of(LIMIT // 3), Refused),  # many short lines of one event
     (EVENT + b"data: " + b"2" * (LIMIT * 4), Refused),  # an unfinished line past the limit
-    (event_of(LIMIT // 3 - 2) * 4, 4),  # each event just under the limit
+    (event_of(LIMIT // 3 - 2) * 4, Refused),  # each event just under the limit, not together
+    (event_of(LIMIT // 12 - 2) * 4, 4),  # four events within the limit together
     (b"data: " + nested(MAX_DEPTH + 1) + b"\n\n", Refused),
 ]
 
 
 @pytest.mark.parametrize(("stream", "outcome"), STREAMS, ids=range(len(STREAMS)))
-def test_one_server_sent_event_is_read_up_to_the_message_limit(stream: bytes, outcome: Any) -> None:
+def test_the_server_sent_events_of_one_answer_are_read_up_to_the_message_limit(
+    stream: bytes, outcome: Any
+) -> None:
     events = _events(response(stream), LIMIT)
     if outcome is Refused:
         with pytest.raises(Refused):
@@ -101,3 +104,15 @@ def test_a_watchdog_fires_once_its_deadline_passes() -> None:
     watchdog = Watchdog(Deadline(0.05), fired.set)
     assert fired.wait(10.0)  # a guard against a hang, not a timing
     assert watchdog.fired
+
+
+def test_only_progress_for_the_request_awaited_renews_its_wait() -> None:
+    """A server that keeps sending progress for a call given up on moves no later wait."""
+    deadline, found = Deadline(0.5, 30.0, token=7), Exchange()
+    first = deadline.at
+    for token in (8, "7", None):
+        deadline.saw({"method": PROGRESS, "params": {"progressToken": token}}, found)
+    assert (deadline.at, found.progressed) == (first, False)
+    time.sleep(0.01)
+    deadline.saw({"method": PROGRESS, "params": {"progressToken": 7}}, found)
+    assert deadline.at > first and found.progressed

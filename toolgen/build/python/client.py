@@ -5,9 +5,9 @@ taking the input's properties as keyword-only arguments and returning the
 Output model (object outputs), the value itself (other outputs: an `int`, a
 `list[Note]`), or the SDK's `CallToolResult` (no output schema).
 
-Argument and return types are read from the model plan (`modelplan.build_plan`),
-whose combined schema names every generated class, so the client refers to the
-same classes as `models.py`. Inputs are typed for callers: a reference to a
+Argument and return types are printed from the spec set's type model
+(`toolgen.build.typemodel`), whose names the model classes share, so the client refers to
+the same classes as `models.py`. Inputs are typed for callers: a reference to a
 scalar def is its scalar type (`tag: str`, validated by the Input model at run
 time), a reference to an object class is that model. Returned values are typed as
 pydantic builds them (a def's class where the model holds one). What a type cannot
@@ -22,9 +22,24 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from toolgen.build.common import header_text
-from toolgen.build.python.modelplan import DEFS, ModelPlan, build_plan
+from toolgen.build.python.modelplan import ModelPlan, build_plan
 from toolgen.build.python.server import tool_methods
 from toolgen.build.templating import py_literal, render
+from toolgen.build.typemodel import (
+    Array,
+    Enum,
+    Intersection,
+    Literal,
+    Map,
+    Nullable,
+    Record,
+    Ref,
+    Scalar,
+    Type,
+    TypeModel,
+    Union,
+    build_model,
+)
 from toolgen.spec.ir import Tool, ToolSet
 from toolgen.spec.naming import handler_name
 
@@ -47,23 +62,29 @@ RESERVED_METHODS: Final = frozenset(
 """What a tool's method must not hide (such a method gets a `_tool` suffix): `ToolClient`'s
 public members and the names the class body reads. `ToolClient` keeps nothing else on the
 class: its calls are module functions, so no tool name reaches them."""
-_SCALARS: Final = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+_SCALARS: Final = {
+    "string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"
+}  # fmt: skip
 _ANY = f"{TYPING}.Any"
 
 
 def render_client(
-    toolset: ToolSet, *, source_note: str, plan: ModelPlan | None = None
+    toolset: ToolSet,
+    *,
+    source_note: str,
+    plan: ModelPlan | None = None,
+    model: TypeModel | None = None,
+    handlers: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
-    """`client.py` of the generated package."""
-    plan = plan or build_plan(toolset)
-    types = TypeNames(plan.schema.get("$defs", {}))
-    methods = client_methods(toolset.tools)
-    tools = [
-        _tool_context(tool, methods[tool.name], plan.tool_classes[tool.name], types)
-        for tool in toolset.tools
-    ]
+    """`client.py` of the generated package (`handlers`: the tools' handler methods, when
+    the caller has them)."""
+    model = model or build_model(toolset)
+    plan = plan or build_plan(toolset, model)
+    types = TypeNames(model, frozenset(plan.class_names))
+    methods = client_methods(toolset.tools, handlers)
+    tools = [_tool_context(tool, methods[tool.name], types) for tool in toolset.tools]
     text = render(
-        "client.py.jinja",
+        "python/client.py.jinja",
         header=header_text(source_note),
         server=toolset.server,
         package=toolset.server.package,
@@ -75,10 +96,12 @@ def render_client(
     return [(CLIENT_FILE, text)]
 
 
-def client_methods(tools: tuple[Tool, ...]) -> dict[str, str]:
+def client_methods(
+    tools: tuple[Tool, ...], handlers: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Tool name → client method: the handler's name, suffixed `_tool` while it is reserved
     or another tool's method already has it."""
-    handlers = tool_methods(tools)
+    handlers = handlers or tool_methods(tools)
     taken = set(RESERVED_METHODS) | set(handlers.values())
     methods = {}
     for tool in tools:
@@ -91,42 +114,39 @@ def client_methods(tools: tuple[Tool, ...]) -> dict[str, str]:
     return methods
 
 
-def _tool_context(
-    tool: Tool, method: str, classes: tuple[str, str | None], types: TypeNames
-) -> dict[str, Any]:
-    input_class, output_class = classes
-    schema = types.defs.get(input_class, {})
-    required = set(schema.get("required", []))
+def _tool_context(tool: Tool, method: str, types: TypeNames) -> dict[str, Any]:
+    names = types.model.tools[tool.name]
     taken: set[str] = set(RESERVED_ARGUMENTS)
     params = []
-    for prop, prop_schema in (schema.get("properties") or {}).items():
-        name = handler_name(prop)
+    for member in types.model.members(Ref(names.input)):
+        name = handler_name(member.json)
         while name in taken:
             name += "_"
         taken.add(name)
-        annotation = types.annotation(prop_schema, inputs=True)
+        annotation = types.annotation(member.type, inputs=True)
         params.append(
             {
                 "name": name,
-                "json": py_literal(prop),
+                "json": py_literal(member.json),
                 "annotation": annotation,
                 "optional_annotation": _or_omitted(annotation),
-                "required": prop in required,
+                "required": member.required,
             }
         )
-    if output_class is None:
+    if names.output is None:
         kind, returns = "result", f"{MCP_TYPES}.CallToolResult"
     elif tool.output_is_object:
-        kind, returns = "model", f"{MODELS}.{output_class}"
+        kind, returns = "model", f"{MODELS}.{names.output}"
     else:
-        kind, returns = "value", types.annotation(types.defs.get(output_class, {}), inputs=False)
+        kind = "value"
+        returns = types.annotation(types.model.types[names.output].type, inputs=False)
     return {
         "name": py_literal(tool.name),
         "method": method,
         "doc": (tool.description or tool.title or f"Call the {tool.name} tool.").strip(),
         "params": params,
-        "input_class": input_class,
-        "output_class": output_class,
+        "input_class": names.input,
+        "output_class": names.output,
         "kind": kind,
         "returns": returns,
         "returns_literal": py_literal(returns),
@@ -134,68 +154,50 @@ def _tool_context(
 
 
 class TypeNames:
-    """Python type expressions for the schemas of one model plan."""
+    """Python type expressions for the types of a spec set (`model`), naming the generated
+    model classes (`classes`) where pydantic builds one."""
 
-    def __init__(self, defs: Mapping[str, Any]) -> None:
-        self.defs = defs
+    def __init__(self, model: TypeModel, classes: frozenset[str]) -> None:
+        self.model = model
+        self.classes = classes
 
-    @staticmethod
-    def is_object(schema: Any) -> bool:
-        return isinstance(schema, dict) and (
-            schema.get("type") == "object" or "properties" in schema
-        )
+    def annotation(self, type_: Type, *, inputs: bool, seen: frozenset[str] = frozenset()) -> str:
+        """The type of the values `type_` describes (`inputs`: as a caller passes them)."""
+        match type_:
+            case Ref(name):
+                return self._ref(name, inputs=inputs, seen=seen)
+            case Scalar(kind):
+                return _SCALARS[kind]
+            case Literal(value):
+                return _literal([value])
+            case Enum(values) if Enum(values).large:
+                rest = [v for v in values if not isinstance(v, str)]
+                return _union(["str", *([_literal(rest)] if rest else [])])
+            case Enum(values):
+                return _literal(list(values))
+            case Array(items):
+                return f"list[{self.annotation(items, inputs=inputs, seen=seen)}]"
+            case Map(values):
+                return f"dict[str, {self.annotation(values, inputs=inputs, seen=seen)}]"
+            case Nullable(inner):
+                return _union([self.annotation(inner, inputs=inputs, seen=seen), "None"])
+            case Union(branches):
+                return _union(self.annotation(b, inputs=inputs, seen=seen) for b in branches)
+        return _ANY  # any JSON, a tuple, an intersection: what a type cannot say is Any
 
-    def annotation(self, schema: Any, *, inputs: bool, seen: frozenset[str] = frozenset()) -> str:
-        """The type of values `schema` describes (`inputs`: as a caller passes them)."""
-        if not isinstance(schema, dict):
-            return _ANY
-        ref = schema.get("$ref")
-        if isinstance(ref, str):
-            return self._ref(ref, inputs=inputs, seen=seen)
-        for keyword in ("anyOf", "oneOf"):
-            if isinstance(schema.get(keyword), list):
-                return _union(self.annotation(b, inputs=inputs, seen=seen) for b in schema[keyword])
-        if "const" in schema:
-            return _literal([schema["const"]])
-        if isinstance(schema.get("enum"), list):
-            return _literal(schema["enum"])
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            return _union(self._typed(schema, t, inputs=inputs, seen=seen) for t in kind)
-        if isinstance(kind, str) and not schema.get("allOf"):
-            return self._typed(schema, kind, inputs=inputs, seen=seen)
-        return _ANY
-
-    def _ref(self, ref: str, *, inputs: bool, seen: frozenset[str]) -> str:
-        name = ref[len(DEFS) :] if ref.startswith(DEFS) else None
-        target = self.defs.get(name) if name is not None else None
-        if name is None or target is None:
-            return _ANY
-        if not inputs or self.is_object(target):
+    def _ref(self, name: str, *, inputs: bool, seen: frozenset[str]) -> str:
+        named = self.model.types[name].type
+        is_class = name in self.classes and isinstance(named, (Record, Intersection))
+        if is_class or (not inputs and name in self.classes):
             return f"{MODELS}.{name}"  # the class pydantic builds (callers pass a model)
         if name in seen:
             return _ANY
-        return self.annotation(target, inputs=True, seen=seen | {name})
-
-    def _typed(
-        self, schema: Mapping[str, Any], kind: str, *, inputs: bool, seen: frozenset[str]
-    ) -> str:
-        if kind == "null":
-            return "None"
-        if kind == "array":
-            if schema.get("prefixItems") is not None:
-                return f"list[{_ANY}]"
-            return f"list[{self.annotation(schema.get('items', {}), inputs=inputs, seen=seen)}]"
-        if kind == "object":
-            values = schema.get("additionalProperties")
-            value = self.annotation(values, inputs=inputs, seen=seen) if values else _ANY
-            return f"dict[str, {value}]"
-        return _SCALARS.get(kind, _ANY)
+        return self.annotation(named, inputs=inputs, seen=seen | {name})
 
 
 def _or_omitted(annotation: str) -> str:
     """`annotation | Omitted`, `None` kept last (ruff's RUF036)."""
-    omitted = f"{CLIENT}.Omitted"
+    omitted = f"{MODELS}.Omitted"
     if annotation == "None":
         return f"{omitted} | None"
     if annotation.endswith(" | None"):

@@ -1,6 +1,6 @@
 """Faster stand-ins for three helpers of datamodel-code-generator's builtin formatter.
 
-A workaround, until DCG itself is faster (the issue for DCG: docs/upstream/
+A workaround, until DCG itself is faster (the issue for DCG: benchmarks/upstream/
 datamodel-code-generator.md): `faster()` puts them in place for the length of
 toolgen's own DCG call and puts DCG's back after it, so no other use of DCG in the
 process sees them outside that call. Each returns what DCG's own returns, so DCG's

@@ -9,7 +9,7 @@ check), and every member that DCG would make a class or alias of where it is use
 is hoisted out into an entry of its own: an object class anywhere; a constrained
 value (a bound, a pattern) anywhere but as a property, whose `Field` holds it.
 
-Naming (helpers in `toolgen.build.python.modelnames`):
+Naming (helpers in `toolgen.build.naming`):
 
 - Tools: `<Tool>Input` / `<Tool>Output`, `<Tool>` being the CamelCase of the
   tool name split at `_`, `.` and `-` (`place_order` → `PlaceOrder`, `a.b-c`
@@ -23,10 +23,10 @@ Naming (helpers in `toolgen.build.python.modelnames`):
   when a tool class or an imported name (`BaseModel`, `Field`) has it.
 - Hoisted members: owner class + path, a property by its CamelCase
   (`CreateNoteInput` + `address` → `CreateNoteInputAddress`), array items
-  `Item`, map values `Value`, union branches by `modelnames.branch_labels`.
+  `Item`, map values `Value`, union branches by `naming.branch_labels`.
   A name still taken gets an 8-digit hash of its schema path: no counters.
 
-An enum of more than `modelvalues.LARGE_ENUM` strings is a `str` checked against a
+An enum of more than `typemodel.LARGE_ENUM` strings is a `str` checked against a
 frozenset (`toolgen.build.python.modelvalues`), not a `Literal`: the plan names it
 (`PickInputChoice`, as a hoisted object would be named) and tells DCG its type by name.
 
@@ -47,17 +47,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from toolgen.build.python.modelnames import (
-    Names,
-    branch_labels,
-    camel,
-    def_classes,
-    hash8,
-    tool_bases,
-)
+from toolgen.build.naming import Names, branch_labels, camel, hash8, reserved_types
 from toolgen.build.python.modelregex import ecma_pattern
 from toolgen.build.python.modelvalues import (
     PYTHON_TYPE,
@@ -75,12 +67,12 @@ from toolgen.build.python.modelview import (
     is_class,
     view,
 )
+from toolgen.build.typemodel import TypeModel, all_defs, build_model
 from toolgen.schema.jsonequal import same
-from toolgen.schema.pointer import unescape as unescape_token
 from toolgen.schema.validation import SchemaValidator
 from toolgen.schema.walk import map_refs
-from toolgen.spec.ir import Def, ToolSet
-from toolgen.spec.resolver import def_name, def_ref
+from toolgen.spec.ir import ToolSet
+from toolgen.spec.resolver import def_name
 
 DEFS = "#/$defs/"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -90,7 +82,7 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 USE_SITE_KEYS = ("description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 
 _PLAIN = frozenset(
-    {"type", "items", "additionalProperties", "anyOf", "enum", "$ref", PYTHON_TYPE}
+    {"type", "items", "additionalProperties", "anyOf", "oneOf", "enum", "$ref", PYTHON_TYPE}
     | set(ANNOTATIONS)
 )
 """What a view may say and stay in place anywhere: types, enums, references, unions."""
@@ -130,18 +122,23 @@ def model_class_names(
     return dict((plan or build_plan(toolset)).tool_classes)
 
 
-def build_plan(toolset: ToolSet) -> ModelPlan:
+def build_plan(toolset: ToolSet, model: TypeModel | None = None) -> ModelPlan:
     """Name every class and build the combined schema (deterministic for the same IR).
 
-    The models, server and client emitters all need it: a build plans once and hands the
-    plan to each (`plan=`); called alone, each emitter plans for itself."""
-    return _Planner(toolset).plan()
+    Classes take the names of the spec set's type model (`model`, read here when not given):
+    its tool and def types, and its inline types by the place they are used. Classes the
+    model has no name for (constrained items DCG would otherwise name) get names of their
+    own, never one of the model's. The models, server and client emitters all need the
+    plan: a build plans once and hands it to each (`plan=`); called alone, each emitter
+    plans for itself."""
+    return _Planner(toolset, model or build_model(toolset)).plan()
 
 
 class _Planner:
-    def __init__(self, toolset: ToolSet) -> None:
+    def __init__(self, toolset: ToolSet, model: TypeModel) -> None:
         self.toolset = toolset
-        self.names = Names()
+        self.model = model
+        self.names = Names(taken=set(reserved_types()) | set(model.types))
         self.classes: dict[str, Any] = {}  # class name -> schema, in output order
         self.def_schemas: dict[str, Any] = {}  # bundled def name -> schema (bundled refs)
         self.def_classes: dict[str, str] = {}  # bundled def name -> class name
@@ -153,16 +150,11 @@ class _Planner:
 
     def plan(self) -> ModelPlan:
         tools = self.toolset.tools
-        bases = tool_bases([tool.name for tool in tools], self.names)
         tool_classes = {
-            tool.name: (
-                bases[tool.name] + "Input",
-                None if tool.output_schema is None else bases[tool.name] + "Output",
-            )
-            for tool in tools
+            name: (types.input, types.output) for name, types in self.model.tools.items()
         }
         self.def_schemas = all_defs(self.toolset)
-        self.def_classes = def_classes(self.def_schemas, self.names)
+        self.def_classes = dict(self.model.defs)
         self.rewritten_defs = {name: self._rewrite(s) for name, s in self.def_schemas.items()}
         self.by_class = {self.def_classes[n]: s for n, s in self.rewritten_defs.items()}
         self.def_views = {
@@ -260,7 +252,7 @@ class _Planner:
                 out[word] = self._member(value, owner + "Value", at)
             elif word == "items":
                 out[word] = self._member(value, owner + "Item", at)
-            elif word == "anyOf":
+            elif word in ("anyOf", "oneOf"):
                 out[word] = self._branches(value, owner, at)
             elif word == "pattern":
                 out[word] = ecma_pattern(value)  # `\\d` as the runtime reads it
@@ -270,7 +262,7 @@ class _Planner:
 
     def _value_set(self, schema: Mapping[str, Any], name: str, key: str) -> dict[str, Any]:
         """`schema`, a large enum, as a string of the value set it names (see `modelvalues`)."""
-        name = self.names.claim([name], key)
+        name = self.model.sites.get(key) or self.names.claim([name], key)
         constant = constant_name(name) + "_VALUES"
         if any(v.constant == constant for v in self.value_sets):
             constant += "_" + hash8(key)
@@ -298,7 +290,7 @@ class _Planner:
         property holds them), else written in place."""
         if not (is_class(schema) or (not field and _constrained(schema))):
             return self._body(schema, name, key)
-        owner = self.names.claim([name, name + "Value"], key)
+        owner = self.model.sites.get(key) or self.names.claim([name, name + "Value"], key)
         self.unit.append(owner)
         body = {k: v for k, v in schema.items() if k != "default"}
         self.classes[owner] = None  # its place comes before the classes of its members
@@ -346,36 +338,3 @@ def _nullable_scalar(schema: dict[str, Any]) -> dict[str, Any]:
         ):
             return {**rest, **branch, "type": [branch["type"], "null"]}
     return schema
-
-
-def all_defs(toolset: ToolSet) -> dict[str, Any]:
-    """Bundled def name → schema with bundled refs, for every def (used or not), sorted."""
-    found = _spec_defs(toolset.defs)
-    for tool in toolset.tools:  # tools may carry defs of their own (e.g. imported ones)
-        for schema in (tool.input_schema, tool.output_schema):
-            for name, body in ((schema or {}).get("$defs") or {}).items():
-                found.setdefault(name, body)
-    return dict(sorted(found.items()))
-
-
-def _spec_defs(defs: tuple[Def, ...]) -> dict[str, Any]:
-    """The spec set's defs with their refs (`#/defs/N`, `F.yaml#/defs/N`) bundled like tools'."""
-    bundled = {
-        (d.origin.source.path.resolve(), d.origin.path[-1]): d.name
-        for d in defs
-        if d.origin.path and isinstance(d.origin.path[-1], str)
-    }
-    out: dict[str, Any] = {}
-    for d in defs:
-        here = d.origin.source.path.resolve()
-
-        def rewrite(ref: str, _path: object, here: Path = here) -> str:
-            file_part, _, fragment = ref.partition("#")
-            name = unescape_token(fragment.removeprefix("/defs/"))
-            path = (here.parent / file_part).resolve() if file_part else here
-            target = bundled.get((path, name))
-            return def_ref(target) if target and fragment.startswith("/defs/") else ref
-
-        schema = {} if d.schema is True else {"not": {}} if d.schema is False else d.schema
-        out[d.name] = map_refs(schema, rewrite)
-    return out

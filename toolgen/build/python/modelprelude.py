@@ -1,11 +1,17 @@
-"""The fixed top of every generated `models.py`: the `ToolModel` base, and the import of `OMITTED`.
+"""The fixed top of every generated `models.py`: the absent value `OMITTED` and the `ToolModel` base.
 
-datamodel-code-generator (DCG) is told to derive every class from `ToolModel`
-(`base_class`), and its `MISSING` for a property left out becomes toolgen's one
-"absent" value, `Omitted`/`OMITTED` from `toolgen.client` (see
-`toolgen.build.python.modelshape`; why not pydantic's `MISSING`: see
-`toolgen.client.absent`). `ToolModel` leaves absent fields out of every dump, so a
-model dumps back to the JSON it was validated from.
+The models import pydantic and nothing else, so an application that only validates with
+them needs nothing of toolgen. datamodel-code-generator (DCG) is told to derive every class
+from `ToolModel` (`base_class`), and its `MISSING` for a property left out becomes the
+module's `OMITTED` (see `toolgen.build.python.modelshape`). `ToolModel` leaves absent
+fields out of every dump, so a model dumps back to the JSON it was validated from. The
+generated client defaults its optional arguments to the same value and leaves them out of
+a call (`toolgen.client.base`).
+
+`OMITTED` is falsy and typed (`__bool__` returns `Literal[False]`), so `if args.title:` and
+`if args.title is not OMITTED:` both narrow `str | Omitted` to `str` for mypy and pyright;
+no JSON value validates as it. pydantic's own `MISSING` is truthy, so `if args.title:`
+would take the branch for an absent title.
 
 `defer_build=True`: a class's pydantic-core validator and serializer are built when
 the class is first used (validated, instantiated, dumped, asked for its JSON
@@ -30,25 +36,51 @@ BASE_MODULE = "toolgen_models_prelude"
 BASE_CLASS = "ToolModel"
 SENTINEL_TYPE = "Omitted"
 SENTINEL = "OMITTED"
-"""The names of `toolgen.client`'s absent value (never class names: `modelnames.RESERVED`)."""
+"""The names of `toolgen.client`'s absent value (never class names: `naming.RESERVED`)."""
 
 IMPORTS: tuple[Import, ...] = (
+    Import("enum", "Enum"),
     Import("typing", "Annotated"),
     Import("typing", "Any"),
+    Import("typing", "Final"),
+    Import("typing", "Literal"),
     Import("pydantic", "BeforeValidator"),
     Import("pydantic", DCG_INTEGER),
     Import("pydantic", "BaseModel"),
     Import("pydantic", "ConfigDict"),
     Import("pydantic", "SerializationInfo"),
     Import("pydantic", "SerializerFunctionWrapHandler"),
+    Import("pydantic", "GetCoreSchemaHandler"),
     Import("pydantic", "model_serializer"),
-    Import("toolgen.client", SENTINEL, SENTINEL),
-    Import("toolgen.client", SENTINEL_TYPE, SENTINEL_TYPE),
+    Import("pydantic_core", "core_schema"),
 )
-"""What `PRELUDE` uses (merged with the imports of the models); the sentinel is re-exported
-(`X as X`), so handlers may import it from their models."""
+"""What `PRELUDE` uses (merged with the imports of the models): pydantic's, and the standard
+library's."""
 
 PRELUDE = '''
+class Omitted(Enum):
+    """The type of `OMITTED` (an enum, so type checkers narrow `x is OMITTED`)."""
+
+    OMITTED = "OMITTED"
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.is_instance_schema(cls)  # no JSON value is absent
+
+
+OMITTED: Final = Omitted.OMITTED
+"""Absent: a property left out of a JSON object, an argument not given. Falsy; `None` is
+JSON's `null`."""
+
+
 def _integral(value: Any) -> Any:
     """A float without fractional part as the int it equals (JSON Schema: `20.0` is an integer)."""
     return int(value) if type(value) is float and value.is_integer() else value

@@ -11,7 +11,7 @@ constraints in `Field` and defaults by `=` (`use_annotated`,
 `field_constraints`); a def or output that is not an object is a type alias
 (`NoteId = TypeAliasType("NoteId", Annotated[str, Field(pattern=...)])`), so
 ids are plain hashable `str`s; enums become `Literal`s (longer than
-`modelvalues.LARGE_ENUM`: a checked `str`, see `modelvalues`); every class derives
+`typemodel.LARGE_ENUM`: a checked `str`, see `modelvalues`); every class derives
 from the prelude's `ToolModel` (one shared config); `strict_types` keeps JSON
 types apart (`"5"` is not an integer). DCG's `MISSING` for a property left out
 becomes the prelude's falsy `OMITTED` (see `modelshape`, `modelprelude`): a
@@ -45,8 +45,8 @@ from datamodel_code_generator.enums import DataModelType, StrictTypes
 from datamodel_code_generator.format import Formatter
 
 from toolgen.build.common import python_header
+from toolgen.build.naming import field_aliases
 from toolgen.build.python import dcgfixes, modelprelude, modelvalues
-from toolgen.build.python.modelnames import field_aliases
 from toolgen.build.python.modelplan import (
     DEFS,
     SCHEMA_DIALECT,

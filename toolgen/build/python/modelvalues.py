@@ -33,9 +33,8 @@ from typing import Any
 
 from toolgen.build.python.modelsplice import Fragment, Import
 from toolgen.build.templating import string_literal
+from toolgen.build.typemodel import LARGE_ENUM
 
-LARGE_ENUM = 1_000
-"""An enum of more strings than this is a checked `str`, not a `Literal`."""
 PYTHON_TYPE = "x-python-type"
 """DCG's schema extension that names a field's type (written as it is, not imported)."""
 

@@ -25,7 +25,8 @@ pydantic cannot, the view says less, never more:
   open, but for a map whose keys one pattern names (`additionalProperties: false`).
 
 The result (`view`) is `{}` (anything), a `$ref` alone, an enum, one typed schema, or an
-`anyOf` of those, annotations beside; `False` when no value is valid.
+`anyOf` (or `oneOf`, as written) of those, annotations beside; `False` when no value is
+valid.
 """
 
 from __future__ import annotations
@@ -129,12 +130,13 @@ class _View:
         self.in_place |= expanded
         try:
             if unions and not flat:  # a union beside nothing of its own: the union
-                branches = [b for b in map(self.of, unions[0]) if b is not False]
+                word, union = unions[0]
+                branches = [b for b in map(self.of, union) if b is not False]
                 if not branches:
                     return False
                 if any(not _says_anything(b) for b in branches):
                     return notes
-                return {"anyOf": branches, **notes}
+                return {word: branches, **notes}
             return self._typed(flat, notes)
         finally:
             self.around, self.in_place = outer
@@ -151,12 +153,12 @@ class _View:
 
     def _conjuncts(
         self, schema: Mapping[str, Any], expanded: set[str]
-    ) -> tuple[list[dict[str, Any]], list[list[Any]]] | bool:
+    ) -> tuple[list[dict[str, Any]], list[tuple[str, list[Any]]]] | bool:
         """The flat keywords of `schema` and of every schema it must also match in place
         (`allOf`; a `$ref` to a def not `around` or `expanded` already, which it adds),
         and their unions; False when one of them is `false`."""
         flats = [{k: v for k, v in schema.items() if k in _KEPT}]
-        unions = [schema[k] for k in ("anyOf", "oneOf") if isinstance(schema.get(k), list)]
+        unions = [(k, schema[k]) for k in ("anyOf", "oneOf") if isinstance(schema.get(k), list)]
         parts = list(schema["allOf"]) if isinstance(schema.get("allOf"), list) else []
         ref = schema.get("$ref")
         if (

@@ -12,10 +12,10 @@ import keyword
 import sys
 from pathlib import Path
 
-from toolgen.build.common import python_header
+from toolgen.build.common import python_header, server_block
 from toolgen.build.templating import py_literal
 from toolgen.spec.errors import Diagnostic, ErrorCode, SpecError
-from toolgen.spec.ir import Server, ToolSet
+from toolgen.spec.ir import ToolSet
 from toolgen.spec.layout import TOOLS_DIR
 from toolgen.spec.protocol import LATEST_REVISION
 
@@ -90,16 +90,6 @@ def render_init(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
         + '"""The tool definitions the server lists and the client checks (written by the same build)."""\n'
     )
     return [("__init__.py", text), ("py.typed", python_header(source_note))]
-
-
-def server_block(server: Server) -> dict[str, str]:
-    """The spec's `server` block as generated code carries it (identity, instructions)."""
-    block = {"name": server.name, "version": server.version}
-    for key in ("title", "description", "instructions"):
-        value = getattr(server, key)
-        if value is not None:
-            block[key] = value
-    return block
 
 
 def _tuple(names: tuple[str, ...]) -> str:

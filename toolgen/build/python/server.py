@@ -1,7 +1,7 @@
 """Emit `server.py` (the typed handler interface + `serve`) and the user's handler scaffold.
 
-Both are rendered from jinja2 templates (`templates/server.py.jinja`,
-`templates/handlers.py.jinja`). Class names come from the models emitter
+Both are rendered from jinja2 templates (`server.py.jinja`,
+`handlers.py.jinja`, beside it). Class names come from the models emitter
 (`model_class_names`), method names from the runtime (`handler_name`), so the
 stub, the models and the runtime's handler binding cannot disagree. Every
 spec string reaches the templates only through the `py` filter (a Python
@@ -11,6 +11,7 @@ literal) or as a checked identifier.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from toolgen.build.common import header_text
@@ -26,22 +27,28 @@ _SERVER_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
 
 def render_server(
-    toolset: ToolSet, *, source_note: str, plan: ModelPlan | None = None
+    toolset: ToolSet,
+    *,
+    source_note: str,
+    plan: ModelPlan | None = None,
+    methods: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
     """`server.py` of the generated package: `Handlers` (one abstract method per tool) and
     `serve(handlers)`, which runs the toolgen runtime over stdio."""
-    context = _context(toolset, plan)
-    text = render("server.py.jinja", header=header_text(source_note), **context)
+    context = _context(toolset, plan, methods)
+    text = render("python/server.py.jinja", header=header_text(source_note), **context)
     return [(SERVER_FILE, text)]
 
 
-def render_handlers_scaffold(toolset: ToolSet, plan: ModelPlan | None = None) -> str:
+def render_handlers_scaffold(
+    toolset: ToolSet, plan: ModelPlan | None = None, methods: Mapping[str, str] | None = None
+) -> str:
     """The text of the user's handler module (`scaffold_path`): a `Handlers` subclass whose
     methods raise `ToolError("not implemented")` until the user fills them in."""
-    context = _context(toolset, plan)
+    context = _context(toolset, plan, methods)
     package = context["package"]
     return render(
-        "handlers.py.jinja",
+        "python/handlers.py.jinja",
         import_path=package,
         filename=scaffold_path(package),
         class_name=_class_name(package) + "Handlers",
@@ -49,12 +56,14 @@ def render_handlers_scaffold(toolset: ToolSet, plan: ModelPlan | None = None) ->
     )
 
 
-def _context(toolset: ToolSet, plan: ModelPlan | None = None) -> dict[str, Any]:
+def _context(
+    toolset: ToolSet, plan: ModelPlan | None = None, methods: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     server = toolset.server
     if not _SERVER_NAME.fullmatch(server.name):  # the spec model guarantees it; checked again
         raise ValueError(f"invalid server name {server.name!r}")
     names = model_class_names(toolset, plan)
-    methods = tool_methods(toolset.tools)
+    methods = methods or tool_methods(toolset.tools)
     _check_abc_names(toolset.tools, methods)
     tools = []
     imports: set[str] = set()
@@ -118,7 +127,7 @@ _ABC_OWNED = frozenset({"_abc_impl"})
 """Class attributes Python's `abc` machinery sets on every `Handlers` subclass, over any method."""
 
 
-def _check_abc_names(tools: tuple[Tool, ...], methods: dict[str, str]) -> None:
+def _check_abc_names(tools: tuple[Tool, ...], methods: Mapping[str, str]) -> None:
     problems = [
         Diagnostic(
             ErrorCode.INVALID_NAME,

@@ -1,21 +1,16 @@
 """Emit the TypeScript module of a spec set: `index.ts`, `runtime.ts` and `package.json`.
 
 `index.ts` holds everything particular to the spec set: the types of every tool's input
-and output and of its defs (`types.TypeWriter`), the `Handlers` interface and
+and output and of its defs (`types.declarations`), the `Handlers` interface and
 `registerTools` for an SDK `McpServer`, the typed `Client`, and the spec's JSON Schemas and
 `tools/list` results as typed constants (made by `toolgen.spec.protocol`, the function
 the Python build and runtime use). `runtime.ts` is the same text in every module.
 
-Names (type names are the Python models' class names, `modelnames`):
-
-- `<Tool>Input` / `<Tool>Output`, `<Tool>` being the tool's CamelCase stem; each def
-  its class name (`Note`, `note_id` → `NoteId`, `Def` appended when taken).
-- A tool's method (in `Handlers` and `Client`) is its stem with the first letter in
-  lower case: `cancel_order` → `cancelOrder`, `ns.do-thing` → `nsDoThing`, `3d` →
-  `tool3d`; when two tools give one stem the later one spells its separators out
-  (`get-x` → `getDashX`) or gets a hash. A method that would be a member of every object
-  (`toString`, `constructor`, ...) or of the client (`sdk`, `drift`, `checkDrift`) gets
-  `Tool` appended (`toStringTool`).
+Names come from the naming service (`toolgen.build.naming`): type names are those of the
+type model, the same in every target (`<Tool>Input`, `<Tool>Output`, each def's, each named
+inline type's); a tool's method (in `Handlers` and `Client`) is its name in camelCase
+(`cancel_order` → `cancelOrder`, `3d` → `tool3d`), with `Tool` appended where it would be a
+member of every object or of the client (`toString` → `toStringTool`).
 
 Every spec string reaches the output as a JSON string literal or inside a doc comment
 (`types.ts_string`, `types.doc_comment`): no spec text becomes code.
@@ -26,77 +21,97 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
 
-from toolgen.build.common import header_text
-from toolgen.build.python.modelnames import RESERVED, Names, def_classes, tool_bases
-from toolgen.build.python.modelplan import all_defs
-from toolgen.build.python.package import server_block
-from toolgen.build.templating import template_dir
-from toolgen.build.typescript.types import (
-    JSON_VALUE,
-    TypeWriter,
-    doc_comment,
-    schema_doc,
-    ts_string,
-)
+from toolgen.build.common import server_block
+from toolgen.build.naming import LANGUAGES
+from toolgen.build.target import Rendering
+from toolgen.build.templating import render
+from toolgen.build.typescript.types import JSON_VALUE, declarations, doc_comment, ts_string
 from toolgen.schema.jsonequal import same
+from toolgen.schema.walk import walk_schemas
+from toolgen.spec.errors import Diagnostic, ErrorCode, Location, SpecError
 from toolgen.spec.ir import Tool, ToolSet
-from toolgen.spec.protocol import SUPPORTED_REVISIONS, list_tools_result
+from toolgen.spec.protocol import SUPPORTED_REVISIONS
 
 TESTED_WITH: Final = {
     "node": "22",
     "typescript": "5.9.3",
     "@modelcontextprotocol/server": "2.4.0",
     "@modelcontextprotocol/client": "2.4.0",
+    "ajv": "8.20.0",
     "zod": "4.6.7",
 }
 """What the generated modules are tested with (`tests/ts_support/package.json` pins the same)."""
 
-TS_RESERVED: Final = frozenset(
-    {
-        "Client", "ClientOptions", "CallToolResult", "Drift", "DriftError", "DriftPolicy",
-        "Handlers", "JsonObject", "JsonValue", "Listings", "LISTED_SCHEMAS", "LISTINGS",
-        "McpServer", "Promise",
-        "Readonly", "Record", "SCHEMAS", "SdkClient", "SERVER", "ServerContext", "ToolCallError",
-        "ToolClient", "ToolContent", "ToolEntry", "ToolError", "ToolName", "ToolSchemas", "TOOLS",
-    }
-)  # fmt: skip
-"""Names `index.ts` declares or uses: never the name of a tool's or a def's type."""
-MEMBERS: Final = frozenset(
-    {
-        "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
-        "toLocaleString", "toString", "valueOf", "sdk", "drift", "checkDrift",
-    }
-)  # fmt: skip
-"""Members of every object and of the generated `Client`: never a tool's method."""
-
 _UNSAFE_JSON = re.compile("[\u2028\u2029\ud800-\udfff]")
 
 
-def render_typescript(toolset: ToolSet, *, source_note: str) -> list[tuple[str, str]]:
+RUNTIME: Final = Path(__file__).with_name("runtime.ts")
+"""The runtime every module carries (the same text in each)."""
+
+
+def render_typescript(job: Rendering) -> list[tuple[str, str]]:
     """The files of the spec set's TypeScript module, relative to `OUT/<package>/`."""
-    header = f"// {header_text(source_note)}\n"
-    runtime = (template_dir() / "typescript" / "runtime.ts").read_text(encoding="utf-8")
+    check_names(job.toolset)
+    header = f"// {job.header}\n"
+    runtime = RUNTIME.read_text(encoding="utf-8")
     return [
-        ("index.ts", header + Module(toolset).text()),
+        ("index.ts", Module(job).text()),
         ("runtime.ts", header + runtime),
-        ("package.json", package_json(toolset, source_note)),
+        ("package.json", package_json(job.toolset, job.header)),
     ]
 
 
-def package_json(toolset: ToolSet, source_note: str) -> str:
-    """An npm `package.json` for the module: ESM, the SDK packages as peer dependencies."""
+def check_names(toolset: ToolSet) -> None:
+    """Refuse, where it is written, a name the TypeScript SDK cannot carry: `__proto__`, as a
+    tool's name (the SDK keeps tools in a plain object, where that name is its prototype) or
+    as a property's (its JSON parsing of requests and results drops that key). A tool named
+    like another member of every object (`toString`, `constructor`, ...) is carried: the
+    runtime registers it under another name and renames it."""
+    problems = [
+        Diagnostic(ErrorCode.INVALID_NAME, _PROTO_TOOL, tool.origin.locate("name"))
+        for tool in toolset.tools
+        if tool.name == "__proto__"
+    ]
+    written = [(d.origin, d.schema) for d in toolset.defs]
+    for tool in toolset.tools:
+        written += [(o, o.value()) for o in (tool.input_origin, tool.output_origin) if o]
+    for origin, schema in written:
+        for path, sub in walk_schemas(schema):
+            properties = sub.get("properties") if isinstance(sub, dict) else None
+            if isinstance(properties, dict) and "__proto__" in properties:
+                where = origin.locate(*path, "properties", "__proto__", key=True)
+                problems.append(Diagnostic(ErrorCode.INVALID_NAME, _PROTO_PROPERTY, where))
+    if problems:
+        raise SpecError(sorted(problems, key=lambda d: d.location or _NOWHERE))
+
+
+_PROTO_TOOL: Final = (
+    "a tool cannot be called `__proto__` in the TypeScript target: the SDK keeps tools in a "
+    "plain object, where that name is its prototype; rename the tool"
+)
+_PROTO_PROPERTY: Final = (
+    "a property cannot be called `__proto__` in the TypeScript target: the SDK's JSON parsing "
+    "drops that key from arguments and results; rename the property"
+)
+_NOWHERE: Final = Location("", 0, 0)
+
+
+def package_json(toolset: ToolSet, header: str) -> str:
+    """An npm `package.json` for the module: ESM, the SDK packages and AJV (the validator the
+    SDK bundles, which the runtime configures itself) as peer dependencies."""
     document = {
-        "//": header_text(source_note),
+        "//": header,
         "name": toolset.server.package.replace("_", "-"),
         "private": True,
         "type": "module",
         "peerDependencies": {
             name: f"^{TESTED_WITH[name]}"
-            for name in ("@modelcontextprotocol/client", "@modelcontextprotocol/server")
+            for name in ("@modelcontextprotocol/client", "@modelcontextprotocol/server", "ajv")
         },
         "toolgen": {"testedWith": TESTED_WITH},
     }
@@ -104,206 +119,59 @@ def package_json(toolset: ToolSet, source_note: str) -> str:
 
 
 class Module:
-    """The text of `index.ts` for one spec set."""
+    """The text of `index.ts` for one spec set (`index.ts.jinja`, beside this module)."""
 
-    def __init__(self, toolset: ToolSet) -> None:
-        self.toolset = toolset
-        names = Names(taken=set(RESERVED) | TS_RESERVED)
-        self.stems = tool_bases([tool.name for tool in toolset.tools], names)
-        self.defs = all_defs(toolset)
-        self.def_types = def_classes(self.defs, names)
-        self.methods = _methods(toolset.tools, self.stems)
-        self.listings = {rev: list_tools_result(toolset, rev) for rev in SUPPORTED_REVISIONS}
-        self.listed = _listed_schemas(toolset, self.listings.values())
+    def __init__(self, job: Rendering) -> None:
+        self.toolset = job.toolset
+        self.header = job.header
+        self.model = job.model
+        self.stems = {name: types.stem for name, types in job.model.tools.items()}
+        names = [tool.name for tool in job.toolset.tools]
+        self.methods = LANGUAGES["typescript"].identifiers(names, "method")
+        self.listings = job.listings
+        self.listed = _listed_schemas(job.toolset, self.listings.values())
 
     def text(self) -> str:
-        server = self.toolset.server
-        types = self._types()
-        unstructured = any(tool.output_schema is None for tool in self.toolset.tools)
-        sdk_types = ["CallToolResult"] if unstructured else []
-        own_types = ["Drift", "DriftPolicy", *(["JsonValue"] if JSON_VALUE in types else [])]
-        own_types += [
-            "Listings",
-            *(["ToolContent"] if unstructured else []),
-            "ToolEntry",
-            "ToolSchemas",
-        ]
-        parts = [
-            f"/**\n * The MCP tools of server {_doc_text(server.name)}, for the official TypeScript SDK.\n"
-            " *\n"
-            " * Generated by toolgen: the types of every tool's input and output, a `Handlers`\n"
-            " * interface and `registerTools` for an SDK `McpServer`, a typed `Client`, and the\n"
-            " * spec's JSON Schemas and `tools/list` results.\n */\n",
-            'import type { Client as SdkClient } from "@modelcontextprotocol/client";\n',
-            f"import type {{ {', '.join([*sdk_types, 'McpServer', 'ServerContext'])} }} "
-            'from "@modelcontextprotocol/server";\n',
-            'import { register, ToolClient } from "./runtime.js";\n',
-            f'import type {{ {", ".join(own_types)} }} from "./runtime.js";\n\n',
-            'export { DriftError, ToolCallError, ToolError } from "./runtime.js";\n',
-            'export type { Drift, DriftPolicy, JsonObject, JsonValue, ToolContent } from "./runtime.js";\n\n',
-            "/** The spec's `server` block: identity and instructions. */\n",
-            f"export const SERVER = {_json(server_block(server))} as const;\n\n",
-            types,
-            self._handlers(),
-            self._client(),
-            self._constants(),
-        ]
-        return "".join(parts)
-
-    # -- types --------------------------------------------------------------------------------
-
-    def _types(self) -> str:
-        out = [
-            "// -- types ---------------------------------------------------------------------\n\n"
-        ]
-        writer = TypeWriter(self.def_types)
-        for name, schema in self.defs.items():
-            type_name = self.def_types[name]
-            out.append(self._alias(type_name, schema, schema_doc(schema), writer, skip=name))
-        for tool in self.toolset.tools:
-            stem = self.stems[tool.name]
-            parts = [("Input", tool.input_schema), ("Output", tool.output_schema)]
-            for part, schema in parts:
-                if schema is None:
-                    continue
-                body = {k: v for k, v in schema.items() if k != "$defs"}
-                lines = [f"The {part.lower()} of tool {tool.name}.", *schema_doc(body)]
-                out.append(
-                    self._alias(stem + part, body, lines, TypeWriter(self.def_types, stem + part))
-                )
-        return "".join(out)
-
-    def _alias(
-        self, name: str, schema: Any, doc: list[str], writer: TypeWriter, skip: str | None = None
-    ) -> str:
-        """`export type NAME = ...;` (the def's own name when `schema` is exactly a def)."""
-        for def_name, body in self.defs.items():
-            if def_name != skip and isinstance(schema, dict) and same(schema, body):
-                return (
-                    doc_comment(doc, "") + f"export type {name} = {self.def_types[def_name]};\n\n"
-                )
-        return doc_comment(doc, "") + f"export type {name} = {writer.write(schema)};\n\n"
-
-    # -- server -------------------------------------------------------------------------------
-
-    def _handlers(self) -> str:
-        out = [
-            "// -- server --------------------------------------------------------------------\n\n",
-            "/** One method per tool: it takes the tool's input (already checked against its\n"
-            " * schema) and the SDK's request context, and returns the tool's output (checked\n"
-            " * before it is sent). Throw `ToolError` to answer the model with `isError`. */\n",
-            "export interface Handlers {\n",
-        ]
-        for tool in self.toolset.tools:
-            method = self.methods[tool.name]
-            stem = self.stems[tool.name]
-            returns = f"{stem}Output" if tool.output_schema is not None else "ToolContent"
-            out.append(doc_comment(_tool_doc(tool), "  "))
-            out.append(
-                f"  {method}(input: {stem}Input, context: ServerContext): {returns} | Promise<{returns}>;\n"
-            )
-        out.append("}\n\n")
-        out.append(
-            "/** Register every tool on `server` (the SDK's `McpServer`) with `handlers`; its\n"
-            " * `tools/list` then answers the spec's definitions for the negotiated revision. */\n"
-            "export function registerTools(server: McpServer, handlers: Handlers): void {\n"
-            "  register(server, TOOLS, LISTINGS, handlers);\n}\n\n"
-        )
-        return "".join(out)
-
-    # -- client -------------------------------------------------------------------------------
-
-    def _client(self) -> str:
-        out = [
-            "// -- client --------------------------------------------------------------------\n\n",
-            "/** Options of `Client`: what the first call does when the server's tools differ\n"
-            " * from the spec (default: warn). */\n",
-            "export interface ClientOptions {\n  readonly drift?: DriftPolicy;\n}\n\n",
-            "/** A typed client: wraps a connected SDK `Client`, one method per tool. A result\n"
-            " * with `isError` throws `ToolCallError`. */\n",
-            "export class Client {\n",
-            "  readonly #tools: ToolClient;\n\n",
-            "  constructor(sdk: SdkClient, options: ClientOptions = {}) {\n",
-            "    this.#tools = new ToolClient(sdk, LISTINGS, options.drift);\n  }\n\n",
-            "  /** The SDK client this one calls through. */\n",
-            "  get sdk(): SdkClient {\n    return this.#tools.sdk;\n  }\n\n",
-            "  /** How the server's tools differ from the spec (undefined until checked). */\n",
-            "  get drift(): readonly Drift[] | undefined {\n    return this.#tools.drift;\n  }\n\n",
-            "  /** Compare the server's `tools/list` with the spec now (the first call does). */\n",
-            "  checkDrift(): Promise<Drift[]> {\n    return this.#tools.checkDrift();\n  }\n",
-        ]
-        for tool in self.toolset.tools:
-            out.append("\n" + doc_comment(_tool_doc(tool), "  "))
-            out.append(self._client_method(tool))
-        out.append("}\n\n")
-        return "".join(out)
-
-    def _client_method(self, tool: Tool) -> str:
-        method = self.methods[tool.name]
-        stem = self.stems[tool.name]
-        name = ts_string(tool.name)
-        schema = tool.input_schema
-        optional = not schema.get("required") and not any(
-            k in schema for k in ("$ref", "allOf", "anyOf", "oneOf", "if", "dependentRequired")
-        )
-        param = f"input: {stem}Input" + (" = {}" if optional else "")
-        if tool.output_schema is None:
-            return (
-                f"  {method}({param}): Promise<CallToolResult> {{\n"
-                f"    return this.#tools.result({name}, input);\n  }}\n"
-            )
-        text = "true" if tool.output_schema.get("type") == "string" else "false"
-        return (
-            f"  async {method}({param}): Promise<{stem}Output> {{\n"
-            f"    return (await this.#tools.value({name}, input, {text})) as {stem}Output;\n  }}\n"
-        )
-
-    # -- constants ----------------------------------------------------------------------------
-
-    def _constants(self) -> str:
         tools = self.toolset.tools
-        names = " | ".join(ts_string(tool.name) for tool in tools) or "never"
-        out = [
-            "// -- the spec ------------------------------------------------------------------\n\n",
-            f"/** The names of the tools. */\nexport type ToolName = {names};\n\n",
-            "/** Each tool's JSON Schemas (the build's `schemas/`, without `$schema` and `$id`). */\n",
-            "export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {\n",
-        ]
-        for tool in tools:
-            out.append(
-                f"  {ts_string(tool.name)}: {{\n    input: {_json(tool.input_schema, '    ')},\n"
-            )
-            if tool.output_schema is not None:
-                out.append(f"    output: {_json(tool.output_schema, '    ')},\n")
-            out.append("  },\n")
-        out.append("};\n\n")
-        if self.listed:
-            out.append(
-                "/** Schemas as the listings send them where they differ from `SCHEMAS` (each\n"
-                " * `$ref` inlined, or the output wrapped), written once for every revision. */\n"
-                "const LISTED_SCHEMAS = {\n"
-            )
-            for name, schemas in self.listed.items():
-                out.append(f"  {ts_string(name)}: {{\n")
-                out += [f"    {key}: {_json(value, '    ')},\n" for key, value in schemas.items()]
-                out.append("  },\n")
-            out.append("};\n\n")
-        out.append(
-            "/** The `tools/list` result of each protocol revision (the build's\n"
-            " * `tools/<revision>.json`), as `registerTools` serves it and `Client` expects it. */\n"
-            "export const LISTINGS: Listings = {\n"
+        types = declarations(self.model)
+        unstructured = any(tool.output_schema is None for tool in tools)
+        json_value = re.search(rf"\b{JSON_VALUE}\b", types) is not None
+        own_types = ["Drift", "DriftPolicy", *(["JsonValue"] if json_value else [])]
+        own_types += ["Listings", *(["ToolContent"] if unstructured else []), "ToolSchemas"]
+        return render(
+            "typescript/index.ts.jinja",
+            header=f"// {self.header}",
+            server_name=_doc_text(self.toolset.server.name),
+            server_block=_json(server_block(self.toolset.server)),
+            sdk_types=[*(["CallToolResult"] if unstructured else []), *_SDK_TYPES],
+            own_types=own_types,
+            types=types,
+            tools=[self._tool(tool) for tool in tools],
+            tool_names=" | ".join(ts_string(tool.name) for tool in tools) or "never",
+            listed=[
+                (ts_string(name), [(key, _json(value, "    ")) for key, value in schemas.items()])
+                for name, schemas in self.listed.items()
+            ],
+            listings=[(ts_string(rev), self._listing(rev)) for rev in SUPPORTED_REVISIONS],
         )
-        for revision in SUPPORTED_REVISIONS:
-            out.append(f"  {ts_string(revision)}: {self._listing(revision)},\n")
-        out.append("};\n\n")
-        out.append("const TOOLS: readonly ToolEntry[] = [\n")
-        for tool in tools:
-            out.append(
-                f"  {{ name: {ts_string(tool.name)}, method: {ts_string(self.methods[tool.name])}, "
-                f"schemas: SCHEMAS[{ts_string(tool.name)}] }},\n"
-            )
-        out.append("];\n")
-        return "".join(out)
+
+    def _tool(self, tool: Tool) -> dict[str, Any]:
+        """What the template writes of one tool: every spec text in it escaped already."""
+        stem = self.stems[tool.name]
+        schema = tool.input_schema
+        structured = tool.output_schema is not None
+        return {
+            "name": ts_string(tool.name),
+            "method": self.methods[tool.name],
+            "doc": doc_comment(_tool_doc(tool), "  "),
+            "input": f"{stem}Input",
+            "returns": f"{stem}Output" if structured else "ToolContent",
+            "result": f"{stem}Output" if structured else "CallToolResult",
+            "structured": structured,
+            "optional": not schema.get("required") and not any(k in schema for k in _REQUIRING),
+            "input_schema": _json(tool.input_schema, "    "),
+            "output_schema": _json(tool.output_schema, "    ") if structured else "",
+        }
 
     def _listing(self, revision: str) -> str:
         result = self.listings[revision]
@@ -331,6 +199,9 @@ class Module:
 
 
 _SCHEMA_KEYS: Final = {"inputSchema": "input", "outputSchema": "output"}
+_SDK_TYPES: Final = ("McpServer", "RegisteredTool", "ServerContext")
+_REQUIRING: Final = ("$ref", "allOf", "anyOf", "oneOf", "if", "dependentRequired")
+"""Keywords that may require a member: an input with any of them is never optional."""
 
 
 def _listed_schemas(
@@ -347,20 +218,6 @@ def _listed_schemas(
                 if value is not None and not same(value, own[schema]):
                     listed.setdefault(tool.name, {}).setdefault(schema, value)
     return listed
-
-
-def _methods(tools: tuple[Tool, ...], stems: Mapping[str, str]) -> dict[str, str]:
-    """Tool name → its method name (see the module docstring): unique, never a member name."""
-    taken: set[str] = set(MEMBERS)
-    methods = {}
-    for tool in tools:
-        stem = stems[tool.name]
-        method = stem[:1].lower() + stem[1:]
-        while method in taken:
-            method += "Tool"
-        taken.add(method)
-        methods[tool.name] = method
-    return methods
 
 
 def _tool_doc(tool: Tool) -> list[str]:

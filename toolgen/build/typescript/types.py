@@ -1,39 +1,50 @@
-"""TypeScript types for the JSON Schemas of a spec set, read from toolgen's IR.
+"""TypeScript for the types of a spec set, printed from its type model.
 
-One type expression per schema, exact where TypeScript can say it and never narrower
-than the schema where it cannot (a value the schema accepts always type-checks):
+Every named type of the model (`toolgen.build.typemodel`) becomes `export type Name = ...;`,
+exact where TypeScript can say it and never narrower than the schema where it cannot:
 
-- `type` → `string`, `number` (also for `integer`: TypeScript has one number type),
-  `boolean`, `null`, arrays, objects; a list of types is their union.
-- Objects: required properties are required members, the others optional (`?`), named
-  exactly as in the JSON (quoted when not an identifier). An object that allows other
-  properties has an index signature (`[key: string]: unknown`, or the union of the types
-  extra and declared properties may take); `additionalProperties: false` (or
-  `unevaluatedProperties: false`) closes it. A closed object without properties is
-  `Record<string, never>`.
-- Arrays: `T[]`; `prefixItems` a tuple (`[A, B?, ...T[]]`: elements past `minItems` are
-  optional, the rest typed by `items`, none when `items: false`).
-- `enum` and `const` are literal types (an enum of more than `LARGE_ENUM` strings is a
-  `string`, as in the Python models); `anyOf`/`oneOf` unions, `allOf` intersections.
-- `$ref` to a def is the def's named type (recursive defs are recursive types).
-- A schema without `type` (nor `enum`, `const`, `$ref` or a combinator) is `JsonValue`,
-  unless it is a branch of a combinator under a typed parent, which lends it its type.
+- scalars: `string`, `number` (also for integers: TypeScript has one number type, so
+  "integer" is named among the run-time checks), `boolean`, `null`; any JSON value is
+  `JsonValue`; literals and enums are literal types (an enum of more than `typemodel.LARGE_ENUM`
+  strings is a `string`, which keeps the compiler fast).
+- records: required members are required, the others optional (`?`), named exactly as in
+  the JSON (quoted when not an identifier); an open record has an index signature
+  (`[key: string]: unknown`, or the union of what extra and declared members may hold); a
+  closed one without members is `Record<string, never>`; a map is `{ [key: string]: T }`.
+- arrays `T[]`; tuples `[A, B?, ...T[]]` (elements past the required count optional);
+  unions `A | B`; intersections `A & B`; nullable types `T | null`.
 
-What a type cannot carry (bounds, lengths, `pattern`, `format`, `integer`, `uniqueItems`,
-`not`, `if`/`then`/`else`, dependencies, `propertyNames`, `contains`) is checked at run time
-by the validator and named in the member's doc comment.
+What a type cannot carry (bounds, lengths, `pattern`, `not`, `if`/`then`/`else`...) is
+checked at run time by the validator and named in the doc comment.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Final
 
-from toolgen.build.python.modelvalues import LARGE_ENUM
-from toolgen.schema.jsonequal import json_type
-from toolgen.spec.resolver import def_name
+from toolgen.build.typemodel import (
+    AnyJson,
+    Array,
+    Doc,
+    Enum,
+    Field,
+    Intersection,
+    Literal,
+    Map,
+    Named,
+    Never,
+    Nullable,
+    Record,
+    Ref,
+    Scalar,
+    Tuple,
+    Type,
+    TypeModel,
+    Union,
+)
 
 JSON_VALUE: Final = "JsonValue"
 """The runtime's type of any JSON value (`runtime.ts`)."""
@@ -43,6 +54,13 @@ UNION, INTERSECTION, PRIMARY = 0, 1, 2
 """Precedence of a type expression: `A | B` binds loosest, `A & B` tighter, `T[]` tightest."""
 Typed = tuple[str, int]
 
+INHERITED: Final = frozenset(
+    {
+        "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+        "toLocaleString", "toString", "valueOf",
+    }
+)  # fmt: skip
+"""The members every object has (`Object.prototype`'s, as TypeScript's `Object` declares them)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 _UNSAFE = re.compile("[\u2028\u2029\ud800-\udfff]")
 _SCALARS: Final = {
@@ -52,17 +70,6 @@ _SCALARS: Final = {
     "boolean": "boolean",
     "null": "null",
 }
-_OBJECT_KEYWORDS: Final = ("properties", "required", "additionalProperties", "patternProperties")
-_CHECKED: Final = (
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems",
-    "minProperties", "maxProperties", "dependentRequired",
-)  # fmt: skip
-"""Keywords a type cannot carry, named with their values in doc comments."""
-_CHECKED_SCHEMAS: Final = (
-    "not", "if", "contains", "propertyNames", "dependentSchemas", "unevaluatedItems",
-)  # fmt: skip
-"""Keywords a type cannot carry, named (without their subschemas) in doc comments."""
 
 
 def ts_string(text: str) -> str:
@@ -90,146 +97,117 @@ def doc_comment(lines: list[str], indent: str) -> str:
     return f"{indent}/**\n{body}{indent} */\n"
 
 
-def schema_doc(schema: Any) -> list[str]:
-    """The doc comment lines of a schema: its description, default, and what is checked at run
-    time only."""
-    if not isinstance(schema, dict):
-        return []
-    lines = []
-    if isinstance(schema.get("description"), str):
-        lines.append(schema["description"])
-    checked = ["integer"] if _types(schema) == ["integer"] else []
-    checked += [f"{k} {_compact(schema[k])}" for k in _CHECKED if k in schema]
-    checked += [k for k in _CHECKED_SCHEMAS if k in schema]
+def doc_lines(doc: Doc, type_: Type) -> list[str]:
+    """A doc comment's lines: the description, the run-time checks (with "integer", which a
+    TypeScript `number` does not say), and the default as a block tag, last."""
+    checked = (["integer"] if _is_integer(type_) else []) + list(doc.checked)
+    lines = [doc.description] if doc.description else []
     if checked:
         lines.append(f"Checked at run time: {', '.join(checked)}.")
-    if "default" in schema:  # a block tag: last
-        lines.append(f"@default {_compact(schema['default'])}")
+    if doc.has_default:
+        lines.append(f"@default {_compact(doc.default)}")
     return lines
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+def declarations(model: TypeModel) -> str:
+    """`export type ...;` for every named type of `model`, in the model's order."""
+    return "".join(declaration(model, named) for named in model.types.values())
+
+
+def declaration(model: TypeModel, named: Named) -> str:
+    """One named type as an exported alias, documented."""
+    text = TypeWriter(model).write(named.type)
+    return (
+        doc_comment(doc_lines(named.doc, named.type), "")
+        + f"export type {named.name} = {text};\n\n"
+    )
+
+
+def uses_json_value(model: TypeModel) -> bool:
+    """Whether the declarations of `model` name `JsonValue`."""
+    return JSON_VALUE in declarations(model)
 
 
 class TypeWriter:
-    """Type expressions for the schemas of one spec set. `names` maps each bundled def name
-    to its type name; `root` names the type of the document being written (for `$ref: "#"`)."""
+    """Type expressions for the types of one model."""
 
-    def __init__(self, names: Mapping[str, str], root: str = JSON_VALUE) -> None:
-        self.names = names
-        self.root = root
+    def __init__(self, model: TypeModel) -> None:
+        self.model = model
 
-    def write(self, schema: Any, indent: str = "") -> str:
-        """The type of the values `schema` accepts, laid out from column `indent`."""
-        return self._type(schema, indent, None)[0]
+    def write(self, type_: Type, indent: str = "") -> str:
+        """The TypeScript of `type_`, laid out from column `indent`."""
+        return self._type(type_, indent)[0]
 
-    def _type(self, schema: Any, indent: str, inherited: list[str] | None) -> Typed:
-        if schema is False:
-            return NEVER, PRIMARY
-        if not isinstance(schema, dict):
-            return JSON_VALUE, PRIMARY
-        parts: list[Typed] = []
-        ref = schema.get("$ref")
-        if isinstance(ref, str):
-            parts.append((self._ref(ref), PRIMARY))
-        types = _types(schema)
-        own = types is not None
-        if types is None and inherited is not None and "$ref" not in schema:
-            types = inherited if _shapes(schema, inherited) else None
-        values = _values(schema)
-        if values is not None:
-            parts.append(self._literals(values, types or inherited))
-        elif types is not None:
-            parts.append(_union(self._typed(schema, kind, indent, own=own) for kind in types))
-        types = types or inherited
-        for branch in schema.get("allOf") or []:
-            parts.append(self._type(branch, indent, types))
-        for keyword in ("anyOf", "oneOf"):
-            branches = schema.get(keyword)
-            if isinstance(branches, list):
-                parts.append(_union(self._type(b, indent, types) for b in branches))
-        return _intersection(parts)
+    def _type(self, type_: Type, indent: str) -> Typed:
+        match type_:
+            case AnyJson():
+                return JSON_VALUE, PRIMARY
+            case Never():
+                return NEVER, PRIMARY
+            case Scalar(kind):
+                return _SCALARS[kind], PRIMARY
+            case Literal(value):
+                return literal(value), PRIMARY
+            case Enum(values):
+                return _enum(values)
+            case Ref(name):
+                return name, PRIMARY
+            case Nullable(inner):
+                return _union([self._type(inner, indent), ("null", PRIMARY)])
+            case Array(items):
+                return _array_of(self._type(items, indent)), PRIMARY
+            case Tuple(items, required, rest):
+                elements = [
+                    self._type(item, indent)[0] + ("" if i < required else "?")
+                    for i, item in enumerate(items)
+                ]
+                if rest is not None:
+                    elements.append("..." + _array_of(self._type(rest, indent)))
+                return f"[{', '.join(elements)}]", PRIMARY
+            case Map(value):
+                pad = indent + "  "
+                return (
+                    f"{{\n{pad}[key: string]: {self._extra(value, pad)};\n{indent}}}",
+                    PRIMARY,
+                )
+            case Record(fields, extra):
+                return self._record(fields, extra, indent), PRIMARY
+            case Union(branches):
+                return _union(self._type(branch, indent) for branch in branches)
+            case Intersection(parts):
+                return _intersection([self._type(part, indent) for part in parts])
+        raise TypeError(f"not a type: {type_!r}")
 
-    def _ref(self, ref: str) -> str:
-        if ref == "#":
-            return self.root
-        name = def_name(ref)
-        return self.names.get(name, JSON_VALUE) if name is not None else JSON_VALUE
-
-    def _literals(self, values: list[Any], types: list[str] | None) -> Typed:
-        if types is not None:
-            values = [v for v in values if _fits(v, types)]
-        strings = [v for v in values if isinstance(v, str)]
-        if len(strings) > LARGE_ENUM:
-            rest = [literal(v) for v in values if not isinstance(v, str)]
-            return _union((t, PRIMARY) for t in ["string", *rest])
-        return _union((literal(v), PRIMARY) for v in values)
-
-    def _typed(self, schema: Mapping[str, Any], kind: str, indent: str, *, own: bool) -> Typed:
-        if kind == "array":
-            return self._array(schema, indent)
-        if kind == "object":
-            return self._object(schema, indent, own=own), PRIMARY
-        return _SCALARS.get(kind, NEVER), PRIMARY
-
-    def _array(self, schema: Mapping[str, Any], indent: str) -> Typed:
-        items = schema.get("items", True)
-        prefix = schema.get("prefixItems")
-        if not isinstance(prefix, list):
-            if items is False:
-                return "[]", PRIMARY
-            return _array_of(self._type(items, indent, None)), PRIMARY
-        least = schema.get("minItems", 0)
-        least = least if isinstance(least, int) and not isinstance(least, bool) else 0
-        elements = [
-            self._type(sub, indent, None)[0] + ("" if i < least else "?")
-            for i, sub in enumerate(prefix)
-        ]
-        if items is not False:
-            elements.append("..." + _array_of(self._type(items, indent, None)))
-        return f"[{', '.join(elements)}]", PRIMARY
-
-    def _object(self, schema: Mapping[str, Any], indent: str, *, own: bool) -> str:
-        properties = schema.get("properties")
-        properties = properties if isinstance(properties, dict) else {}
-        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    def _record(self, fields: tuple[Field, ...], extra: Type | None, indent: str) -> str:
         inner = indent + "  "
         members = []
         types = []
-        for name, sub in properties.items():
-            typed = self._type(sub, inner, None)[0]
+        for member in fields:
+            typed = self._type(member.type, inner)[0]
             types.append(typed)
-            mark = "" if name in required else "?"
+            mark = "" if member.required else "?"
+            if not member.required and member.json in INHERITED:
+                # `{}` has this member already (every object inherits it): the type admits
+                # the inherited one too, or an object without the property would not fit
+                typed = _union([(typed, UNION), (f'Object["{member.json}"]', PRIMARY)])[0]
             members.append(
-                doc_comment(schema_doc(sub), inner)
-                + f"{inner}{member_name(name)}{mark}: {typed};\n"
+                doc_comment(doc_lines(member.doc, member.type), inner)
+                + f"{inner}{member_name(member.json)}{mark}: {typed};\n"
             )
-        extra = self._extra(schema, inner)
-        for name in required:
-            if name not in properties:
-                members.append(f"{inner}{member_name(name)}: {extra or 'unknown'};\n")
-        if extra is not None and own:
-            if extra != "unknown" and types:  # the declared properties are keys too
-                optional = [] if set(properties) <= set(required) else ["undefined"]
-                extra = _union((t, UNION) for t in [extra, *types, *optional])[0]
-            members.append(f"{inner}[key: string]: {extra};\n")
+        if extra is not None:
+            index = self._extra(extra, inner)
+            if index != "unknown" and types:  # the declared members are keys too
+                optional = [] if all(m.required for m in fields) else ["undefined"]
+                index = _union((t, UNION) for t in [index, *types, *optional])[0]
+            members.append(f"{inner}[key: string]: {index};\n")
         if not members:
-            return "Record<string, never>" if own else JSON_VALUE
+            return "Record<string, never>"
         return "{\n" + "".join(members) + indent + "}"
 
-    def _extra(self, schema: Mapping[str, Any], indent: str) -> str | None:
-        """The type of properties beyond `properties` (None: the object allows none)."""
-        if schema.get("unevaluatedProperties") is False:
-            return None
-        patterns = schema.get("patternProperties")
-        kinds = [self._type(s, indent, None) for s in (patterns or {}).values()]
-        additional = schema.get("additionalProperties", True)
-        if additional is not False:
-            kinds.append(self._type(additional, indent, None))
-        if not kinds:
-            return None
-        typed = _union(kinds)[0]
+    def _extra(self, type_: Type, indent: str) -> str:
+        """The type of an index signature: `unknown` for any JSON value (an optional member's
+        `undefined` must fit it too)."""
+        typed = self._type(type_, indent)[0]
         return "unknown" if typed == JSON_VALUE else typed
 
 
@@ -251,32 +229,21 @@ def literal(value: Any) -> str:
     return JSON_VALUE
 
 
-def _types(schema: Mapping[str, Any]) -> list[str] | None:
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return [kind]
-    if isinstance(kind, list):
-        return [k for k in kind if isinstance(k, str)]
-    return None
+def _enum(values: tuple[Any, ...]) -> Typed:
+    if Enum(values).large:
+        rest = [literal(v) for v in values if not isinstance(v, str)]
+        return _union((t, PRIMARY) for t in ["string", *rest])
+    return _union((literal(v), PRIMARY) for v in values)
 
 
-def _shapes(schema: Mapping[str, Any], types: list[str]) -> bool:
-    """Whether `schema` says something about the shape of a value of one of `types`."""
-    return ("object" in types and any(k in schema for k in _OBJECT_KEYWORDS)) or (
-        "array" in types and any(k in schema for k in ("items", "prefixItems"))
-    )
+def _is_integer(type_: Type) -> bool:
+    while isinstance(type_, Nullable):
+        type_ = type_.inner
+    return isinstance(type_, Scalar) and type_.kind == "integer"
 
 
-def _values(schema: Mapping[str, Any]) -> list[Any] | None:
-    if "const" in schema:
-        return [schema["const"]]
-    enum = schema.get("enum")
-    return enum if isinstance(enum, list) else None
-
-
-def _fits(value: Any, types: list[str]) -> bool:
-    kind = json_type(value)
-    return kind in types or (kind == "integer" and "number" in types)
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
 def _array_of(element: Typed) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from toolgen.lint.context import Context, description_verb, verb, verb_class, words
+from toolgen.lint.context import Context, lead_verb, tool_verb, verb_class, words
 from toolgen.lint.model import Category, Hit
 from toolgen.lint.options import LOOKUP_WRITE_VERBS
 from toolgen.lint.registry import rule
@@ -24,15 +24,21 @@ _KEYED = re.compile(
 )
 """A description saying the create is keyed: calling it again changes nothing."""
 _SIDE_EFFECT = re.compile(
-    r"(?:^|[.!?]\s+|\n\s*)(?:downloads?|stores?|saves?|writes?|caches?)\b"
+    r"\boverwrit(?:e|es|ing|ten)\b"
+    r"|(?:^|[.!?]\s+|\n\s*)(?:downloads?|stores?|saves?|writes?|caches?)\b"
     r"|\b(?:downloads?|stores?|saves?|writes?|caches?|overwrites?)\s+(?:it|them|the|a|an|its|"
     r"their|this|these|each|every|all|objects|files?|results?|output)\b"
     r"|\b(?:is|are|be|been|gets?)\s+(?:written|saved|stored|cached|downloaded|overwritten)\b",
     re.I,
 )
 """A description saying the tool leaves something behind (a file, a cache, fetched refs):
-a sentence that starts with such a verb, the verb with its object, or the passive ("will be
-written to a file"); then a read verb in its name does not make it read-only."""
+a sentence that starts with such a verb, the verb with its object, the passive ("will be
+written to a file"), or any word of overwriting; then a read verb in its name does not make
+it read-only."""
+_DESTINATION = frozenset(["output", "out", "dest", "destination", "save", "target", "export"])
+_PLACE = frozenset(["path", "file", "filename", "filepath", "dir", "directory", "folder"])
+"""An input property named a destination and a place (`output_path`, `savePath`, `dest_dir`)
+says where the tool writes."""
 _SET_NOUNS = frozenset(
     ["association", "associations", "link", "links", "member", "members", "membership", "memberships", "relation", "relations",
      "relationship", "relationships", "permission", "permissions", "role", "roles",
@@ -41,8 +47,9 @@ _SET_NOUNS = frozenset(
 )  # fmt: skip
 """Links between things that exist, which a create puts into a set where a second one
 changes nothing (an association of two records exists or does not)."""
-_MAKES_NEW = re.compile(r"\b(?:new|another|each time|every call|each call)\b", re.I)
-"""A description saying each call makes something new."""
+_EACH_CALL = re.compile(r"\b(?:each time|every call|each call)\b", re.I)
+_NEW = re.compile(r"\b(?:new|another)\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", re.I)
+_PREPOSITIONS = frozenset(["to", "into", "on", "in", "for", "from", "with", "of", "at", "by"])
 
 
 @rule("TG101", "read-only-destructive", A, Severity.ERROR)
@@ -160,10 +167,10 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
     object's kind (`issue_write`, `API-retrieve-a-comment`: the verb is
     *retrieve*, *comment* is its object); an HTTP method yields to a verb after it
     (`API-post-search`); a verb found after the first word yields to a description
-    that starts with a verb saying otherwise. Where that leaves no verb, the name
-    rules say nothing. Verbs that also name lookups (`resolve`, `run`, `execute`,
-    `trigger`, `sync`, `apply`, `manage`) are not trusted here:
-    `resolve-library-id` reads.
+    (or, when the description starts with no known verb, a title) that starts with
+    a verb saying otherwise. Where that leaves no verb, the name rules say nothing.
+    Verbs that also name lookups (`resolve`, `run`, `execute`, `trigger`, `sync`,
+    `apply`, `manage`) are not trusted here: `resolve-library-id` reads.
     The verb lists are configurable (`destructive-verbs`, `create-verbs`,
     `write-verbs`, and `extend-...` to add to them).
 
@@ -178,7 +185,7 @@ def write_name_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `readOnly: false` and declare `destructive`.
     """
-    word = verb(tool.name, tool.description, ctx.options)
+    word = tool_verb(tool, ctx.options)
     if word in LOOKUP_WRITE_VERBS:
         return  # `resolve-library-id`, `run_query`: these verbs also name lookups
     if tool.annotations.read_only is True and verb_class(word, ctx.options) not in (None, "read"):
@@ -207,7 +214,7 @@ def destructive_name_not_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `destructive: true`.
     """
-    word = verb(tool.name, tool.description, ctx.options)
+    word = tool_verb(tool, ctx.options)
     a = tool.annotations
     if (
         verb_class(word, ctx.options) == "destructive"
@@ -227,10 +234,13 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
     What it does: Flags a tool whose name's verb is a read verb (`get_`,
     `list_`, `search_`, `read_`, ...; configurable with `read-verbs` /
     `extend-read-verbs`; also `status`, `log`, `diff`, `history`, `blame` after the
-    first word, as in `git_status`) without `readOnly: true`, unless its description
-    starts with a verb that changes data ("Submit feedback on a search") or says the
-    tool leaves something behind: it stores, saves, writes, caches or downloads
-    ("Stores the paper locally").
+    first word, as in `git_status`) without `readOnly: true`, unless the tool says it
+    changes something: its description (or, failing that, its title) starts with a
+    verb that changes data ("Submit feedback on a search"), its description says it
+    leaves something behind (it stores, saves, writes, caches, downloads or
+    overwrites: "Stores the paper locally", "may overwrite existing files"), or an
+    input property names where it writes (`output_path`, `savePath`, `dest_dir`,
+    `overwrite`: `export_csv` writes a file).
 
     Why: Without the hint, clients treat the call as a possible write (and,
     since `destructive` defaults to true, as a destructive one) and ask a person
@@ -243,16 +253,11 @@ def read_name_not_read_only(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Add `readOnly: true`, or rename the tool after what it changes.
     """
-    word = verb(tool.name, tool.description, ctx.options)
+    word = tool_verb(tool, ctx.options)
     if verb_class(word, ctx.options) != "read" or tool.annotations.read_only is True:
         return
-    if verb_class(description_verb(tool.description, ctx.options), ctx.options) not in (
-        None,
-        "read",
-    ):
-        return  # `firecrawl_search_feedback`: "Send feedback ...": it writes
-    if _SIDE_EFFECT.search(tool.description or ""):
-        return  # `download_paper`: "Stores the paper locally"
+    if _writes(tool, ctx):
+        return  # `firecrawl_search_feedback`, "Send feedback ..."; `download_paper`, "Stores ..."
     yield Hit(
         f"name verb {word!r} says the tool only reads, but it is not marked read-only",
         ctx.hint_location(tool, "readOnly"),
@@ -271,11 +276,13 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
     "if it does not exist", "already exists") is not flagged, nor one whose verb
     may add to a set, where a repeat changes nothing (`add`, `attach`, `link`,
     `tag`, `assign`, ...; `repeatable-verbs` / `extend-repeatable-verbs`:
-    `git_add` stages a path, `add_label` labels an issue) unless its description
-    says each call makes something new ("Add a new comment"); so is a create of
-    links between things that exist (`batch-create-associations`: a name whose
-    words after the verb name associations, links, members, roles, reactions,
-    reviewers, ...).
+    `git_add` stages a path, `add_label` labels a pull request) unless its
+    description says each call makes something new ("Add a new comment": *new* or *another*
+    before what the name adds, its words after the verb up to a preposition, so
+    `add_team_to_project`, "... when a new project needs a team", is not flagged;
+    or "each time", "every call"); so is a create of links between things that
+    exist (`batch-create-associations`: a name whose words after the verb name
+    associations, links, members, roles, reactions, reviewers, ...).
 
     Why: Creating usually makes a new thing per call: calling it twice gives two
     notes, two orders, two emails. Clients retry idempotent calls freely, which
@@ -289,14 +296,14 @@ def create_name_idempotent(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `idempotent: false`.
     """
-    word = verb(tool.name, tool.description, ctx.options)
+    word = tool_verb(tool, ctx.options)
     a = tool.annotations
     if (
         verb_class(word, ctx.options) == "create"
         and a.read_only is not True
         and a.idempotent is True
         and not _KEYED.search(tool.description or "")
-        and (not _repeatable(tool.name, word, ctx) or _MAKES_NEW.search(tool.description or ""))
+        and (not _repeatable(tool.name, word, ctx) or _makes_new(tool, word))
     ):
         yield Hit(
             f"name verb {word!r} says each call creates something, but the tool is declared idempotent",
@@ -335,9 +342,9 @@ def read_name_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
     """A tool whose name says it reads is declared destructive.
 
     What it does: Flags a tool with `destructive: true` (and not read-only) whose
-    name's verb is a read verb (`search_`, `get_`, `list_`, ...), unless its
-    description starts with a verb that changes data or says the tool leaves
-    something behind (as for TG107).
+    name's verb is a read verb (`search_`, `get_`, `list_`, ...), unless the tool
+    says it changes something (as for TG107: `export_csv`, "may overwrite existing
+    files", is destructive, not a read).
 
     Why: A search or a lookup that destroys data is almost always a copied
     annotation block: clients then ask a person to confirm every lookup, and
@@ -351,14 +358,11 @@ def read_name_destructive(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Set `readOnly: true` (and drop `destructive`), or rename the tool.
     """
-    word = verb(tool.name, tool.description, ctx.options)
+    word = tool_verb(tool, ctx.options)
     a = tool.annotations
     if verb_class(word, ctx.options) != "read" or a.read_only is True or a.destructive is not True:
         return
-    if verb_class(description_verb(tool.description, ctx.options), ctx.options) not in (
-        None,
-        "read",
-    ) or _SIDE_EFFECT.search(tool.description or ""):
+    if _writes(tool, ctx):
         return
     yield Hit(
         f"name verb {word!r} says the tool only reads, but it is declared destructive",
@@ -406,6 +410,47 @@ def hint_without_reason(tool: Tool, ctx: Context) -> Iterator[Hit]:
                 f"`{short}: {str(value).lower()}` has no reason in `annotations.reasons`",
                 ctx.hint_location(tool, short),
             )
+
+
+def _writes(tool: Tool, ctx: Context) -> bool:
+    """Whether the title, the description or the input schema says the tool changes
+    something, whatever its name's verb: the title or description starts with a verb that
+    changes data, the description says it leaves something behind (`_SIDE_EFFECT`), or an
+    input property names where it writes (`output_path`, `overwrite`)."""
+    if verb_class(lead_verb(tool, ctx.options), ctx.options) not in (None, "read"):
+        return True
+    if _SIDE_EFFECT.search(tool.description or ""):
+        return True
+    properties = tool.input_schema.get("properties")
+    for name in properties if isinstance(properties, dict) else ():
+        found = words(name)
+        if "overwrite" in found or (
+            len(found) == 2 and found[0] in _DESTINATION and found[1] in _PLACE
+        ):
+            return True
+    return False
+
+
+def _makes_new(tool: Tool, word: str | None) -> bool:
+    """Whether the description says each call makes something new: "each time" or "every
+    call", or `new` or `another` before what the name adds (its words after the verb, up to
+    a preposition): `add_issue_comment`, "Add a new comment"; not `add_team_to_project`,
+    "... when a new project needs a team", where the project is where the team goes."""
+    text = tool.description or ""
+    if _EACH_CALL.search(text):
+        return True
+    found = words(tool.name)
+    start = found.index(word) + 1 if word in found else len(found)
+    objects: set[str] = set()
+    for name_word in found[start:]:
+        if name_word in _PREPOSITIONS:
+            break
+        objects.add(name_word)
+    return any(
+        {w.lower() for w in m.groups() if w} & objects
+        or {w.lower()[:-1] for w in m.groups() if w and w.endswith("s")} & objects
+        for m in _NEW.finditer(text)
+    )
 
 
 def _repeatable(name: str, word: str | None, ctx: Context) -> bool:

@@ -9,30 +9,7 @@ from toolgen.lint.context import Context, SchemaNode
 from toolgen.lint.model import Category, Hit
 from toolgen.lint.registry import SCHEMA, rule
 from toolgen.report.findings import Severity
-from toolgen.schema.walk import LISTED, MAPPED, SINGLE
-
-KEYWORDS = (
-    SINGLE
-    | MAPPED
-    | LISTED  # every keyword that holds subschemas (as `schemawalk` walks them)
-    | frozenset(
-        {
-            # core
-            "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor",
-            "$vocabulary", "$comment",
-            # validation
-            "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-            "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-            "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
-            "required", "dependentRequired",
-            # meta-data, format, content
-            "title", "description", "default", "deprecated", "readOnly", "writeOnly",
-            "examples", "format", "contentEncoding", "contentMediaType",
-            # earlier drafts, still understood by most validators
-            "dependencies",
-        }
-    )
-)  # fmt: skip
+from toolgen.schema.keywords import KEYWORDS
 
 
 def _has_other_keys(keys: tuple[object, ...]) -> bool:

@@ -56,9 +56,9 @@ def invalid_tool_name(tool: Tool, ctx: Context) -> Iterator[Hit]:
 
     Example:
 
-        {"name": "create issue", ...}                       # TG201
+        {"name": "create note", ...}                       # TG201
 
-    Use `create_issue`.
+    Use `create_note`.
     """
     if not MCP_TOOL_NAME.fullmatch(tool.name):
         yield Hit(

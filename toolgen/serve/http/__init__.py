@@ -1,4 +1,4 @@
-"""Streamable HTTP transport for the MCP engine (`pip install 'toolgen[http]'`).
+"""Streamable HTTP transport for the MCP engine (the `http` extra).
 
 `serve_http` runs a server with uvicorn; `create_app` gives the ASGI app to
 mount or to run under any ASGI server. See `app` for the behaviour.

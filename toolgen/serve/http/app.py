@@ -11,7 +11,8 @@ independent `Engine`; this module only adds what HTTP needs:
   and anything else belongs to one.
 - Legacy era: `Mcp-Session-Id` is issued by a successful `initialize` and
   required afterwards (400 without, 404 unknown or ended); DELETE ends the
-  session; GET (a server-initiated stream) answers 405.
+  session. Sessions live in the store (see `sessions`), so any instance
+  sharing it serves them.
 - Modern era: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
   `Mcp-Param-*` must match the body (400, -32020); an unsupported version is
   400 with -32022; a `_meta` without `protocolVersion` or
@@ -19,13 +20,17 @@ independent `Engine`; this module only adds what HTTP needs:
   -32601. No state survives the request.
 - Responses: a request gets `application/json`, unless the client accepts
   only `text/event-stream`, or its call sends notifications (progress, log
-  messages) before it ends: then the answer becomes an SSE stream carrying
-  those notifications and, last, the response. Notifications and client
-  responses get 202. A JSON-RPC batch (array) is 400 with -32600.
+  messages) before it ends: then the answer becomes a resumable SSE stream
+  carrying those notifications and, last, the response (see `calls`).
+  Notifications and client responses get 202. A JSON-RPC batch (array) is
+  400 with -32600 (but in a 2025-03-26 session).
+- GET with `Last-Event-ID` resumes a stream after that event (404 for a
+  stream this client does not own, or that is gone); any other GET answers
+  405: this server sends no server-initiated stream.
 - A handler of a legacy session may send requests to the client
   (`sampling/createMessage`, `elicitation/create`) on its call's SSE stream;
   the client's response arrives in a later POST and is routed back by id.
-- A client that disconnects cancels its running call.
+- A client that disconnects before its call answered anything cancels the call.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import logging
 from typing import Any, Final
 
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from toolgen.serve import jsonrpc
 from toolgen.serve.calls import PendingCall
@@ -43,7 +48,7 @@ from toolgen.serve.connection import Connection
 from toolgen.serve.context import DEFAULT_LEGACY_LOG_LEVEL
 from toolgen.serve.engine import ADVERTISED_VERSIONS, PROTOCOL_VERSION_META, Engine
 from toolgen.serve.http import security
-from toolgen.serve.http.calls import run_call
+from toolgen.serve.http.calls import STREAM_WAIT, resume, run_call
 from toolgen.serve.http.guard import BodyBudget, BodyDeadlines, Held
 from toolgen.serve.http.headers import (
     HEADER_MISMATCH,
@@ -54,6 +59,8 @@ from toolgen.serve.http.headers import (
 )
 from toolgen.serve.http.responses import (
     JSON_TYPE,
+    SSE_HEADERS,
+    SSE_TYPE,
     Accept,
     accepts,
     answer,
@@ -61,12 +68,13 @@ from toolgen.serve.http.responses import (
     headers_of,
 )
 from toolgen.serve.http.security import SecurityPolicy
-from toolgen.serve.http.sessions import Session, SessionsFull, SessionStore
+from toolgen.serve.http.sessions import Session, Sessions, SessionsFull
 from toolgen.spec.protocol import LEGACY_REVISIONS, SUPPORTED_REVISIONS
 
 log = logging.getLogger("toolgen.serve.http")
 
 SESSION_HEADER: Final = "mcp-session-id"
+LAST_EVENT_HEADER: Final = "last-event-id"
 CLIENT_CAPABILITIES_META: Final = "io.modelcontextprotocol/clientCapabilities"
 HOST_CACHE_SIZE: Final = 64
 
@@ -78,11 +86,12 @@ class McpEndpoint:
         self,
         engine: Engine,
         policy: SecurityPolicy | None = None,
-        sessions: SessionStore | None = None,
+        sessions: Sessions | None = None,
     ) -> None:
         self.engine = engine
         self.policy = policy or SecurityPolicy()
-        self.sessions = sessions if sessions is not None else SessionStore()  # empty is falsy
+        self.store = engine.task_store.store
+        self.sessions = sessions if sessions is not None else Sessions(self.store)
         self.budget = BodyBudget(self.policy.max_buffered)
         self.deadlines = BodyDeadlines(self.policy.body_timeout)
         self.param_headers = ParamHeaders(engine.tools.toolset)
@@ -100,7 +109,9 @@ class McpEndpoint:
                 with self.budget.hold() as held:
                     return await self._post(request, held)
             if request.method == "DELETE":
-                return self._delete(request)
+                return await self._delete(request)
+            if request.method == "GET" and LAST_EVENT_HEADER in headers_of(request):
+                return await self._resume(request)
         except ClientDisconnect:  # gone mid-body: no one to answer, and no fault of ours
             log.debug("client left during %s %s", request.method, request.url.path)
             return error(400, jsonrpc.INVALID_REQUEST, "Client disconnected")
@@ -240,14 +251,12 @@ class McpEndpoint:
     ) -> Response:
         """`initialize` (legacy era): a successful handshake creates the session."""
         connection = Connection()
-        reply = self.engine.dispatch(message, connection)
+        reply = await self.engine.reply(message, connection)
         assert not isinstance(reply, PendingCall)
         headers: dict[str, str] = {}
         if reply is not None and "result" in reply:
-            params = message.get("params")
-            capabilities = params.get("capabilities") if type(params) is dict else None
             try:
-                headers["Mcp-Session-Id"] = self.sessions.create(connection, capabilities).id
+                headers["Mcp-Session-Id"] = await self.sessions.create(connection)
             except SessionsFull:
                 return error(
                     503,
@@ -269,27 +278,35 @@ class McpEndpoint:
                 f"the protocol version in params._meta[{PROTOCOL_VERSION_META!r}])",
                 request_id,
             )
-        session = self.sessions.get(session_id.strip())
+        session = await self.sessions.get(session_id.strip())
         if session is None:
-            return error(
-                404,
-                jsonrpc.INVALID_REQUEST,
-                "Session not found: it ended or never existed; send initialize to start a new one",
-                request_id,
+            return _session_not_found(request_id)
+        try:
+            method = message.get("method")
+            if method is None and ("result" in message or "error" in message):
+                await self.sessions.route_answer(session, message)
+                return Response(status_code=202)
+            if method == "notifications/cancelled" and "id" not in message:
+                params = message.get("params")
+                if type(params) is dict:
+                    await self.sessions.cancel(session, params.get("requestId"))
+                return Response(status_code=202)
+            connection = session.connection
+            before = connection.log_level
+            level = before or DEFAULT_LEGACY_LOG_LEVEL
+            response = await self._answer(
+                request, message, connection, accept, modern=False, level=level, session=session
             )
-        if "method" not in message and ("result" in message or "error" in message):
-            _route_client_answer(session, message)
-            return Response(status_code=202)
-        connection = session.connection
-        level = connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
-        return await self._answer(
-            request, message, connection, accept, modern=False, level=level, session=session
-        )
+            if connection.log_level != before:  # logging/setLevel
+                await self.sessions.save(session)
+            return response
+        finally:
+            self.sessions.release(session)
 
     async def _batch(self, request: Request, messages: list[Any], accept: Accept) -> Response:
         """A JSON-RPC batch: answered (one JSON array) only in a 2025-03-26 session."""
         session_id = headers_of(request).get(SESSION_HEADER)
-        session = self.sessions.get(session_id.strip()) if session_id is not None else None
+        session = await self.sessions.get(session_id.strip()) if session_id is not None else None
         if session is None or not self.engine.takes_batch(messages, session.connection):
             return error(
                 400,
@@ -304,10 +321,15 @@ class McpEndpoint:
                 and "method" not in item
                 and ("result" in item or "error" in item)
             ):
-                _route_client_answer(session, item)
+                await self.sessions.route_answer(session, item)
             else:
                 requests.append(item)
-        replies = await self.engine.handle_batch(requests, session.connection) if requests else None
+        try:
+            replies = (
+                await self.engine.handle_batch(requests, session.connection) if requests else None
+            )
+        finally:
+            self.sessions.release(session)
         if replies is None:
             return Response(status_code=202)
         return Response(jsonrpc.dumps(replies), 200, media_type=JSON_TYPE)
@@ -317,7 +339,7 @@ class McpEndpoint:
         request_id = message.get("id")
         if "id" not in message:
             if "method" in message:  # a notification: nothing in 2026-07-28 needs an answer
-                self.engine.dispatch(message, Connection())
+                await self.engine.reply(message, Connection())
                 return Response(status_code=202)
             return error(
                 400, jsonrpc.INVALID_REQUEST, "Clients send requests and notifications only"
@@ -386,31 +408,51 @@ class McpEndpoint:
                 level=level,
                 session=session,
             )
-        reply = self.engine.dispatch(message, connection)
+        reply = await self.engine.reply(message, connection)
         assert not isinstance(reply, PendingCall)  # only tools/call runs handlers
         if reply is None:
             return Response(status_code=202)
         return answer(reply, accept, modern)
 
-    # -- DELETE -----------------------------------------------------------------------
+    # -- DELETE, GET -----------------------------------------------------------------
 
-    def _delete(self, request: Request) -> Response:
+    async def _delete(self, request: Request) -> Response:
         """End a legacy session (its running calls are cancelled)."""
         session_id = headers_of(request).get(SESSION_HEADER)
         if session_id is None:
             return error(400, jsonrpc.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header")
-        if not self.sessions.end(session_id.strip()):
+        if not await self.sessions.end(session_id.strip()):
             return error(404, jsonrpc.INVALID_REQUEST, "Session not found")
         return Response(status_code=204)
+
+    async def _resume(self, request: Request) -> Response:
+        """GET with `Last-Event-ID`: the rest of a stream, after that event."""
+        headers = headers_of(request)
+        if not accepts(headers.get("accept")).sse:
+            return error(406, jsonrpc.INVALID_REQUEST, "Not Acceptable: accept text/event-stream")
+        session = None
+        session_id = headers.get(SESSION_HEADER)
+        if session_id is not None:
+            session = await self.sessions.get(session_id.strip())
+            if session is None:
+                return _session_not_found(None)
+        wait = (self.engine.calls.timeout or STREAM_WAIT) + STREAM_WAIT
+        events = await resume(self.store, headers[LAST_EVENT_HEADER], session, wait)
+        if session is not None:
+            self.sessions.release(session)
+        if events is None:
+            return error(404, jsonrpc.INVALID_REQUEST, "Stream not found: it ended long ago")
+        return StreamingResponse(events, media_type=SSE_TYPE, headers=SSE_HEADERS)
 
 
 def _too_large(limit: int) -> Response:
     return error(413, jsonrpc.INVALID_REQUEST, f"Payload Too Large: the limit is {limit} bytes")
 
 
-def _route_client_answer(session: Session, message: dict[str, Any]) -> None:
-    """The client's response to a handler's request: wake the handler that waits for it."""
-    request_id = message.get("id")
-    waiting = session.waiting.pop(request_id, None) if type(request_id) is str else None
-    if waiting is not None and not waiting.done():
-        waiting.set_result(message)
+def _session_not_found(request_id: Any) -> Response:
+    return error(
+        404,
+        jsonrpc.INVALID_REQUEST,
+        "Session not found: it ended or never existed; send initialize to start a new one",
+        request_id,
+    )

@@ -16,13 +16,19 @@ a `root_path`, and the lifespan (which ends the sessions on shutdown).
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Final
 
 from starlette.requests import Request
 
 from toolgen.serve.http.app import McpEndpoint
-from toolgen.serve.http.forward import App, Receive, Scope, Send
 from toolgen.serve.http.responses import scope_headers
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 DIRECT_METHODS: Final = frozenset({"GET", "POST", "DELETE"})
 VARY_ORIGIN: Final = (b"vary", b"Origin")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolgen.spec.ir import ToolSet
+from toolgen.spec.protocol import header_params
 
 HEADER_MISMATCH: Final = -32020
 PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
@@ -36,7 +37,6 @@ NAME_SOURCES: Final = {
     "tasks/cancel": "taskId",
 }
 """Methods that require `Mcp-Name`, and the `params` field it mirrors."""
-X_MCP_HEADER: Final = "x-mcp-header"
 _SENTINEL_START: Final = "=?base64?"
 _SENTINEL_END: Final = "?="
 _NOT_IN_VALUE: Final = re.compile(r"[^\t -~]")
@@ -124,7 +124,9 @@ class ParamHeaders:
     def __init__(self, toolset: ToolSet) -> None:
         self._by_tool: dict[str, tuple[ParamHeader, ...]] = {}
         for tool in toolset.tools:
-            found = tuple(_annotated(tool.input_schema, ()))
+            found = tuple(
+                ParamHeader(name, path) for name, path in header_params(tool.input_schema)
+            )
             if found:
                 self._by_tool[tool.name] = found
 
@@ -172,21 +174,3 @@ def _same(text: str, value: Any) -> bool:
             return False
         return math.isfinite(number) and number == value
     return isinstance(value, str) and text == value
-
-
-def _annotated(schema: Any, path: tuple[str, ...]) -> list[ParamHeader]:
-    """`x-mcp-header` annotations on properties reachable through `properties` chains."""
-    found: list[ParamHeader] = []
-    if not isinstance(schema, Mapping):
-        return found
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return found
-    for key, sub in properties.items():
-        if not isinstance(sub, Mapping):
-            continue
-        name = sub.get(X_MCP_HEADER)
-        if isinstance(name, str) and name:
-            found.append(ParamHeader(name, (*path, key)))
-        found.extend(_annotated(sub, (*path, key)))
-    return found

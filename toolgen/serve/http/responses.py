@@ -100,9 +100,10 @@ def error(
     return JsonResponse(error_body(code, message, request_id, data), status, headers)
 
 
-def sse_event(message: Mapping[str, Any]) -> bytes:
-    """One JSON-RPC message as a Server-Sent Event."""
-    return b"event: message\ndata: " + jsonrpc.dumps(message) + b"\n\n"
+def sse_event(message: Mapping[str, Any], event_id: str | None = None) -> bytes:
+    """One JSON-RPC message as a Server-Sent Event (with an `id` to resume after it)."""
+    head = b"event: message\n" if event_id is None else f"id: {event_id}\nevent: message\n".encode()
+    return head + b"data: " + jsonrpc.dumps(message) + b"\n\n"
 
 
 def answer(

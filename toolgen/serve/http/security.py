@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
+from toolgen.limits import MAX_BUFFERED
+
 LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
-DEFAULT_BODY_TIMEOUT: Final = 30.0
-DEFAULT_MAX_BUFFERED: Final = 64 * 1024 * 1024
 """Largest request body accepted (bytes): far above any real tool call, small enough to
 keep a flood of huge bodies from exhausting memory."""
+DEFAULT_BODY_TIMEOUT: Final = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,7 @@ class SecurityPolicy:
     """Extra host names accepted by the `Host` check (without port)."""
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     """Seconds a request body may take to arrive (then 408)."""
-    max_buffered: int = DEFAULT_MAX_BUFFERED
+    max_buffered: int = MAX_BUFFERED
     """Bytes of request bodies buffered by all requests together (past it, 503)."""
 
     def __post_init__(self) -> None:

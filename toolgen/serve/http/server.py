@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -28,7 +25,6 @@ from starlette.routing import Route
 from toolgen.serve.engine import Engine, log
 from toolgen.serve.http.app import McpEndpoint
 from toolgen.serve.http.asgi import McpApp
-from toolgen.serve.http.forward import SessionRouter, owner_prefix
 from toolgen.serve.http.guard import MAX_READ, ConnectionLimits, guarded_protocol
 from toolgen.serve.http.security import (
     DEFAULT_MAX_BODY,
@@ -36,7 +32,7 @@ from toolgen.serve.http.security import (
     is_loopback_host,
     parse_origins,
 )
-from toolgen.serve.http.sessions import SessionStore
+from toolgen.serve.http.sessions import Sessions
 from toolgen.serve.http.workers import (
     AllWorkersStopped,
     Supervisor,
@@ -46,6 +42,7 @@ from toolgen.serve.http.workers import (
 )
 from toolgen.serve.inputs import StateSigner
 from toolgen.serve.serving import log_to_stderr
+from toolgen.serve.store import MemoryStore, Record, Store, StoreError
 from toolgen.serve.tools import Tools
 
 if TYPE_CHECKING:
@@ -64,19 +61,29 @@ def create_app(
     policy: SecurityPolicy | None = None,
     *,
     path: str = MCP_PATH,
-    sessions: SessionStore | None = None,
+    sessions: Sessions | None = None,
 ) -> McpApp:
     """The ASGI app serving `engine` at `path` (CORS for the origins the policy allows):
     MCP clients' requests go straight to the endpoint, the rest through Starlette (see
-    `asgi`)."""
+    `asgi`). Its lifespan starts the engine's store and ends it (and the sessions)."""
     policy = policy or SecurityPolicy()
     endpoint = McpEndpoint(engine, policy, sessions)
     origins = sorted(policy.allowed_origins)
+    store = endpoint.store
+
+    def on_signal(signal: Record) -> None:
+        engine.task_store.on_signal(signal)
+        endpoint.sessions.on_signal(signal)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        endpoint.sessions.end_all()
+        store.listener = on_signal
+        await store.start()
+        try:
+            yield
+        finally:
+            endpoint.sessions.end_all()
+            await store.close()
 
     fallback = Starlette(
         routes=[Route(path, endpoint.handle, methods=["GET", "POST", "DELETE"])],
@@ -93,6 +100,24 @@ def create_app(
         lifespan=lifespan,
     )
     return McpApp(endpoint, fallback, path)
+
+
+def open_store(url: str | None) -> Store:
+    """The store `url` names: None or empty, this process's memory; `redis://HOST:PORT/DB`
+    (or `rediss://`, `unix://`), Redis (needs `toolgen[redis]`). `StoreError` otherwise."""
+    if not url:
+        return MemoryStore()
+    scheme = url.partition("://")[0].lower()
+    if scheme not in ("redis", "rediss", "unix"):
+        raise StoreError(f"{url!r}: expected redis://HOST:PORT/DB (or rediss://, unix://)")
+    try:
+        from toolgen.serve.redis_store import RedisStore  # (here: a server without it starts fast)
+    except ImportError as exc:
+        raise StoreError(
+            f"a Redis store needs the redis extra ({exc.name} is missing): "
+            "pip install 'toolgen[redis]'"
+        ) from None
+    return RedisStore(url)
 
 
 def uvicorn_config(
@@ -143,14 +168,18 @@ def serve_http(
     log_level: int = logging.WARNING,
     limits: ConnectionLimits | None = None,
     workers: int = 1,
+    store: str | None = None,
 ) -> None:
     """Serve `tools` with `handlers` over Streamable HTTP at `http://host:port/mcp`.
 
     Blocks until interrupted (Ctrl-C / SIGTERM). Port 0 picks a free port; the
     address actually bound is logged to stderr (`toolgen: serving ... at URL (Ctrl-C stops it)`).
-    `workers` > 1 forks that many worker processes on the one port (see `workers`);
-    then a `handlers` class is created in each worker (connections it opens stay the
-    worker's own), while an instance is shared, copied by the fork.
+    `store` names where tasks, resumable streams and sessions are kept
+    (`redis://HOST:PORT/DB`; None: this process's memory), so that several instances
+    sharing it answer for each other. `workers` > 1 forks that many worker processes on
+    the one port (see `workers`), which share `store` (they need one); then a `handlers`
+    class is created in each worker (connections it opens stay the worker's own), while
+    an instance is shared, copied by the fork.
     """
     engine_options: dict[str, Any] = {
         "timeout": timeout,
@@ -159,8 +188,9 @@ def serve_http(
     }
     if page_size is not None:
         engine_options["page_size"] = page_size
-    per_worker = workers > 1 and isinstance(handlers, type)
-    engine = None if per_worker else Engine(tools, handlers, **engine_options)
+    engine = (
+        None if workers > 1 else Engine(tools, handlers, store=open_store(store), **engine_options)
+    )
     policy = SecurityPolicy(
         allowed_origins=parse_origins(allowed_origins),
         token=token or None,
@@ -177,6 +207,12 @@ def serve_http(
         )
     if workers > 1 and not can_fork():
         raise ValueError("several workers need fork(): run one worker per process instead")
+    if workers > 1 and not store:
+        raise ValueError(
+            "several workers share tasks, streams and sessions through a store: "
+            "give one (redis://HOST:PORT/DB)"
+        )
+    open_store(store)  # a URL that names no store fails now, before anything listens
     listeners = listen(host, port, workers if workers > 1 and balanced_by_kernel() else 1)
     shown = f"[{host}]" if ":" in host else host
     several = f" with {workers} workers" if workers > 1 else ""
@@ -191,7 +227,7 @@ def serve_http(
         "log_level": logging.WARNING if log_level <= logging.WARNING else log_level,
         "access_log": log_level <= logging.INFO,
     }
-    if engine is not None and workers == 1:
+    if engine is not None:
         try:
             run_uvicorn(create_app(engine, policy), listeners, **options)
         finally:
@@ -199,9 +235,8 @@ def serve_http(
         return
 
     def worker_engine(index: int) -> Engine:
-        if engine is not None:
-            return engine
-        own = Engine(tools, handlers, **engine_options)
+        """A worker's own engine, on a store connection of its own."""
+        own = Engine(tools, handlers, store=open_store(store), **engine_options)
         if index == 0:
             warn_missing_handlers(own)
         return own
@@ -255,41 +290,21 @@ def serve_workers(
     count: int,
     options: dict[str, Any],
 ) -> None:
-    """Fork `count` workers serving `make_engine(index)` on `listeners`, each also on a private Unix
-    socket that the others forward its legacy sessions to (see `forward`, `workers`).
-    KeyboardInterrupt after Ctrl-C, SIGTERM raised again after SIGTERM (as uvicorn does),
-    `AllWorkersStopped` when every worker stopped on its own."""
-    rundir = tempfile.mkdtemp(prefix="toolgen-workers-")  # mode 0700: this user only
-    parent = os.getpid()
-    routes = [os.path.join(rundir, f"{index}.sock") for index in range(count)]
-    private = []
+    """Fork `count` workers serving `make_engine(index)` on `listeners` (see `workers`); they
+    answer for each other through the engines' shared store. KeyboardInterrupt after
+    Ctrl-C, SIGTERM raised again after SIGTERM (as uvicorn does), `AllWorkersStopped`
+    when every worker stopped on its own."""
+
+    def run(index: int) -> None:
+        public = listeners[index % len(listeners)]
+        close_all([sock for sock in listeners if sock is not public])
+        log.info("worker %d serving", index)
+        run_uvicorn(create_app(make_engine(index), policy), [public], **options)
+
     try:
-        for path in routes:
-            private.append(sock := socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
-            sock.bind(path)
-            sock.listen(LISTEN_BACKLOG)
-
-        def run(index: int) -> None:
-            public = listeners[index % len(listeners)]
-            close_all(
-                [sock for sock in [*listeners, *private] if sock not in (public, private[index])]
-            )
-            sessions = SessionStore(prefix=owner_prefix(index))
-            engine = make_engine(index)
-            engine.task_store.prefix = owner_prefix(index)  # this copy is the worker's own
-            endpoint = create_app(engine, policy, sessions=sessions)
-            app = SessionRouter(endpoint, index, routes)
-            log.info("worker %d (pid %d) serving", index, os.getpid())
-            run_uvicorn(app, [public, private[index]], **options)
-            if os.getppid() != parent:  # the parent was killed (kill -9): nobody else cleans up
-                shutil.rmtree(rundir, ignore_errors=True)
-
-        stopped_by = Supervisor(
-            count, run, after_fork=lambda: close_all([*listeners, *private])
-        ).serve()
+        stopped_by = Supervisor(count, run, after_fork=lambda: close_all(listeners)).serve()
     finally:
-        close_all([*listeners, *private])
-        shutil.rmtree(rundir, ignore_errors=True)
+        close_all(listeners)
     if stopped_by is None:
         raise AllWorkersStopped("every worker stopped")
     if stopped_by == signal.SIGINT:

@@ -8,13 +8,15 @@ watches them:
   where the platform has no such balancing. The bind and security options are
   the parent's, so every worker applies the same policy.
 - State the workers must agree on is made before the fork and inherited: the
-  engine, hence the key that signs `requestState` (`inputs.StateSigner`).
+  key that signs `requestState` (`inputs.StateSigner`). Each worker makes its
+  own engine, with its own connection to the store they share (tasks,
+  streams and sessions: any worker answers for any other).
 - Workers run in their own process group, so Ctrl-C at a terminal reaches only
   the parent, which stops each worker once (SIGTERM: uvicorn's graceful
   shutdown), waits `STOP_GRACE` seconds, kills what is left, and then ends as
   a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also dies with its
   parent (`PR_SET_PDEATHSIG`), so even `kill -9` of the parent leaves no
-  orphan serving the port (and the workers then remove their socket directory).
+  orphan serving the port.
 - A worker that stops on its own is reported on stderr; the others keep
   serving; when none is left the parent exits 1.
 """

@@ -37,9 +37,9 @@ class Client(_client.ToolClient):
         self,
         *,
         method: _typing.Literal["a", "b"],
-        config: _models.NsDoThingInputConfig | _client.Omitted = _client.OMITTED,
-        maybe: str | _client.Omitted | None = _client.OMITTED,
-        class_: str | _client.Omitted = _client.OMITTED,
+        config: _models.NsDoThingInputConfig | _models.Omitted = _models.OMITTED,
+        maybe: str | _models.Omitted | None = _models.OMITTED,
+        class_: str | _models.Omitted = _models.OMITTED,
     ) -> _models.NsDoThingOutput:
         'Description with """, \'\'\', {{ jinja }}, {% block %}, a backslash \\ and a newline\nand an injection attempt: """; __import__(\'pathlib\').Path(\'PWNED\').touch(); """'
         arguments: dict[str, object] = {
@@ -55,8 +55,8 @@ class Client(_client.ToolClient):
     async def NS_do_thing(
         self,
         *,
-        method: _typing.Literal["c", "d"] | _client.Omitted = _client.OMITTED,
-    ) -> list[_models.NSDoThingOutputItem]:
+        method: _typing.Literal["c", "d"] | _models.Omitted = _models.OMITTED,
+    ) -> list[float]:
         """A name that CamelCases close to the one above."""
         arguments: dict[str, object] = {
             "method": method,
@@ -64,4 +64,4 @@ class Client(_client.ToolClient):
         value = await _client.call_value(
             self, "NS_do_thing", _models.NSDoThingInput, arguments, _models.NSDoThingOutput
         )
-        return _typing.cast("list[_models.NSDoThingOutputItem]", value)
+        return _typing.cast("list[float]", value)

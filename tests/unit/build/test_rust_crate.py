@@ -1,0 +1,104 @@
+"""The Rust crate of a spec set: goldens, determinism, inert spec text, integer types.
+
+After an intended change to the generated Rust, run
+`python -m pytest tests/unit/build/test_rust_crate.py --update-goldens` and review the diff of
+`tests/golden/rust/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SPECS, TESTS, toolset_of
+
+from toolgen import load_toolset
+from toolgen.build.common import header_text
+from toolgen.build.rust.crate import RUNTIME, render_rust
+from toolgen.build.rust.layout import doc_comment, rust_string
+from toolgen.build.rust.types import integer
+from toolgen.build.target import Rendering
+from toolgen.spec.ir import ToolSet
+
+GOLDEN = TESTS / "golden" / "rust"
+CASES = {"notes": SPECS / "notes", "features": TESTS / "targets" / "specs" / "features"}
+SETS = [
+    SPECS / "shop",
+    SPECS / "conformance",
+    TESTS / "targets" / "specs" / "names",
+    *CASES.values(),
+]
+
+
+def rendered(toolset: ToolSet, note: str) -> dict[str, str]:
+    return dict(render_rust(Rendering(toolset, note)))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_generated_rust_matches_the_goldens(case: str, update_goldens: bool) -> None:
+    files = rendered(load_toolset(CASES[case]), f"tests/{case}")
+    del files["src/runtime.rs"]  # the template itself (next test)
+    expected_dir = GOLDEN / case
+    if update_goldens:
+        for rel, text in files.items():
+            (expected_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (expected_dir / rel).write_text(text, encoding="utf-8")
+    expected = {
+        str(p.relative_to(expected_dir)): p.read_text(encoding="utf-8")
+        for p in expected_dir.rglob("*")
+        if p.is_file()
+    }
+    assert files == expected, "the Rust differs from its goldens (run with --update-goldens)"
+
+
+def test_the_runtime_is_the_template_under_the_generated_header() -> None:
+    files = rendered(load_toolset(SPECS / "notes"), "specs/notes")
+    template = RUNTIME.read_text(encoding="utf-8")
+    assert files["src/runtime.rs"] == f"// {header_text('specs/notes')}\n\n{template}"
+
+
+@pytest.mark.parametrize("specs", SETS, ids=lambda p: p.name)
+def test_the_same_spec_set_gives_the_same_text(specs: Path) -> None:
+    assert rendered(load_toolset(specs), "x") == rendered(load_toolset(specs), "x")
+
+
+HOSTILE = ['"', "\\", "\n", "\r", "\u2028", "\x00", "*/", "\u202e", 'x"); panic!("']
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=repr)
+def test_spec_text_lands_only_in_escaped_literals_and_comments(text: str) -> None:
+    literal = rust_string(text)
+    assert literal.startswith('"') and literal.endswith('"')
+    inner = literal[1:-1].replace("\\\\", "")
+    assert '"' not in inner.replace('\\"', "")
+    assert not any(c in inner for c in "\n\r\x00\u2028\u202e")
+    for line in doc_comment([f"a {text} b"], "    ").splitlines():
+        assert line.startswith("    ///") and "\r" not in line and "\x00" not in line
+
+
+def test_a_tools_property_names_and_descriptions_never_become_code() -> None:
+    name = 'x"); panic!("'
+    schema = {"type": "object", "properties": {name: {"type": "string", "description": "*/ }"}}}
+    lib = rendered(toolset_of((name, schema, schema)), "x")["src/lib.rs"]
+    for line in lib.splitlines():
+        if "panic!(" in line:  # in a doc comment, or inside a literal with its quotes escaped
+            assert line.lstrip().startswith("///") or 'panic!(\\"' in line, line
+
+
+INTEGERS = [
+    ((None, None), "i64"),
+    ((0, None), "i64"),
+    ((0, 255), "i64"),
+    ((0, 2**64 - 1), "u64"),
+    ((-(2**70), 2**70), "i128"),
+    ((0, 2**128 - 1), "u128"),
+    ((0, 2**200), "serde_json::Number"),
+    ((None, 2**64), "serde_json::Number"),
+]
+
+
+@pytest.mark.parametrize(("bounds", "expected"), INTEGERS, ids=str)
+def test_an_integer_is_the_narrowest_rust_integer_holding_every_value_its_bounds_allow(
+    bounds: tuple[int | None, int | None], expected: str
+) -> None:
+    assert integer(*bounds) == expected

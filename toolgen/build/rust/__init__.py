@@ -1,0 +1,1 @@
+"""The Rust target: the runtime text every generated crate carries (`runtime.rs`)."""
