@@ -7,7 +7,8 @@ values they judge.
   at random, nested to `depth`, nullable types and unions included, with `$ref`s to named
   defs beside any other keywords.
 - `spec_sets` draws a whole spec set: defs that refer to each other (and to themselves:
-  recursion), tools whose inputs (object roots) and outputs use them.
+  recursion), in one file or two, tools whose inputs (object roots) and outputs use them,
+  with `$defs` of their own.
 - `ref_with_siblings` draws a bundled schema whose root is a `$ref` with keywords beside it
   from one family of keywords that read each other (`properties`/`patternProperties`/
   `additionalProperties`, `prefixItems`/`items`, `contains`/`minContains`/`maxContains`,
@@ -76,10 +77,16 @@ def _unique(values: list[Any]) -> list[Any]:
 
 @st.composite
 def schemas(
-    draw: st.DrawFn, depth: int = 2, refs: Sequence[str] = (), root_object: bool = False
+    draw: st.DrawFn,
+    depth: int = 2,
+    refs: Sequence[str] = (),
+    root_object: bool = False,
+    itself: str | None = None,
 ) -> Any:
     """A schema of up to `depth` levels of subschemas; `refs`: what a `$ref` may point at;
-    `root_object`: an object root (`type: object`), as a tool's input must be."""
+    `root_object`: an object root (`type: object`), as a tool's input must be; `itself`:
+    the ref of the def this is, which its root does not refer to (the format refuses a def
+    that is only itself)."""
     if not root_object and draw(st.integers(0, 19)) == 0:
         return draw(st.booleans())
     groups = set(
@@ -90,13 +97,13 @@ def schemas(
             )
         )
     )
-    if refs and draw(st.integers(0, 3)) == 0:
+    if [r for r in refs if r != itself] and draw(st.integers(0, 3)) == 0:
         groups.add("ref")
     if root_object:
         groups.add("object")
     out: dict[str, Any] = {}
     for group in sorted(groups):
-        out.update(draw(_group(group, depth, tuple(refs))))
+        out.update(draw(_group(group, depth, tuple(refs), itself)))
     if root_object:
         out["type"] = "object"
     return out
@@ -106,7 +113,9 @@ def _sub(depth: int, refs: tuple[str, ...]) -> st.SearchStrategy[Any]:
     return schemas(depth - 1, refs)
 
 
-def _group(name: str, depth: int, refs: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+def _group(
+    name: str, depth: int, refs: tuple[str, ...], itself: str | None = None
+) -> st.SearchStrategy[dict[str, Any]]:
     sub = _sub(depth, refs)
     some = st.lists(sub, min_size=1, max_size=3)
     names = st.lists(st.sampled_from(NAMES), unique=True, max_size=3)
@@ -191,7 +200,16 @@ def _group(name: str, depth: int, refs: tuple[str, ...]) -> st.SearchStrategy[di
             },
         )
     if name == "ref":
-        return st.fixed_dictionaries({"$ref": st.sampled_from(refs)})
+        return st.fixed_dictionaries({"$ref": st.sampled_from([r for r in refs if r != itself])})
+    if name == "core":
+        anchored = st.fixed_dictionaries({"$dynamicAnchor": st.just("node")}, optional={
+            "$dynamicRef": st.just("#node")})  # fmt: skip
+        return st.one_of(
+            st.fixed_dictionaries(
+                {}, optional={"$anchor": st.sampled_from(["node", "a1"]), "$comment": st.just("c")}
+            ),
+            anchored,
+        )
     raise AssertionError(name)  # pragma: no cover
 
 
@@ -238,31 +256,55 @@ _LEAF_GROUPS = ["type", "enum", "string", "number", "annotation"]
 _GROUPS = [
     *_LEAF_GROUPS,
     *["object", "object", "array", "array", "combinator"],
-    *["conditional", "dependent", "content"],
+    *["conditional", "dependent", "content", "core"],
 ]
 
 
 # -- spec sets ------------------------------------------------------------------------------
 
 
+SHARED = "shared.yaml"
+"""The second file of a drawn spec set, of defs only."""
+
+
 @st.composite
-def spec_sets(draw: st.DrawFn, max_tools: int = 2) -> dict[str, Any]:
-    """The data of one spec file: a server, defs referring to each other, tools using them."""
+def spec_sets(draw: st.DrawFn, max_tools: int = 2) -> dict[str, dict[str, Any]]:
+    """The files of a spec set, by name: `drawn.yaml` (a server, defs, tools) and at times
+    `shared.yaml` (defs). Defs refer to each other, across the files too, and to themselves
+    (recursion); a tool's schema refers to them, and holds `$defs` of its own."""
     names = draw(st.lists(st.sampled_from(DEF_NAMES), unique=True, max_size=3))
+    shared = draw(st.lists(st.sampled_from(DEF_NAMES), unique=True, max_size=2))
     refs = tuple(f"#/defs/{name}" for name in names)
-    defs = {name: draw(schemas(2, refs)) for name in names}
-    tools = []
-    for index in range(draw(st.integers(1, max_tools))):
-        tool: dict[str, Any] = {"name": ["pick", "make_note", "get.x"][index], "description": "d"}
-        tool["input"] = draw(schemas(3, refs, root_object=True))
-        if draw(st.booleans()):
-            tool["output"] = draw(schemas(3, refs))
-        tools.append(tool)
-    spec: dict[str, Any] = {"toolgen": 1, "server": {"name": "drawn", "version": "1.0.0"}}
-    if defs:
-        spec["defs"] = defs
-    spec["tools"] = tools
-    return spec
+    elsewhere = tuple(f"{SHARED}#/defs/{name}" for name in shared)
+    back = tuple(f"drawn.yaml#/defs/{name}" for name in names)
+    files: dict[str, dict[str, Any]] = {"drawn.yaml": {"toolgen": 1}}
+    if shared:
+        mine = ("#/defs/" + shared[0], *back)
+        defs = {name: draw(schemas(2, mine, itself=f"#/defs/{name}")) for name in shared}
+        files[SHARED] = {"toolgen": 1, "defs": defs}
+    main = files["drawn.yaml"]
+    main["server"] = {"name": "drawn", "version": "1.0.0"}
+    if names:
+        main["defs"] = {
+            name: draw(schemas(2, refs + elsewhere, itself=f"#/defs/{name}")) for name in names
+        }
+    main["tools"] = [
+        draw(_tool(index, refs + elsewhere)) for index in range(draw(st.integers(1, max_tools)))
+    ]
+    return files
+
+
+@st.composite
+def _tool(draw: st.DrawFn, index: int, refs: tuple[str, ...]) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": ["pick", "make_note", "get.x"][index], "description": "d"}
+    for part in ("input", "output"):
+        if part == "output" and draw(st.booleans()):
+            continue
+        # `$defs` of its own, which the format bundles (a `$ref` into them it refuses)
+        own = draw(st.dictionaries(st.sampled_from(["L", "M"]), schemas(1, refs), max_size=1))
+        schema = draw(schemas(3, refs, root_object=part == "input"))
+        tool[part] = {**schema, "$defs": own} if own and isinstance(schema, dict) else schema
+    return tool
 
 
 # -- $ref beside keywords that read each other ---------------------------------------------

@@ -49,18 +49,19 @@ DRAWN = settings(
 _packages = itertools.count()
 
 
-def load(directory: Path, spec: dict[str, Any]) -> ToolSet:
-    path = directory / "drawn.yaml"
-    # JSON is YAML 1.2; escaped: the characters YAML refuses raw (DEL, C1) and those the
-    # reader (PyYAML) takes for line breaks, which no key may hold
-    text = visible(json.dumps(spec, ensure_ascii=False), keep="")
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    path.write_text(text, encoding="utf-8")
-    return load_spec_set(path)
+def load(directory: Path, files: dict[str, dict[str, Any]]) -> ToolSet:
+    for name, data in files.items():
+        # JSON is YAML 1.2; escaped: the characters YAML refuses raw (DEL, C1) and those the
+        # reader (PyYAML) takes for line breaks, which no key may hold
+        text = visible(json.dumps(data, ensure_ascii=False), keep="")
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        (directory / name).write_text(text, encoding="utf-8")
+    return load_spec_set([directory / name for name in files])
 
 
 def with_examples(spec: dict[str, Any], toolset: ToolSet, data: st.DataObject) -> bool:
-    """Add to `spec` example calls drawn from its tools' schemas, the valid ones; whether any."""
+    """Add to the tools of `spec` (a spec file's data) example calls drawn from their
+    schemas, the valid ones; whether any."""
     added = False
     for entry, tool in zip(spec["tools"], toolset.tools, strict=True):
         example = {}
@@ -95,21 +96,21 @@ def imported(files: dict[str, str], directory: Path) -> Iterator[dict[str, Any]]
 
 
 @DRAWN
-@given(spec=spec_sets(), data=st.data())
+@given(files=spec_sets(), data=st.data())
 def test_every_spec_set_the_format_accepts_builds_for_every_target_and_its_models_take_its_examples(
-    spec: dict[str, Any], data: st.DataObject
+    files: dict[str, dict[str, Any]], data: st.DataObject
 ) -> None:
     with tempfile.TemporaryDirectory() as work:
         directory = Path(work)
         try:
-            toolset = load(directory, spec)
+            toolset = load(directory, files)
         except SpecError as exc:  # a schema the format refuses: said where
             assert all(d.location is not None for d in exc.diagnostics), exc
             return
-        if with_examples(spec, toolset, data):
-            toolset = load(directory, spec)  # valid examples load
-        files = render_package(toolset, source_note="drawn", targets=TARGETS)
-        with imported(files, directory) as modules:
+        if with_examples(files["drawn.yaml"], toolset, data):
+            toolset = load(directory, files)  # valid examples load
+        rendered = render_package(toolset, source_note="drawn", targets=TARGETS)
+        with imported(rendered, directory) as modules:
             take_examples(toolset, modules["models"])
 
 
