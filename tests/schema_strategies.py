@@ -3,7 +3,8 @@ of 2020-12 (the dialect spec files are written in), spec sets of such schemas, a
 values they judge.
 
 - `schemas` draws one schema: keyword groups (types, enums and consts, string, number,
-  object and array keywords, combinators, conditionals, content, annotations) put together
+  object and array keywords, combinators, conditionals, dependencies, content, annotations,
+  anchors and dynamic references) put together
   at random, nested to `depth`, nullable types and unions included, with `$ref`s to named
   defs beside any other keywords.
 - `spec_sets` draws a whole spec set: defs that refer to each other (and to themselves:
@@ -42,7 +43,6 @@ PATTERNS = ["^a", "^[a-z]+$", "\\d", "^x-", "b$", "^.{0,3}$"]
 FORMATS = ["date-time", "email", "uri", "uuid", "date", "ipv4"]
 SCALAR_TYPES = ["string", "integer", "number", "boolean", "null"]
 TYPES = [*SCALAR_TYPES, "object", "array"]
-ANNOTATION_KEYS = ["title", "description", "$comment", "deprecated", "readOnly", "writeOnly"]
 
 small_ints = st.integers(0, 4)
 numbers = st.one_of(
