@@ -12,6 +12,7 @@ shell block to the next.
 | `console` | each `$ ` line runs; the lines under it are its output (a line `...` matches any lines); a command that fails must be followed by `$ echo $?` |
 | `python` | runs as a program (`python -c`) in the folder, with the session's `python` |
 | `typescript`, `ts` | compiled with the project's pinned tsc, `--strict` (the folder's `tsconfig.json` when a page writes one) |
+| `go` | an excerpt (a file or declarations): Go as gofmt writes it; whole programs are titled files a `sh` block builds |
 | `json`, `yaml`, `toml`, `text`, `diff`, ... | read, not run: data, output and excerpts (`DATA`) |
 
 A page declares the setup a reader already has with an invisible block, an HTML comment the
@@ -210,6 +211,17 @@ def compile_typescript(session: Session, source: str, example: Example) -> None:
         _fail(example, f"tsc failed\n{done.stdout}")
 
 
+def check_go(session: Session, source: str, example: Example) -> None:
+    import golang_support
+
+    text = source if re.search(r"^package \w+", source, re.M) else f"package snippet\n\n{source}"
+    snippet = session.scratch / f"snippet{example.line}.go"
+    snippet.write_text(text, encoding="utf-8")
+    done = session.shell(f"{shlex.quote(golang_support.gofmt())} -l {shlex.quote(str(snippet))}")
+    if done.returncode != 0 or done.stdout.strip():
+        _fail(example, f"not Go as gofmt writes it\n{done.stdout}")
+
+
 Runner = Callable[[Session, str, Example], None]
 RUNNERS: dict[str, Runner] = {
     "sh": run_sh,
@@ -217,8 +229,9 @@ RUNNERS: dict[str, Runner] = {
     "python": run_python,
     "typescript": compile_typescript,
     "ts": compile_typescript,
+    "go": check_go,
 }
-"""Fence language → how its blocks run. Rust and Go get their rows with their pages."""
+"""Fence language → how its blocks run. Rust gets its row with its page."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import golang_support
 import rust_support
 import typescript_support
 from conftest import SPECS, TESTS, run_process, toolgen_cli
@@ -438,6 +439,52 @@ await client.close();
 """
 
 
+class GoRow:
+    """The Go target: every set, the golden edge cases and imported real servers' sets in one
+    Go workspace with the tests' programs, compiled once per run (`golang_support.shared`):
+    a server per set with handlers answering the canned outputs, a round-trip program and a
+    client program printed from the vectors."""
+
+    name = "go"
+
+    def missing(self) -> str | None:
+        return golang_support.missing()
+
+    def workspace(self) -> golang_support.Workspace:
+        return golang_support.shared([vector_set(name) for name in built_sets(self.name)])
+
+    def build(self, out: Path) -> dict[str, str]:
+        workspace = self.workspace()
+        for package in workspace.packages:  # the build's files where the shared tests look
+            (out / package).symlink_to(workspace.root / package, target_is_directory=True)
+        failed = workspace.failed
+        return {name: failed[str(SETS[name])] for name in SETS if str(SETS[name]) in failed}
+
+    def round_trips(self, out: Path, vectors: VectorSet) -> list[tuple[str, Any, Any]]:
+        pairs = _typed_values(vectors)
+        lines = "".join(
+            json.dumps({"type": f"{vectors.name}.{name}", "value": value}) + "\n"
+            for name, value in pairs
+        )
+        done = run_process(self.workspace().command("vectors_roundtrip"), stdin=lines)
+        assert done.returncode == 0, done.stderr[-3000:]
+        back = [json.loads(line) for line in done.stdout.splitlines()]
+        return [
+            (name, value, answer.get("value", answer))
+            for (name, value), answer in zip(pairs, back, strict=True)
+        ]
+
+    def server(self, out: Path, vectors: VectorSet) -> list[str] | None:
+        return self.workspace().command(f"vectors_{vectors.name}")
+
+    def client_calls(self, out: Path, vectors: VectorSet) -> dict[str, Any] | None:
+        workspace = self.workspace()
+        result: dict[str, Any] = workspace.run(
+            "vectors_client", vectors.name, *workspace.command(f"vectors_{vectors.name}")
+        )
+        return result
+
+
 class RustRow:
     """The Rust target: every set's crate, and a binary per set (`vectors_<set>`: the tests'
     handlers serving it, round trips through its types, its client calling every tool), in
@@ -657,6 +704,7 @@ async fn main() -> Result<(), Box<dyn Error>> {{
 
 
 ROWS: dict[str, Row] = {"python": PythonRow(), "typescript": TypeScriptRow(), "rust": RustRow()}
+ROWS["go"] = GoRow()
 
 
 def rows() -> Iterator[Row]:
