@@ -38,6 +38,9 @@ from toolgen.spec.protocol import (
 from toolgen.verify.session import Session, result_of
 from toolgen.verify.stdio import StdioTarget
 
+pytestmark = pytest.mark.xdist_group("go")
+"""Beside the go row of the target vectors: one worker builds the go workspace."""
+
 NOTES = SPECS / "notes"
 
 

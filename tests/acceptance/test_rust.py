@@ -32,6 +32,9 @@ from toolgen.spec.protocol import EMITTED_REVISIONS, list_tools_result, structur
 from toolgen.verify.session import Session, result_of
 from toolgen.verify.stdio import StdioTarget
 
+pytestmark = pytest.mark.xdist_group("rust")
+"""Beside the rust row of the target vectors: one worker builds the rust workspace."""
+
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 GUARD = 120.0
