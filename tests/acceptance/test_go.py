@@ -41,6 +41,9 @@ from toolgen.spec.protocol import (
     may_destroy,
 )
 
+pytestmark = pytest.mark.xdist_group("go")
+"""Beside the go row of the target vectors: one worker builds the go workspace."""
+
 NOTES = SPECS / "notes"
 
 
