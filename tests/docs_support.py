@@ -379,7 +379,6 @@ def skips(page: Path) -> list[tuple[int, str]]:
 
 
 def languages(page: Path) -> set[str]:
-    """The fence languages of `page`."""
-    return {
-        region.parsed.language for region in BlockParser()(Document(page.read_text(), str(page)))
-    }
+    """The fence languages of `page` (its directives have none)."""
+    regions = BlockParser()(Document(page.read_text(encoding="utf-8"), str(page)))
+    return {region.parsed.language for region in regions if isinstance(region.parsed, Block)}

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import rust_support
@@ -45,7 +46,14 @@ def _site_pages() -> list[Path]:
 PAGES = _site_pages()
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def _case(page: Path) -> Any:
+    """A page as a test case: one with Rust builds in the Rust tests' target folder (cargo
+    locks it), so it runs in their worker."""
+    marks = [pytest.mark.xdist_group("rust")] if "rust" in languages(page) else []
+    return pytest.param(page, id=page.name, marks=marks)
+
+
+@pytest.mark.parametrize("page", [_case(page) for page in PAGES])
 def test_every_block_of_the_page_runs_as_written(page: Path, tmp_path: Path) -> None:
     if page.name in NOT_YET:
         pytest.skip(NOT_YET[page.name])
