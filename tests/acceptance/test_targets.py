@@ -25,17 +25,10 @@ from targets_support import (
 from toolgen.schema.jsonequal import same
 from toolgen.spec.protocol import EMITTED_REVISIONS, is_modern
 
-KNOWN_BUGS = {
-    ("python", "features"): "the Python models of a root anyOf of required-only branches and "
-    "a $ref with keywords beside it make classes the plan did not name",
-}
-"""(target, set) → a bug that breaks the set for the target (its tests fail until it is fixed)."""
-
 
 def _pair(target: str, name: str) -> Any:
-    bug = KNOWN_BUGS.get((target, name))
-    marks = [pytest.mark.xfail(reason=bug, strict=True)] if bug else []
-    return pytest.param(target, name, id=f"{target}-{name}", marks=marks)
+    """One (target, set) case; a target's cases run in one worker, which builds it once."""
+    return pytest.param(target, name, id=f"{target}-{name}", marks=pytest.mark.xdist_group(target))
 
 
 PAIRS = [_pair(target, name) for target in ROWS for name in built_sets(target)]

@@ -376,8 +376,12 @@ LANGUAGES: Final[Mapping[str, Language]] = {
         "go",
         cases={"method": "pascal", "field": "pascal", "variant": "pascal"},
         keywords=frozenset(),  # exported identifiers start with a capital: never a keyword
-        members=frozenset(("Session", "Drift", "CheckDrift", "Close")),
-        own_types=frozenset(("Client", "Handlers", "NewClient", "RegisterTools", "ServeStdio")),
+        members=frozenset(("CheckDrift",)),
+        own_types=frozenset((
+            "Client", "ClientOptions", "Drift", "DriftError", "DriftFail", "DriftIgnore",
+            "DriftPolicy", "DriftWarn", "Handlers", "NewClient", "Null", "Nullable",
+            "RegisterTools", "ResultError", "ServeStdio", "ToolCallError", "ToolError",
+        )),
         initialisms=_GO_INITIALISMS,
     ),
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -53,10 +53,11 @@ def render_package(
     source_note: str,
     progress: Progress | None = None,
     targets: Sequence[str] = DEFAULT_TARGETS,
+    options: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """All generated files of one spec set for `targets`, relative to `OUT/<package>/`
-    (`progress` hears of steps that run for seconds)."""
-    return _render(Rendering(toolset, source_note, progress), targets)
+    """All generated files of one spec set for `targets` with their `options`, relative to
+    `OUT/<package>/` (`progress` hears of steps that run for seconds)."""
+    return _render(Rendering(toolset, source_note, progress, dict(options or {})), targets)
 
 
 def _render(job: Rendering, targets: Sequence[str]) -> dict[str, str]:
@@ -117,12 +118,20 @@ def input_hash(
     name: str | None,
     refs: Refs | None = None,
     targets: Sequence[str] = DEFAULT_TARGETS,
+    options: Mapping[str, str] | None = None,
 ) -> str:
     """A hash of everything a spec set's output is rendered from, but toolgen itself: the
-    options (the source note, `--name`, `--refs`, the targets) and each spec file's path and bytes."""
-    digest = hashlib.sha256(
-        json.dumps({"source": note, "name": name, "refs": refs, "targets": list(targets)}).encode()
-    )
+    options (the source note, `--name`, `--refs`, the targets and their options) and each
+    spec file's path and bytes."""
+    settings: dict[str, object] = {
+        "source": note,
+        "name": name,
+        "refs": refs,
+        "targets": list(targets),
+    }
+    if options:
+        settings["options"] = dict(sorted(options.items()))
+    digest = hashlib.sha256(json.dumps(settings).encode())
     root = spec_set.root.resolve()
     for path in spec_set.files:
         data = path.read_bytes()
@@ -142,6 +151,7 @@ def render_all(
     name: str | None = None,
     refs: Refs | None = None,
     targets: Sequence[str] = DEFAULT_TARGETS,
+    options: Mapping[str, str] | None = None,
 ) -> tuple[list[PackageOutput], list[str]]:
     """Render every spec set; with `skip_fresh`, skip those whose output under `out` holds
     what their input rendered last time (the fresh packages are returned apart). A spec set
@@ -149,13 +159,13 @@ def render_all(
     overrides how each spec set's tool definitions write `$ref`s (`server.refs`). With
     `as_recorded`, a package already under `out` is rendered with the source note and input
     hash its manifest records: how the specs were named (a file, its directory, a directory
-    of spec sets) is no difference."""
+    of spec sets) is no difference. `options` are the targets' (`Rendering.options`)."""
     outputs: list[PackageOutput] = []
     fresh: list[str] = []
     problems: list[Diagnostic] = []
     for spec_set in spec_sets(spec_paths):
         note = source_note(spec_set, out)
-        digest = input_hash(spec_set, note, name, refs, targets)
+        digest = input_hash(spec_set, note, name, refs, targets, options)
         if skip_fresh and (package := _fresh(out, digest)):
             fresh.append(package)
             continue
@@ -174,7 +184,7 @@ def render_all(
         if progress:
             count = len(toolset.tools)
             progress(f"rendering {package} ({count} tool{'s' if count != 1 else ''}) from {note}")
-        job = Rendering(toolset, note, progress)
+        job = Rendering(toolset, note, progress, dict(options or {}))
         files = _render(job, targets)
         scaffolds: dict[str, str] = {}
         for target in (TARGETS[name] for name in TARGETS if name in targets):
@@ -229,6 +239,7 @@ def build(
     force: bool = False,
     refs: Refs | None = None,
     targets: Sequence[str] = DEFAULT_TARGETS,
+    options: Mapping[str, str] | None = None,
 ) -> BuildReport:
     """Render and write every spec set in `spec_paths` under `out`, all or nothing.
 
@@ -246,6 +257,7 @@ def build(
             name=name,
             refs=refs,
             targets=targets,
+            options=options,
         )
         if not outputs:
             return BuildReport(up_to_date=fresh)
@@ -270,10 +282,18 @@ def check(
     name: str | None = None,
     refs: Refs | None = None,
     targets: Sequence[str] = DEFAULT_TARGETS,
+    options: Mapping[str, str] | None = None,
 ) -> Drift:
     """How `out` differs from a fresh render of the spec sets (empty when up to date), the
     headers naming the specs as the output already does."""
     outputs, _ = render_all(
-        spec_paths, out, skip_fresh=False, as_recorded=True, name=name, refs=refs, targets=targets
+        spec_paths,
+        out,
+        skip_fresh=False,
+        as_recorded=True,
+        name=name,
+        refs=refs,
+        targets=targets,
+        options=options,
     )
     return drift(out, outputs)

@@ -38,6 +38,8 @@ class Rendering:
     source_note: str
     """How the output names its specs (the header of every generated file)."""
     progress: Progress | None = field(default=None, compare=False)
+    options: Mapping[str, str] = field(default_factory=dict)
+    """The targets' options the user set, by `<target>.<name>` (see `Target.options`)."""
     _made: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -63,6 +65,14 @@ class Rendering:
         return made
 
 
+@dataclass(frozen=True)
+class Option:
+    """A setting a target takes: what it is, and whether a value will do."""
+
+    help: str
+    valid: Callable[[str], bool]
+
+
 def _nothing(_rendering: Rendering) -> None:
     return None
 
@@ -81,6 +91,9 @@ class Target:
     scaffold: Callable[[Rendering, Path, Path], Mapping[str, str]] | None = None
     """User code to write once, relative to the output directory, given the spec set's
     directory and the output directory (empty when the user has it already)."""
+    options: Mapping[str, Option] = field(default_factory=dict)
+    """The settings the target takes, by name (`Rendering.options` has them as
+    `<target>.<name>`)."""
 
 
 def at_once(

@@ -336,7 +336,8 @@ class _Reader:
         self.types.update(parts)
         for name, named in self.types.items():  # every type is known now: refs can be followed
             assert named is not None, name
-            self.types[name] = replace(named, type=map_type(named.type, self._discriminated))
+            bare = _without_self(named.type, name)
+            self.types[name] = replace(named, type=map_type(bare, self._discriminated))
         ordered: dict[str, Named] = {}
         for top in [*self.def_names.values(), *parts]:
             for named in [self._named(top), *self._inline(top)]:
@@ -819,6 +820,30 @@ def map_type(type_: Type, change: Callable[[Type], Type]) -> Type:
         case Intersection(parts):
             type_ = Intersection(tuple(map_type(p, change) for p in parts))
     return change(type_)
+
+
+def _without_self(type_: Type, name: str) -> Type:
+    """The type `name` is, without the parts of its own unions and intersections that are
+    `name` itself (`Node = T & (Node | null)` is `T`, `Node = T | Node` is `T`): such a
+    part adds nothing a type can say, and a printer following it would never come back."""
+    bare = _bare(type_, name)
+    return ANY if bare is None else bare
+
+
+def _bare(type_: Type, name: str) -> Type | None:
+    """`_without_self`, None where `type_` is `name` itself (or null or it)."""
+    if isinstance(type_, Ref):
+        return None if type_.name == name else type_
+    if isinstance(type_, Nullable):
+        inner = _bare(type_.inner, name)
+        return None if inner is None else Nullable(inner)
+    if isinstance(type_, Union):
+        kept = [b for b in (_bare(b, name) for b in type_.branches) if b is not None]
+        return _union(kept) if kept else None
+    if isinstance(type_, Intersection):
+        parts = [p for p in (_bare(p, name) for p in type_.parts) if p is not None]
+        return _intersection(parts) if parts else None
+    return type_
 
 
 def _refs(type_: Type) -> Iterator[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -75,10 +75,66 @@ def target_option(func: F) -> F:
         "--target",
         default=None,
         metavar="TARGETS",
-        help="What to write per spec set: python, typescript, rust, or several separated by "
-        "commas (default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, "
+        help="What to write per spec set: python, typescript, rust, go, or several separated "
+        "by commas (default: `target` in [tool.toolgen.build] of the nearest pyproject.toml, "
         "else python).",
     )(func)
+
+
+def options_option(func: F) -> F:
+    return click.option(
+        "--option",
+        "options",
+        multiple=True,
+        metavar="TARGET.NAME=VALUE",
+        help="A setting of a target, e.g. `go.module=example.com/{package}` (the Go module "
+        "path; `{package}` is each package's name). Repeatable; overrides "
+        "[tool.toolgen.build.<target>] of the nearest pyproject.toml.",
+    )(func)
+
+
+def resolve_options(values: Sequence[str], targets: Sequence[str]) -> dict[str, str]:
+    """The settings of `targets`: `[tool.toolgen.build.<target>]` tables of the nearest
+    pyproject.toml, then `--option TARGET.NAME=VALUE` (each checked against what its target
+    takes), by `<target>.<name>`."""
+    try:
+        found = load_section(find_pyproject(Path.cwd()), "build", _table_options)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        for value in values:
+            key, equals, setting = value.partition("=")
+            if not equals:
+                raise ConfigError(f"{value!r}: expected TARGET.NAME=VALUE")
+            found[_option_key(key.strip(), setting)] = setting
+    except ConfigError as exc:
+        raise click.UsageError(f"--option {exc}") from None
+    return {key: value for key, value in found.items() if key.partition(".")[0] in targets}
+
+
+def _table_options(table: Mapping[str, Any]) -> dict[str, str]:
+    found = {}
+    for target in TARGETS:
+        settings = table.get(target, {})
+        if not isinstance(settings, dict):
+            raise ConfigError(f"{target!r} must be a table")
+        for name, value in settings.items():
+            if not isinstance(value, str):
+                raise ConfigError(f"{target}.{name} must be a string")
+            found[_option_key(f"{target}.{name}", value)] = value
+    return found
+
+
+def _option_key(key: str, value: str) -> str:
+    """`key` (`<target>.<name>`) when its target takes that setting and `value` will do."""
+    target, _, name = key.partition(".")
+    known = [f"{t.name}.{n}" for t in TARGETS.values() for n in t.options]
+    option = TARGETS[target].options.get(name) if target in TARGETS else None
+    if option is None:
+        raise ConfigError(f"unknown option {key!r}; expected one of: {', '.join(known) or 'none'}")
+    if not option.valid(value):
+        raise ConfigError(f"{key}: {value!r} is not {option.help}")
+    return key
 
 
 def resolve_targets(value: str | None) -> tuple[str, ...]:
@@ -111,6 +167,7 @@ def build_command(
     name: str | None = None,
     refs: str | None = None,
     target: str | None = None,
+    options: Sequence[str] = (),
 ) -> str:
     """The `toolgen build` command line that regenerates `out` from `specs`, shell-quoted."""
     words = ["toolgen", "build", *(str(s) for s in specs)]
@@ -122,6 +179,8 @@ def build_command(
         words += ["--refs", refs]
     if target is not None:
         words += ["--target", target]
+    for option in options:
+        words += ["--option", option]
     return shlex.join(words)
 
 
@@ -174,6 +233,7 @@ def _specs_or_default(specs: tuple[Path, ...]) -> list[Path]:
 @name_option
 @refs_option
 @target_option
+@options_option
 @click.option(
     "--force",
     "--overwrite",
@@ -190,12 +250,13 @@ def build(
     name: str | None,
     refs: Refs | None,
     target: str | None,
+    options: tuple[str, ...],
     force: bool,
 ) -> None:
     """Compile spec sets into OUT/<package>/: JSON Schema documents, MCP tool
     definitions for every protocol revision, pydantic models and a server stub
     (--target typescript: a TypeScript module for the official SDK; --target rust: a Rust
-    crate for rmcp; instead, or too).
+    crate for rmcp; --target go: a Go package for the official Go SDK; instead, or too).
 
     SPECS are spec files or directories (default: specs/). A directory whose
     subdirectories each declare a server is a directory of spec sets.
@@ -204,6 +265,7 @@ def build(
     """
     started = time.perf_counter()
     targets = resolve_targets(target)
+    settings = resolve_options(options, targets)
     progress = None if quiet else (lambda line: echo(line, err=True))
     try:
         # silence counts from the command's start
@@ -217,6 +279,7 @@ def build(
                 force=force,
                 refs=refs,
                 targets=targets,
+                options=settings,
             )
     except SpecError as exc:
         fail_on_spec_errors(exc)
@@ -244,6 +307,7 @@ def build(
 @click.option("--diff", "full_diff", is_flag=True, help="Print the whole diff, however long.")
 @refs_option
 @target_option
+@options_option
 def check(
     specs: tuple[Path, ...],
     out: Path,
@@ -251,15 +315,23 @@ def check(
     full_diff: bool,
     refs: Refs | None,
     target: str | None,
+    options: tuple[str, ...],
 ) -> None:
     """Exit 1 when OUT is stale (a fresh build of SPECS would write other bytes): name the
     files that differ and the command that fixes it, then the diff (the first lines of it
     unless --diff). Exit 0 when it is up to date. For CI and pre-commit.
     """
+    targets = resolve_targets(target)
+    settings = resolve_options(options, targets)
     try:
         with collector.paused():
             drift = run_check(
-                _specs_or_default(specs), out, name=name, refs=refs, targets=resolve_targets(target)
+                _specs_or_default(specs),
+                out,
+                name=name,
+                refs=refs,
+                targets=targets,
+                options=settings,
             )
     except SpecError as exc:
         fail_on_spec_errors(exc)
@@ -267,7 +339,8 @@ def check(
     if not drift:
         echo(f"{out} is up to date.", err=True)
         return
-    echo(drift_summary(drift, out, build_command(specs, out, name, refs, target)), err=True)
+    command = build_command(specs, out, name, refs, target, options)
+    echo(drift_summary(drift, out, command), err=True)
     shown, left = capped(drift.diff, None if full_diff else SHOWN_DIFF_LINES)
     echo(shown, nl=False)
     if left:

@@ -40,6 +40,15 @@ _INTERACTING = (
     frozenset({"contentMediaType", "contentEncoding", "contentSchema"}),
 )
 """Keywords that read their siblings: moved into another schema object they mean otherwise."""
+_UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+_EVALUATING = frozenset(
+    {"properties", "patternProperties", "additionalProperties", "prefixItems", "items"}
+    | {"additionalItems", "contains", "allOf", "anyOf", "oneOf", "if", "then", "else"}
+    | {"dependentSchemas", "$ref", "$dynamicRef", "$recursiveRef"}
+    | _UNEVALUATED
+)
+"""Keywords whose evaluations an `unevaluated*` keyword of the same schema object reads:
+moved beside one, they narrow what it sees."""
 
 
 def merge_branch(base: Mapping[str, Any], branch: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -48,10 +57,14 @@ def merge_branch(base: Mapping[str, Any], branch: Mapping[str, Any]) -> dict[str
 
     Keywords of one schema object are independent but for the families in
     `_INTERACTING` (`additionalProperties` sees only its own `properties`, ...);
-    a family written on both sides merges only when written alike. A keyword on
-    both sides must have one value; annotations (and `default`) of `base` win.
+    a family written on both sides merges only when written alike. An `unevaluated*` of
+    `branch` sees only what `branch` evaluates: `base` may bring nothing it would see
+    (`base`'s own sees `branch`'s either way). A keyword on both sides must have one
+    value; annotations (and `default`) of `base` win.
     """
     if "$ref" in branch:
+        return None
+    if not _UNEVALUATED.isdisjoint(branch) and not _EVALUATING.isdisjoint(base):
         return None
     for key, value in branch.items():
         if (

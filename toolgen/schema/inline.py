@@ -2,8 +2,9 @@
 
 Many MCP clients and model APIs do not resolve `$ref` and show an empty form or
 refuse the tool. `inline_refs` replaces every reference whose target does not
-reach that reference again by a copy of the target (merged with the keywords
-beside the reference, meaning both); a recursive reference cannot be inlined
+reach that reference again by a copy of the target, with the keywords beside the
+reference merged in where that means the same, else beside it under `allOf` (see
+`merge_ref`); a recursive reference cannot be inlined
 and stays, with the `$defs` entries it points into. The result accepts exactly
 the values the schema accepts.
 
@@ -18,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolgen.schema.allof import merge_branch
 from toolgen.schema.limits import MAX_INLINED_SCHEMAS, plain_bytes
 from toolgen.schema.pointer import MISSING, pointer_tokens, resolve_pointer
 from toolgen.schema.walk import DEFS_KEYWORDS, LISTED, MAPPED, SINGLE, walk_schemas
 
-ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "deprecated"})
-"""Keywords beside a `$ref` that may simply replace the target's own (no validation)."""
 _BASE_CHANGING = frozenset({"$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef"})
 
 
@@ -49,20 +49,19 @@ def inline_refs(schema: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def merge_ref(target: Any, siblings: dict[str, Any]) -> Any:
     """A reference's `target` and the keywords beside the reference as one schema that
-    means both (JSON Schema 2020-12 applies both): merged when they do not disagree
-    (an annotation beside the reference wins), else the target under `allOf`."""
+    means both (JSON Schema 2020-12 applies both): merged where that is exactly the same
+    (`merge_branch`: no keywords that act on each other, an annotation beside the reference
+    wins), else the siblings with the target under `allOf`, which is always the same."""
     if not siblings:
         return target
     if isinstance(target, bool):
         return siblings if target else False
     if not target:
         return siblings
-    clash = any(
-        k in target and target[k] != v and k not in ANNOTATIONS for k, v in siblings.items()
-    )
-    if clash:
-        return {**siblings, "allOf": [*siblings.get("allOf", []), target]}
-    return {**target, **siblings}
+    merged = merge_branch(siblings, target)
+    if merged is not None:
+        return merged
+    return {**siblings, "allOf": [*siblings.get("allOf", []), target]}
 
 
 def _refs_below(schema: Any, *, skip_defs: bool) -> set[str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from toolgen.schema.allof import in_place_cycles
 from toolgen.schema.check import compile_validator
+from toolgen.schema.inline import merge_ref
 from toolgen.schema.jsonequal import same
 from toolgen.schema.keywords import KEYWORDS, misspelt
 from toolgen.schema.limits import (
@@ -276,8 +277,18 @@ class Resolver:
             inlined = self.defs.schemas.get(target)
             if isinstance(inlined, dict):
                 own_fine = False  # the def's keywords are the root's now: checked in full
-                root = {**inlined, **{k: v for k, v in root.items() if k != "$ref"}}
-                deps = set(self.defs.deps.get(target, set())) | (deps - {target})
+                beside = {k: v for k, v in root.items() if k != "$ref"}
+                root = dict(merge_ref(inlined, beside))  # where they act on each other: allOf
+                if "type" in inlined and "type" not in root:
+                    root = {"type": inlined["type"], **root}  # what allOf says anyway
+                if not any(  # the def stays in `$defs` while a keyword beside refers to it
+                    isinstance(sub, dict)
+                    and isinstance(ref := sub.get("$ref"), str)
+                    and def_name(ref) == target
+                    for _, sub in walk_schemas(beside)
+                ):
+                    deps = deps - {target}
+                deps |= self.defs.deps.get(target, set())
         needed = self._closure(deps)
         if target in self._broken or self._broken & needed:
             self._dangling.add(id(root))

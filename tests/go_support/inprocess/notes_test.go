@@ -98,7 +98,7 @@ func TestToolsAddedByHandAreListedAfterTheSpecsAndAreNoDrift(t *testing.T) {
 		if !slices.Equal(names, want) {
 			t.Errorf("%s: listed %v, want %v", revision, names, want)
 		}
-		drift, err := notes.NewClient(session, nil).CheckDrift(context.Background())
+		drift, err := notes.NewClient(session).CheckDrift(context.Background())
 		if err != nil || len(drift) > 0 {
 			t.Errorf("%s: drift %v, %v", revision, drift, err)
 		}
@@ -111,7 +111,7 @@ func TestToolsAddedByHandAreListedAfterTheSpecsAndAreNoDrift(t *testing.T) {
 
 func TestAHandlerSeesTheInputsDefaultsFilledIn(t *testing.T) {
 	h := &handlers{}
-	c := notes.NewClient(connect(t, h, "2025-11-25"), nil)
+	c := notes.NewClient(connect(t, h, "2025-11-25"))
 	if _, err := c.ListNotes(context.Background(), notes.ListNotesInput{}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestAHandlersFailureReachesTheClientWithoutInternals(t *testing.T) {
 		{"a JSON-RPC error", &handlers{fail: &jsonrpc.Error{Code: -32001, Message: "backend gone"}}, "", -32001},
 	}
 	for _, tc := range cases {
-		c := notes.NewClient(connect(t, tc.h, "2025-11-25"), nil)
+		c := notes.NewClient(connect(t, tc.h, "2025-11-25"))
 		_, err := c.GetNote(context.Background(), notes.GetNoteInput{ID: "n_0000abcd"})
 		var called *notes.ToolCallError
 		var wire *jsonrpc.Error

@@ -31,7 +31,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer session.Close()
-	c := notes.NewClient(session, &notes.ClientOptions{Drift: notes.DriftFail})
+	c := notes.NewClient(session, notes.ClientOptions{Drift: notes.DriftFail})
 	report := map[string]any{"revision": session.InitializeResult().ProtocolVersion}
 	record := func(name string, value any, err error) {
 		if err == nil {

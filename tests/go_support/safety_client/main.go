@@ -61,7 +61,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c := notes.NewClient(session, &notes.ClientOptions{Drift: notes.DriftIgnore})
+	c := notes.NewClient(session, notes.ClientOptions{Drift: notes.DriftIgnore})
 	report := map[string]any{"error": nil, "drift": [][]string{}}
 	_, err = c.CountNotes(ctx, notes.CountNotesInput{})
 	var drift *notes.DriftError

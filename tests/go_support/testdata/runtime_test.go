@@ -99,3 +99,102 @@ func TestAToolWithoutOutputSchemaSendsWhatItReturnsAsText(t *testing.T) {
 		}
 	}
 }
+
+func TestIntegersWithAFractionOrAnExponentAreReadAsIntegers(t *testing.T) {
+	data := []byte(`{"a":1.0,"b":[1e3,2.5,-4.00,7],"c":"1.0","d":{"e":1E2},"f":1e999999}`)
+	value, err := parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !integral(value, data) {
+		t.Fatal("nothing rewritten")
+	}
+	got, _ := json.Marshal(value)
+	want := `{"a":1,"b":[1000,2.5,-4,7],"c":"1.0","d":{"e":100},"f":1e999999}`
+	if string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	plain := []byte(`{"a":1,"b":"x"}`)
+	value, _ = parse(plain)
+	if integral(value, plain) {
+		t.Error("rewrote a value without fractions or exponents")
+	}
+}
+
+func TestAUnionReadsTheOneBranchAValueIsAndRefusesTheOthers(t *testing.T) {
+	untagged := []Branch[any]{
+		BranchOf("", func(b int64) any { return b }),
+		BranchOf("", func(b float64) any { return b }),
+		BranchOf("", func(b string) any { return b }),
+	}
+	var value any
+	if err := DecodeUnion([]byte(`2.5`), &value, "", untagged...); err != nil || value != 2.5 {
+		t.Errorf("2.5: %v %v", value, err)
+	}
+	if err := DecodeUnion([]byte(`"x"`), &value, "", untagged...); err != nil || value != "x" {
+		t.Errorf(`"x": %v %v`, value, err)
+	}
+	for _, text := range []string{`3`, `true`, `{}`} { // 3 is an int64 and a float64: ambiguous
+		if err := DecodeUnion([]byte(text), &value, "", untagged...); err == nil {
+			t.Errorf("%s was read as %v", text, value)
+		}
+	}
+	type circle struct {
+		Kind   string  `json:"kind"`
+		Radius float64 `json:"radius"`
+	}
+	tagged := []Branch[any]{
+		BranchOf("circle", func(b circle) any { return b }),
+		BranchOf("rect", func(b map[string]any) any { return b }),
+	}
+	if err := DecodeUnion([]byte(`{"kind":"circle","radius":1}`), &value, "kind", tagged...); err != nil || value != (circle{"circle", 1}) {
+		t.Errorf("circle: %v %v", value, err)
+	}
+	for _, text := range []string{`{"kind":"square"}`, `{"radius":1}`, `{"kind":7}`, `[]`} {
+		if err := DecodeUnion([]byte(text), &value, "kind", tagged...); err == nil {
+			t.Errorf("%s was read as %v", text, value)
+		}
+	}
+	if _, err := EncodeUnion(nil); err == nil {
+		t.Error("a union holding nothing was written")
+	}
+}
+
+func TestAnOpenObjectKeepsWhatItDoesNotDeclareAndAClosedOneRefusesIt(t *testing.T) {
+	var a *int64
+	var extra map[string]json.RawMessage
+	data := []byte(`{"a":1,"b":[1],"quote\"d":null}`)
+	if err := DecodeObject(data, &extra, In("a", &a)); err != nil || *a != 1 || len(extra) != 2 {
+		t.Fatalf("%v %v %v", a, extra, err)
+	}
+	again, err := EncodeObject(extra, Out("a", a, true))
+	if err != nil || string(again) != `{"a":1,"b":[1],"quote\"d":null}` {
+		t.Errorf("came back as %s (%v)", again, err)
+	}
+	if err := DecodeObject(data, nil, In("a", &a)); err == nil {
+		t.Error("a closed object read members it does not declare")
+	}
+	if out, _ := EncodeObject(nil, Out("a", (*int64)(nil), true), Out("b", "", false)); string(out) != `{"b":""}` {
+		t.Errorf("an absent optional member was written, or a present zero value was not: %s", out)
+	}
+}
+
+func TestATupleIsAnArrayOfItsElementsThenTheRest(t *testing.T) {
+	var first string
+	var second *int64
+	var rest []float64
+	if err := DecodeTuple([]byte(`["a",2,3.5,4]`), 1, &rest, &first, &second); err != nil || first != "a" || *second != 2 || len(rest) != 2 {
+		t.Fatalf("%v %v %v %v", first, second, rest, err)
+	}
+	if out, err := EncodeTuple(1, rest, first, second); err != nil || string(out) != `["a",2,3.5,4]` {
+		t.Errorf("%s %v", out, err)
+	}
+	if out, _ := EncodeTuple(1, nil, "a", (*int64)(nil)); string(out) != `["a"]` {
+		t.Errorf("an absent optional element was written: %s", out)
+	}
+	for _, text := range []string{`[]`, `["a",2,3]`} { // too few; more, with no rest
+		if err := DecodeTuple([]byte(text), 1, nil, &first, &second); err == nil {
+			t.Errorf("%s was read", text)
+		}
+	}
+}

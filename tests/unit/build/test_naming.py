@@ -80,6 +80,10 @@ def test_what_each_runtime_exports_is_never_a_type_name() -> None:
     assert typescript.runtime is not None
     assert {"ToolError", "JsonValue", "DriftError", "ToolClient"} <= typescript.types
     assert typescript.types <= reserved_types()
+    go = LANGUAGES["go"]  # its runtime is a package of its own: the names the package declares
+    assert (
+        {"ToolError", "Nullable", "Null", "DriftWarn", "NewClient"} <= go.types <= reserved_types()
+    )
     for language in LANGUAGES.values():
         assert language.types <= reserved_types()
 

@@ -204,3 +204,17 @@ def test_the_python_models_name_their_classes_as_the_model_names_its_types(spec_
         if (isinstance(named.type, Record) and named.role != "input") or named.role == "def"
     }
     assert records <= set(plan.class_names)
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"prefixItems": [{}], "anyOf": [{"type": ["object", "null"], "$ref": "#/$defs/Node"}]},
+         Tuple((ANY,), 0, ANY)),
+        ({"anyOf": [{"type": "string"}, {"$ref": "#/$defs/Node"}]}, Scalar("string")),
+    ],
+    ids=["an intersection with itself", "a union with itself"],
+)  # fmt: skip
+def test_a_type_that_is_partly_itself_is_the_rest(schema: Any, expected: Type) -> None:
+    model, _ = member({"$ref": "#/$defs/Node"}, {"Node": schema})
+    assert model.types["Node"].type == expected

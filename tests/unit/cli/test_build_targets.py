@@ -12,6 +12,7 @@ from toolgen.cli import main
 
 PYTHON = {"__init__.py", "py.typed", "models.py", "server.py", "client.py"}
 TYPESCRIPT = {"index.ts", "runtime.ts", "package.json"}
+GO = {"tools.go", "go.mod", "go.sum", "internal"}
 SHARED = {"schemas", "tools", "annotation-reasons.json", ".toolgen-manifest.json"}
 
 
@@ -32,6 +33,8 @@ def run(*argv: str) -> int:
         ("typescript", TYPESCRIPT | SHARED),
         ("python,typescript", PYTHON | TYPESCRIPT | SHARED),
         ("typescript, python", PYTHON | TYPESCRIPT | SHARED),
+        ("go", GO | SHARED),
+        ("go,python", PYTHON | GO | SHARED),
     ],
 )
 def test_a_build_writes_the_files_of_its_targets(

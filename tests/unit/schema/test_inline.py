@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import jsonschema_rs
 import pytest
 from conftest import ROOT, TESTS
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
+from schema_strategies import (
+    FAMILIES,
+    FAMILY_NAMES,
+    SMALL_VALUES,
+    instances,
+    ref_with_siblings,
+)
 
 from toolgen.schema.inline import inline_refs, merge_ref
 from toolgen.schema.limits import MAX_INLINED_SCHEMAS
+from toolgen.schema.validation import SchemaValidator
 from toolgen.spec.pipeline import load_spec_set
 from toolgen.spec.published import load_published
 
@@ -28,6 +36,9 @@ JSON: st.SearchStrategy[Any] = st.recursive(
     max_leaves=12,
 )
 """Any JSON value, small: what the inlined and the original schema must judge alike."""
+EXAMPLES = int(os.environ.get("TOOLGEN_SCHEMA_EXAMPLES", "60"))
+"""Examples per keyword family (each a schema and a value): the same ones each run, but in
+`.ci/run`, which draws more, new ones each run."""
 
 TREE = {
     "type": "object",
@@ -167,15 +178,72 @@ def test_the_inlined_schema_accepts_exactly_the_values_the_referenced_one_accept
     name: str, schema: Any, data: st.DataObject
 ) -> None:
     inlined = inline_refs(schema)
-    sources = [st.dictionaries(KEYS, JSON), JSON]
-    for side in (schema, inlined):
-        try:
-            sources.append(from_schema(side))
-        except Exception:
-            continue
-    try:
-        value = data.draw(st.one_of(*sources))
-    except Exception:
-        assume(False)
+    value = data.draw(st.one_of(st.dictionaries(KEYS, JSON), JSON, instances([schema, inlined])))
     verdicts = [jsonschema_rs.validator_for(s).is_valid(value) for s in (schema, inlined)]
     assert verdicts[0] == verdicts[1], value
+
+
+# -- keywords beside a reference that act on each other -------------------------------------
+
+POINT = {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}}
+BESIDE: list[tuple[str, Any, dict[str, Any], Any, bool]] = [
+    # (case, the def, the keywords beside its $ref, a value, whether the listing merges them)
+    ("additionalProperties beside an open def", POINT, {"additionalProperties": False}, {"x": 1}, False),
+    ("patternProperties beside a closed def", {**POINT, "additionalProperties": False},
+     {"patternProperties": {"^x-": {"type": "string"}}}, {"x-a": "s"}, False),
+    ("properties beside a def of additionalProperties", {"additionalProperties": {"type": "string"}},
+     {"properties": {"x": {"type": "number"}}}, {"x": 1}, False),
+    ("maxContains beside contains", {"type": "array", "contains": {"type": "string"}}, {"maxContains": 1}, ["a", "b"], False),
+    ("contains beside minContains", {"minContains": 2}, {"contains": {"type": "string"}}, ["a"], False),
+    ("items beside prefixItems", {"prefixItems": [{"type": "integer"}]}, {"items": {"type": "string"}}, [1], False),
+    ("prefixItems beside items", {"items": False}, {"prefixItems": [{"type": "integer"}]}, [1], False),
+    ("then beside if", {"if": {"type": "string"}}, {"then": {"minLength": 3}}, "ab", False),
+    ("else beside if", {"if": {"required": ["x"]}}, {"else": False}, {}, False),
+    ("allOf beside unevaluatedProperties", {"unevaluatedProperties": False},
+     {"allOf": [{"properties": {"x": {}}}]}, {"x": 1}, False),
+    ("prefixItems beside unevaluatedItems", {"unevaluatedItems": False}, {"prefixItems": [{}]}, [1], False),
+    ("dependentSchemas beside unevaluatedProperties", {"unevaluatedProperties": False},
+     {"dependentSchemas": {"x": {"properties": {"x": {}}}}}, {"x": 1}, False),
+    ("unevaluatedProperties beside properties", POINT, {"unevaluatedProperties": False}, {"x": 1}, False),
+    ("dependentRequired beside a def", POINT, {"dependentRequired": {"x": ["y"]}}, {"x": 1}, True),
+    ("minProperties beside a def", POINT, {"minProperties": 1}, {}, True),
+    ("required beside a def", POINT, {"required": ["x"]}, {"y": 1}, True),
+    ("a description beside a def", POINT, {"description": "here"}, {"x": "a"}, True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("target", "siblings", "value", "merges"), [c[1:] for c in BESIDE], ids=[c[0] for c in BESIDE]
+)
+def test_keywords_beside_a_ref_are_merged_into_its_target_only_where_that_means_the_same(
+    target: Any, siblings: dict[str, Any], value: Any, merges: bool
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"p": {"$ref": "#/$defs/T", **siblings}},
+        "$defs": {"T": target},
+    }
+    listed = inline_refs(schema)
+    assert ("allOf" not in listed["properties"]["p"]) == merges
+    assert "$defs" not in listed
+    verdict = SchemaValidator(schema).is_valid({"p": value})
+    assert SchemaValidator(listed).is_valid({"p": value}) == verdict
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize="TOOLGEN_SCHEMA_EXAMPLES" not in os.environ,
+    suppress_health_check=list(HealthCheck),
+)
+@given(data=st.data())
+def test_a_ref_inlined_beside_keywords_that_act_on_each_other_accepts_exactly_what_it_did(
+    family: str, data: st.DataObject
+) -> None:
+    schema, parts = data.draw(ref_with_siblings(family), label="schema")
+    inlined = inline_refs(schema)
+    drawn = data.draw(instances([schema, inlined, *parts], FAMILY_NAMES), label="value")
+    bundled, listed = SchemaValidator(schema), SchemaValidator(inlined)
+    for value in [drawn, *SMALL_VALUES]:
+        assert bundled.is_valid(value) == listed.is_valid(value), (inlined, value)

@@ -208,3 +208,28 @@ def test_definitions_read_back_from_a_build_are_served_as_written() -> None:
         served.list_tools_result(LATEST_REVISION)["tools"] == json.loads(built.read_text())["tools"]
     )
     assert {t.refs for t in served.tools} == {"keep"}
+
+
+POINT = {"type": "object", "properties": {"x": {"type": "number"}}}
+ROOT_REFS: list[tuple[str, dict[str, Any], Any]] = [
+    # (case, the keywords beside an output's root `$ref` to POINT, a value)
+    ("additionalProperties beside the def's properties", {"additionalProperties": False}, {"x": 1}),
+    ("a union that refers to the def again", {"anyOf": [{"$ref": "#/defs/Point"}, {"type": "null"}]},
+     {"x": 1}),
+    ("a required list", {"required": ["x"]}, {}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("beside", "value"), [c[1:] for c in ROOT_REFS], ids=[c[0] for c in ROOT_REFS]
+)
+def test_a_root_ref_inlined_with_keywords_beside_it_keeps_their_meaning_and_its_defs(
+    write_specs: Any, beside: dict[str, Any], value: Any
+) -> None:
+    output = {"$ref": "#/defs/Point", **beside}
+    text = f"defs:\n  Point: {json.dumps(POINT)}\ntools:\n  - {{name: t, output: {json.dumps(output)}}}\n"
+    schema = load_toolset(write_specs({"main.yaml": text})).tool("t").output_schema
+    assert schema is not None
+    as_written = json.loads(json.dumps(output).replace("#/defs/", "#/$defs/"))
+    expected = jsonschema.Draft202012Validator({**as_written, "$defs": {"Point": POINT}})
+    assert jsonschema.Draft202012Validator(dict(schema)).is_valid(value) == expected.is_valid(value)

@@ -8,6 +8,7 @@ package toolgen
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,11 +16,15 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
+	"math/big"
 	"net/url"
 	"os"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -586,6 +591,59 @@ func resolvePointer(root any, ref string) any {
 	return node
 }
 
+// integral rewrites each number of value (as parse reads it, from data) that is an integer
+// written with a fraction or an exponent (1.0, 1e3: integers, for JSON Schema) as the integer,
+// so that Go's integer types read it; it reports whether it rewrote any. An exponent past
+// maxExponent is left as it is (no Go integer holds it).
+func integral(value any, data []byte) bool {
+	if !bytes.ContainsAny(data, ".eE") {
+		return false
+	}
+	changed := false
+	var walk func(any) any
+	walk = func(node any) any {
+		switch v := node.(type) {
+		case json.Number:
+			if whole, ok := wholeNumber(string(v)); ok {
+				changed = true
+				return json.Number(whole)
+			}
+		case map[string]any:
+			for key, member := range v {
+				v[key] = walk(member)
+			}
+		case []any:
+			for i, element := range v {
+				v[i] = walk(element)
+			}
+		}
+		return node
+	}
+	walk(value)
+	return changed
+}
+
+const maxExponent = 400
+
+// wholeNumber is a JSON number with a fraction or an exponent as an integer's digits, when it
+// is a whole number.
+func wholeNumber(text string) (string, bool) {
+	if !strings.ContainsAny(text, ".eE") {
+		return "", false
+	}
+	if at := strings.IndexAny(text, "eE"); at >= 0 {
+		exponent, err := strconv.Atoi(strings.TrimPrefix(text[at+1:], "+"))
+		if err != nil || exponent > maxExponent || exponent < -maxExponent {
+			return "", false
+		}
+	}
+	number, ok := new(big.Rat).SetString(text)
+	if !ok || !number.IsInt() {
+		return "", false
+	}
+	return number.Num().String(), true
+}
+
 // -- the server -------------------------------------------------------------------------------
 
 // A Handler is one tool's handler, made by Handle for Register.
@@ -786,7 +844,8 @@ func (t *registered) call(ctx context.Context, req *mcp.CallToolRequest) (result
 	if err := t.schemas.inputSchema.Validate(value); err != nil {
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %s: %s", quoted(t.tool), problems(err))), nil
 	}
-	if t.schemas.inputDefaults && applyDefaults(t.schemas.inputDoc, value, t.schemas.inputDoc, 0) {
+	defaulted := t.schemas.inputDefaults && applyDefaults(t.schemas.inputDoc, value, t.schemas.inputDoc, 0)
+	if integral(value, arguments) || defaulted {
 		if arguments, err = json.Marshal(value); err != nil {
 			return nil, err
 		}
@@ -933,18 +992,12 @@ func decode(data []byte, v any, flags sjson.ParseFlags) error {
 }
 
 // Nullable is a member that may be absent, null, or a value: the zero Nullable is absent (with
-// `omitzero` it is not written), Null is null.
+// `omitzero` it is not written); Set is present, then Null is null, else Value.
 type Nullable[T any] struct {
 	Value T
-	Set   bool // present: Value, or null when Null
+	Set   bool
 	Null  bool
 }
-
-// Of is a present, non-null Nullable.
-func Of[T any](value T) Nullable[T] { return Nullable[T]{Value: value, Set: true} }
-
-// Null is a present null.
-func Null[T any]() Nullable[T] { return Nullable[T]{Set: true, Null: true} }
 
 // IsZero reports whether n is absent (for `omitzero`).
 func (n Nullable[T]) IsZero() bool { return !n.Set }
@@ -958,11 +1011,255 @@ func (n Nullable[T]) MarshalJSON() ([]byte, error) {
 
 func (n *Nullable[T]) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
-		*n = Null[T]()
+		*n = Nullable[T]{Set: true, Null: true}
 		return nil
 	}
 	n.Set, n.Null = true, false
 	return Decode(data, &n.Value)
+}
+
+// Null is the value of a schema that allows only null: written as null, read only from null.
+type Null struct{}
+
+func (Null) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+func (*Null) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) != "null" {
+		return errors.New("toolgen: expected null")
+	}
+	return nil
+}
+
+// absent reports whether an optional member's value is its zero value (nil, or IsZero): the
+// member is left out.
+func absent(value any) bool {
+	if zero, ok := value.(interface{ IsZero() bool }); ok {
+		return zero.IsZero()
+	}
+	v := reflect.ValueOf(value)
+	return !v.IsValid() || v.IsZero()
+}
+
+// A Member is one declared member of an object EncodeObject writes (Out) or DecodeObject reads
+// (In): the objects whose types need more than struct tags (members beyond the declared ones,
+// or a name no struct tag can carry).
+type Member struct {
+	name     string
+	value    any
+	optional bool
+}
+
+// Out is member name with value to write; an optional one is left out when absent.
+func Out(name string, value any, optional bool) Member {
+	return Member{name: name, value: value, optional: optional}
+}
+
+// In is member name, read into the pointer into.
+func In(name string, into any) Member {
+	return Member{name: name, value: into}
+}
+
+// EncodeObject writes an object: members in order, then the entries of extra (a
+// map[string]T, or nil) that are not members, by name.
+func EncodeObject(extra any, members ...Member) ([]byte, error) {
+	out := []byte{'{'}
+	declared := map[string]bool{}
+	add := func(name string, value any) error {
+		key, err := Encode(name)
+		if err != nil {
+			return err
+		}
+		data, err := Encode(value)
+		if err != nil {
+			return fmt.Errorf("member %s: %w", key, err)
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, key...), ':'), data...)
+		return nil
+	}
+	for _, m := range members {
+		declared[m.name] = true
+		if m.optional && absent(m.value) {
+			continue
+		}
+		if err := add(m.name, m.value); err != nil {
+			return nil, err
+		}
+	}
+	if extra != nil {
+		entries := reflect.ValueOf(extra)
+		keys := make([]string, 0, entries.Len())
+		for _, key := range entries.MapKeys() {
+			keys = append(keys, key.String())
+		}
+		slices.Sort(keys)
+		for _, key := range keys {
+			if declared[key] {
+				continue
+			}
+			if err := add(key, entries.MapIndex(reflect.ValueOf(key)).Interface()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return append(out, '}'), nil
+}
+
+// DecodeObject reads an object: each member into its pointer, the others into extra (a pointer
+// to a map[string]T), or, when extra is nil, refuses them.
+func DecodeObject(data []byte, extra any, members ...Member) error {
+	var found map[string]json.RawMessage
+	if err := Decode(data, &found); err != nil || found == nil {
+		return err
+	}
+	for _, m := range members {
+		raw, ok := found[m.name]
+		if !ok {
+			continue
+		}
+		delete(found, m.name)
+		if err := Decode(raw, m.value); err != nil {
+			return fmt.Errorf("member %q: %w", m.name, err)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	if extra == nil {
+		names := slices.Sorted(maps.Keys(found))
+		return fmt.Errorf("toolgen: unknown member %q", names[0])
+	}
+	rest, err := json.Marshal(found)
+	if err != nil {
+		return err
+	}
+	return Decode(rest, extra)
+}
+
+// EncodeTuple writes a tuple as an array: items (the first required ones always; of the others,
+// those before the first that is absent), then the elements of rest (a slice, or nil).
+func EncodeTuple(required int, rest any, items ...any) ([]byte, error) {
+	var elements []any
+	for i, item := range items {
+		if i >= required && absent(item) {
+			break
+		}
+		elements = append(elements, item)
+	}
+	if more := reflect.ValueOf(rest); rest != nil && more.Len() > 0 {
+		if len(elements) < len(items) {
+			return nil, errors.New("toolgen: a tuple with elements past an absent one")
+		}
+		for i := range more.Len() {
+			elements = append(elements, more.Index(i).Interface())
+		}
+	}
+	if elements == nil {
+		return []byte("[]"), nil
+	}
+	return Encode(elements)
+}
+
+// DecodeTuple reads an array of at least required elements into items (pointers), and the
+// elements past them into rest (a pointer to a slice), or, when rest is nil, refuses them.
+func DecodeTuple(data []byte, required int, rest any, items ...any) error {
+	var elements []json.RawMessage
+	if err := Decode(data, &elements); err != nil || elements == nil {
+		return err
+	}
+	if len(elements) < required {
+		return fmt.Errorf("toolgen: %d elements, at least %d expected", len(elements), required)
+	}
+	if len(elements) > len(items) && rest == nil {
+		return fmt.Errorf("toolgen: %d elements, at most %d expected", len(elements), len(items))
+	}
+	for i, item := range items[:min(len(items), len(elements))] {
+		if err := Decode(elements[i], item); err != nil {
+			return fmt.Errorf("element %d: %w", i, err)
+		}
+	}
+	if len(elements) <= len(items) {
+		return nil
+	}
+	more, err := json.Marshal(elements[len(items):])
+	if err != nil {
+		return err
+	}
+	return Decode(more, rest)
+}
+
+// A Branch is one branch of a union whose values are U: the value of the union's
+// discriminating member that names it ("" when there is none), and how to read it.
+type Branch[U any] struct {
+	tag  string
+	read func([]byte) (U, error)
+}
+
+// BranchOf is the branch named tag, read as a T and held as the U that hold makes of it.
+func BranchOf[T, U any](tag string, hold func(T) U) Branch[U] {
+	return Branch[U]{tag: tag, read: func(data []byte) (U, error) {
+		var value T
+		if err := Decode(data, &value); err != nil {
+			var none U
+			return none, err
+		}
+		return hold(value), nil
+	}}
+}
+
+// DecodeUnion reads a union's value into into: the branch the member tag names, or, without a
+// tag, the one branch the value reads as (none, or more than one, is an error).
+func DecodeUnion[U any](data []byte, into *U, tag string, branches ...Branch[U]) error {
+	if tag != "" {
+		var members map[string]json.RawMessage
+		if err := Decode(data, &members); err != nil {
+			return err
+		}
+		var name string
+		if err := Decode(members[tag], &name); err != nil || members[tag] == nil {
+			return fmt.Errorf("toolgen: member %q names no branch", tag)
+		}
+		for _, b := range branches {
+			if b.tag == name {
+				value, err := b.read(data)
+				if err == nil {
+					*into = value
+				}
+				return err
+			}
+		}
+		return fmt.Errorf("toolgen: member %q names no branch: %q", tag, name)
+	}
+	var read []int
+	var value U
+	var first error
+	for i, b := range branches {
+		found, err := b.read(data)
+		if err != nil {
+			first = cmp.Or(first, err)
+			continue
+		}
+		read = append(read, i+1)
+		value = found
+	}
+	switch len(read) {
+	case 1:
+		*into = value
+		return nil
+	case 0:
+		return fmt.Errorf("toolgen: the value is none of the union's branches: %w", first)
+	}
+	return fmt.Errorf("toolgen: the value is more than one of the union's branches (%v): ambiguous", read)
+}
+
+// EncodeUnion writes the branch a union holds; a union that holds none is an error.
+func EncodeUnion(value any) ([]byte, error) {
+	if value == nil {
+		return nil, errors.New("toolgen: a union that holds no value")
+	}
+	return Encode(value)
 }
 
 // -- stdio ------------------------------------------------------------------------------------
@@ -1339,8 +1636,7 @@ const (
 	DriftIgnore
 )
 
-// ClientOptions configure a Client; nil is the zero value: warn about drift through
-// slog.Default().
+// ClientOptions configure a Client; the zero value warns about drift through slog.Default().
 type ClientOptions struct {
 	Drift  DriftPolicy
 	Logger *slog.Logger
@@ -1406,13 +1702,14 @@ type Client struct {
 	checked bool
 }
 
-// NewClient makes a Client of spec's tools calling through session.
-func NewClient(session *mcp.ClientSession, spec *Spec, opts *ClientOptions) *Client {
+// NewClient makes a Client of spec's tools calling through session, with the options given
+// (none: warn about drift through slog.Default()).
+func NewClient(session *mcp.ClientSession, spec *Spec, opts ...ClientOptions) *Client {
 	c := &Client{session: session, spec: spec, logger: slog.Default()}
-	if opts != nil {
-		c.policy = opts.Drift
-		if opts.Logger != nil {
-			c.logger = opts.Logger
+	for _, o := range opts {
+		c.policy = o.Drift
+		if o.Logger != nil {
+			c.logger = o.Logger
 		}
 	}
 	return c
@@ -1525,7 +1822,8 @@ func (c *Client) value(tool string, result *mcp.CallToolResult) ([]byte, error) 
 		data, _ = Encode(text)
 	case !definition.structured:
 		data = []byte(text)
-	case result.StructuredContent == nil:
+	case result.StructuredContent == nil && strings.TrimSpace(text) != "null":
+		// (the SDK reads structuredContent null as none: the text says which it was)
 		return nil, errors.New("the result has no structuredContent")
 	default:
 		data = exact(result.StructuredContent, text)
@@ -1545,6 +1843,9 @@ func (c *Client) value(tool string, result *mcp.CallToolResult) ([]byte, error) 
 	}
 	if err := t.outputSchema.Validate(value); err != nil {
 		return nil, errors.New(problems(err))
+	}
+	if integral(value, data) {
+		return json.Marshal(value)
 	}
 	return data, nil
 }

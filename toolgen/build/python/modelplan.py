@@ -2,8 +2,12 @@
 
 datamodel-code-generator (DCG) names classes after property names and numbers
 the clashes (`Method1`, `Method2`). So DCG gets a combined schema in which each
-class already has its final name: one `$defs` entry per class, with every
-inline object hoisted out into an entry of its own.
+class already has its final name: one `$defs` entry per class, and nothing DCG
+would make a class or type alias of left inline. Each entry is the models' view
+of a schema (`toolgen.build.python.modelview`: a few shapes, what pydantic can
+check), and every member that DCG would make a class or alias of where it is used
+is hoisted out into an entry of its own: an object class anywhere; a constrained
+value (a bound, a pattern) anywhere but as a property, whose `Field` holds it.
 
 Naming (helpers in `toolgen.build.naming`):
 
@@ -17,7 +21,7 @@ Naming (helpers in `toolgen.build.naming`):
 - Defs: one class each, under the def's bundled name when that is already a
   class name (`Note`), else its CamelCase (`note_id` → `NoteId`), plus `Def`
   when a tool class or an imported name (`BaseModel`, `Field`) has it.
-- Inline objects: owner class + path, a property by its CamelCase
+- Hoisted members: owner class + path, a property by its CamelCase
   (`CreateNoteInput` + `address` → `CreateNoteInputAddress`), array items
   `Item`, map values `Value`, union branches by `naming.branch_labels`.
   A name still taken gets an 8-digit hash of its schema path: no counters.
@@ -55,8 +59,17 @@ from toolgen.build.python.modelvalues import (
     is_large_enum,
     typed_by_name,
 )
+from toolgen.build.python.modelview import (
+    ANNOTATIONS,
+    NUMBER,
+    STRING,
+    as_class,
+    is_class,
+    view,
+)
 from toolgen.build.typemodel import TypeModel, all_defs, build_model
 from toolgen.schema.jsonequal import same
+from toolgen.schema.validation import SchemaValidator
 from toolgen.schema.walk import map_refs
 from toolgen.spec.ir import ToolSet
 from toolgen.spec.resolver import def_name
@@ -68,19 +81,15 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # that replaces a hoisted object.
 USE_SITE_KEYS = ("description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 
-# DCG gives the constrained items of a constrained array a class of its own, named
-# after the property alone; such items are hoisted (and so named) here instead.
-_ARRAY_CONSTRAINTS = frozenset({"minItems", "maxItems", "uniqueItems"})
-_VALUE_CONSTRAINTS = frozenset(
-    {"minLength", "maxLength", "pattern", "minimum", "maximum"}
-    | {"exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+_PLAIN = frozenset(
+    {"type", "items", "additionalProperties", "anyOf", "oneOf", "enum", "$ref", PYTHON_TYPE}
+    | set(ANNOTATIONS)
 )
-
-
+"""What a view may say and stay in place anywhere: types, enums, references, unions."""
 _SCALAR_TYPES = ("string", "integer", "number", "boolean")
-_SCALAR_KEYWORDS = _VALUE_CONSTRAINTS | {"type", "format", "title", "description", "examples"}
+_SCALAR_KEYWORDS = set(STRING) | set(NUMBER) | {"type", "title", "description", "examples"}
 
-_EXTRA_KEYWORDS = frozenset({"additionalProperties", "patternProperties", "unevaluatedProperties"})
+_EXTRA_KEYWORDS = frozenset({"additionalProperties", "patternProperties"})
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,8 @@ class _Planner:
         self.def_schemas: dict[str, Any] = {}  # bundled def name -> schema (bundled refs)
         self.def_classes: dict[str, str] = {}  # bundled def name -> class name
         self.rewritten_defs: dict[str, Any] = {}  # bundled def name -> schema (class refs)
+        self.by_class: dict[str, Any] = {}  # class name -> its def's schema (class refs)
+        self.def_views: dict[str, Any] = {}  # bundled def name -> the models' view of it
         self.unit: list[str] = []  # the classes of the unit being planned
         self.value_sets: list[ValueSet] = []
 
@@ -145,6 +156,10 @@ class _Planner:
         self.def_schemas = all_defs(self.toolset)
         self.def_classes = dict(self.model.defs)
         self.rewritten_defs = {name: self._rewrite(s) for name, s in self.def_schemas.items()}
+        self.by_class = {self.def_classes[n]: s for n, s in self.rewritten_defs.items()}
+        self.def_views = {
+            n: self._view(s, self.def_classes[n]) for n, s in self.rewritten_defs.items()
+        }
         # Order: tool classes, defs, then hoisted objects as they are met.
         for input_class, output_class in tool_classes.values():
             self.classes.update(dict.fromkeys(c for c in (input_class, output_class) if c))
@@ -153,13 +168,14 @@ class _Planner:
         for tool in tools:
             input_class, output_class = tool_classes[tool.name]
             self.unit = [input_class]
-            self._root(input_class, tool.input_schema, f"{tool.name}:input")
+            self._root(input_class, tool.input_schema, f"{tool.name}:input", whole=True)
             if output_class and tool.output_schema is not None:
                 self.unit.append(output_class)
-                self._root(output_class, tool.output_schema, f"{tool.name}:output")
+                key = f"{tool.name}:output"
+                self._root(output_class, tool.output_schema, key, whole=tool.output_is_object)
             units.append(Unit(tool.name, tuple(self.unit)))
         self.unit = list(self.def_classes.values())
-        for name, schema in self.rewritten_defs.items():
+        for name, schema in self.def_views.items():
             owner = self.def_classes[name]
             self.classes[owner] = _open(self._body(schema, owner, f"def:{name}", root=True))
         if self.unit:
@@ -179,19 +195,39 @@ class _Planner:
 
         return map_refs(schema, rewrite)
 
-    def _root(self, owner: str, schema: Mapping[str, Any], key: str) -> None:
+    def _view(self, schema: Any, own: str | None = None) -> Any:
+        """What the models say of `schema` (`modelview`), the schema of class `own` when it
+        is a def's; `{}` where no value is valid."""
+
+        def resolve(ref: str) -> Any:
+            return self.by_class.get(ref.removeprefix(DEFS))
+
+        seen = view(schema, resolve, self._accepts, own and DEFS + own)
+        return {} if seen is False else seen
+
+    def _accepts(self, schema: Mapping[str, Any], value: Any) -> bool:
+        """Whether `schema` (refs to classes) accepts `value`, as the runtime would judge."""
+        try:
+            return SchemaValidator({**schema, "$defs": self.by_class}).is_valid(value)
+        except ValueError:  # a reference it cannot resolve here
+            return False
+
+    def _root(self, owner: str, schema: Mapping[str, Any], key: str, *, whole: bool) -> None:
+        """Class `owner` of a tool's input or output (`whole`: an object, so a class)."""
         body = self._rewrite({k: v for k, v in schema.items() if k != "$defs"})
         for name, def_schema in self.rewritten_defs.items():
-            if _hoistable(def_schema) and same(body, def_schema):
+            if is_class(self.def_views[name]) and same(body, def_schema):
                 self.classes[owner] = {"allOf": [{"$ref": DEFS + self.def_classes[name]}]}
                 return
-        self.classes[owner] = _open(self._body(body, owner, key, root=True))
+        seen = as_class(self._view(body)) if whole else self._view(body)
+        self.classes[owner] = _open(self._body(seen, owner, key, root=True))
 
     # -- hoisting -------------------------------------------------------------
 
     def _body(self, schema: Any, owner: str, key: str, *, root: bool = False) -> Any:
-        """A copy of `schema`, the body of class `owner`, with its inline objects hoisted
-        (`root`: `schema` is all of `owner`, which is a type alias when not an object)."""
+        """A copy of the view `schema`, the body of class `owner`, with what DCG would make
+        a class of hoisted and named (`root`: `schema` is all of `owner`, which is a type
+        alias when not an object)."""
         if not isinstance(schema, dict):
             return schema
         schema = _nullable_scalar(schema)
@@ -200,35 +236,26 @@ class _Planner:
         out: dict[str, Any] = {}
         for word, value in schema.items():
             at = f"{key}/{word}"
-            if word == "properties" and isinstance(value, dict):
+            if word == "properties":
                 out[word] = {
-                    prop: self._member(sub, owner + (camel(prop) or "Property"), f"{at}/{prop}")
+                    prop: self._member(
+                        sub, owner + (camel(prop) or "Property"), f"{at}/{prop}", field=True
+                    )
                     for prop, sub in value.items()
                 }
-            elif word == "patternProperties" and isinstance(value, dict):
+            elif word == "patternProperties":  # one key pattern (see `modelview`)
                 out[word] = {
-                    p: self._member(s, owner + "Value", f"{at}/{p}") for p, s in value.items()
+                    ecma_pattern(p): self._member(s, owner + "Value", f"{at}/{p}")
+                    for p, s in value.items()
                 }
             elif word == "additionalProperties" and isinstance(value, dict):
                 out[word] = self._member(value, owner + "Value", at)
-            elif word == "items" and isinstance(value, dict):
-                force = (root or not _ARRAY_CONSTRAINTS.isdisjoint(schema)) and _constrained_scalar(
-                    value
-                )
-                out[word] = self._member(value, owner + "Item", at, force=force)
-            elif word == "prefixItems" and isinstance(value, list):
-                out[word] = [
-                    self._member(s, f"{owner}Item{i + 1}", f"{at}/{i}") for i, s in enumerate(value)
-                ]
-            elif word in ("anyOf", "oneOf") and isinstance(value, list):
+            elif word == "items":
+                out[word] = self._member(value, owner + "Item", at)
+            elif word in ("anyOf", "oneOf"):
                 out[word] = self._branches(value, owner, at)
-            elif word == "allOf" and isinstance(value, list):
-                # The parts of an allOf describe the owner itself: their members are its members.
-                out[word] = [self._body(s, owner, f"{at}/{i}") for i, s in enumerate(value)]
-            elif word == "format" and isinstance(value, str):
-                continue  # not enforced, as by the runtime: a `uri` stays the str it came as
-            elif word == "pattern" and isinstance(value, str):
-                out[word] = ecma_pattern(value)  # `\d` as the runtime reads it
+            elif word == "pattern":
+                out[word] = ecma_pattern(value)  # `\\d` as the runtime reads it
             else:
                 out[word] = value
         return out
@@ -248,55 +275,33 @@ class _Planner:
 
     def _branches(self, branches: list[Any], owner: str, key: str) -> list[Any]:
         """Union branches; with several object branches each is named by its label."""
-        objects = [i for i, sub in enumerate(branches) if _hoistable(sub)]
+        objects = [i for i, sub in enumerate(branches) if is_class(sub)]
         labels: dict[int, str] = {}
         if len(objects) > 1:
             labels = dict(zip(objects, branch_labels([branches[i] for i in objects]), strict=True))
         return [
-            self._member(
-                sub,
-                owner + labels.get(i, ""),
-                f"{key}/{i}",
-                force=isinstance(sub, dict) and _constrained_scalar(sub),
-            )
+            self._member(sub, owner + labels.get(i, ""), f"{key}/{i}")
             for i, sub in enumerate(branches)
         ]
 
-    def _member(self, schema: Any, name: str, key: str, *, force: bool = False) -> Any:
-        """`schema` where it is used: hoisted into a class `name` when it is an object."""
-        if not isinstance(schema, dict) or not (force or _hoistable(schema)):
+    def _member(self, schema: Any, name: str, key: str, *, field: bool = False) -> Any:
+        """The view `schema` where it is used: hoisted into a class or type alias `name` when
+        DCG would make one of it there (an object class; constraints where no `Field` of a
+        property holds them), else written in place."""
+        if not (is_class(schema) or (not field and _constrained(schema))):
             return self._body(schema, name, key)
-        owner = self.model.sites.get(key) or self.names.claim([name], key)
+        owner = self.model.sites.get(key) or self.names.claim([name, name + "Value"], key)
         self.unit.append(owner)
         body = {k: v for k, v in schema.items() if k != "default"}
-        kind = schema.get("type")
-        nullable = isinstance(kind, list) and "null" in kind
-        if isinstance(kind, list) and nullable:
-            rest = [t for t in kind if t != "null"]
-            body["type"] = rest[0] if len(rest) == 1 else rest
         self.classes[owner] = None  # its place comes before the classes of its members
-        self.classes[owner] = _open(self._body(body, owner, key))
-        ref: dict[str, Any] = {"$ref": DEFS + owner}
-        use = {k: schema[k] for k in USE_SITE_KEYS if k in schema}
-        return {"anyOf": [ref, {"type": "null"}], **use} if nullable else {**ref, **use}
+        self.classes[owner] = _open(self._body(body, owner, key, root=True))
+        return {"$ref": DEFS + owner, **{k: schema[k] for k in USE_SITE_KEYS if k in schema}}
 
 
-def _hoistable(schema: Any) -> bool:
-    """Whether `schema` is an inline object (or an allOf) that gets a class of its own."""
-    if not isinstance(schema, dict) or "$ref" in schema:
-        return False
-    if "allOf" in schema:
-        return True  # DCG makes a class of every allOf: it is named here.
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        if sorted(kind) != ["null", "object"]:
-            return False
-        kind = "object"
-    if kind not in (None, "object"):
-        return False
-    return "properties" in schema or (
-        kind == "object" and schema.get("additionalProperties") is False
-    )
+def _constrained(schema: Any) -> bool:
+    """Whether a view says more than a type (a bound, a pattern, a key pattern): DCG writes
+    that into a `Field` of a property, else makes a class or alias of it."""
+    return isinstance(schema, dict) and not _PLAIN.issuperset(schema)
 
 
 def _open(schema: Any) -> Any:
@@ -333,7 +338,3 @@ def _nullable_scalar(schema: dict[str, Any]) -> dict[str, Any]:
         ):
             return {**rest, **branch, "type": [branch["type"], "null"]}
     return schema
-
-
-def _constrained_scalar(schema: Mapping[str, Any]) -> bool:
-    return "$ref" not in schema and not _VALUE_CONSTRAINTS.isdisjoint(schema)

@@ -74,7 +74,7 @@ class Fragment:
 def split(code: str, unit_of: Mapping[str, K]) -> tuple[dict[K, Fragment], set[str]]:
     """The fragment of every unit with statements in `code` (`unit_of`: class name → unit),
     and the names `code` defines. Within a fragment a name is defined before the statements
-    that use it, where no cycle prevents it (DCG writes aliases after the classes using them)."""
+    that read it as they run (DCG writes aliases after the classes using them)."""
     module = ast.parse(code)
     lines = _Lines(code)
     imports: dict[str, Import] = {}
@@ -102,19 +102,15 @@ def split(code: str, unit_of: Mapping[str, K]) -> tuple[dict[K, Fragment], set[s
             blocks, rebuilds, used = parts.setdefault(unit_of[name], ([], [], set()))
             first = min([node.lineno, *(d.lineno for d in _decorators(node))])
             text = lines.cut(first, node.end_lineno or node.lineno)
-            names = {
-                n.id
-                for n in ast.walk(node)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            }
+            names = _loaded(node)
             if rebuild:
                 rebuilds.append(text)
             else:
-                blocks.append(_Block(name, text, frozenset(names)))
+                blocks.append(_Block(name, text, frozenset(names), frozenset(_eager(node))))
             used.update(names)
     fragments = {
         unit: Fragment(
-            tuple(block.text for block in _uses_first(blocks)),
+            tuple(block.text for block in _uses_first(_uses_first(blocks), eager=True)),
             tuple(rebuilds),
             tuple(sorted((imports[n] for n in used if n in imports), key=_import_key)),
         )
@@ -123,17 +119,38 @@ def split(code: str, unit_of: Mapping[str, K]) -> tuple[dict[K, Fragment], set[s
     return fragments, defined
 
 
+def _loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _eager(node: ast.stmt) -> set[str]:
+    """The names a top-level statement reads as it runs: all but a class's annotations,
+    which `from __future__ import annotations` leaves unread until the rebuild calls."""
+    if not isinstance(node, ast.ClassDef):
+        return _loaded(node)
+    read: list[ast.AST] = [*node.bases, *node.keywords, *node.decorator_list]
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign):
+            read += [stmt.value] if stmt.value is not None else []
+        else:
+            read.append(stmt)
+    return set().union(*map(_loaded, read))
+
+
 @dataclass(frozen=True)
 class _Block:
-    """One top-level statement: the name it defines, its text, the names it reads."""
+    """One top-level statement: the name it defines, its text, the names it reads, and
+    those it reads as it runs (`eager`)."""
 
     name: str
     text: str
     uses: frozenset[str]
+    eager: frozenset[str]
 
 
-def _uses_first(blocks: Sequence[_Block]) -> list[_Block]:
-    """`blocks` in their order, except that a block comes after the blocks it uses."""
+def _uses_first(blocks: Sequence[_Block], *, eager: bool = False) -> list[_Block]:
+    """`blocks` in their order, except that a block comes after the blocks it uses (with
+    `eager`: those it reads as it runs, which no cycle of uses may leave after it)."""
     by_name = {block.name: block for block in blocks}
     placed: set[str] = set()
     visiting: set[str] = set()
@@ -143,7 +160,8 @@ def _uses_first(blocks: Sequence[_Block]) -> list[_Block]:
         if block.name in placed or block.name in visiting:
             return  # placed, or a cycle (the rebuild calls resolve it)
         visiting.add(block.name)
-        for name in sorted(block.uses & by_name.keys(), key=list(by_name).index):
+        uses = block.eager if eager else block.uses
+        for name in sorted(uses & by_name.keys(), key=list(by_name).index):
             place(by_name[name])
         visiting.discard(block.name)
         placed.add(block.name)

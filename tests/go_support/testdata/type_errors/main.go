@@ -1,5 +1,5 @@
-// Mistakes in code using the generated notes package: each line marked `// error:` must fail
-// to compile (the acceptance tests build this file on its own).
+// Mistakes in code using generated packages (notes, shop_orders, features): each line marked
+// `// error:` must fail to compile (the acceptance tests build this file on its own).
 package main
 
 import (
@@ -7,7 +7,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"features"
 	"notes"
+	"shop_orders"
 )
 
 // handlers has every method, but get_note's returns another tool's output type.
@@ -42,5 +44,10 @@ func main() {
 	_ = notes.CreateNoteInput{Title: 5}                                                 // error: wrong field type
 	var count notes.CountNotesOutput = notes.Note{}                                     // error: a note is no count
 	_ = count
-	_ = notes.GetNoteInput{ID: notes.Tag("home")} // error: a Tag is no NoteId
+	_ = notes.GetNoteInput{ID: notes.Tag("home")}                                     // error: a Tag is no NoteId
+	var status shop_orders.OrderStatus = shop_orders.PlaceOrderInputPaymentMethodCard // error: a payment method is no order status
+	_ = status
+	_ = []shop_orders.CancelOrderInputReason{shop_orders.OrderStatusPaid} // error: an order status is no reason
+	_ = features.Shape{Value: features.TreeOutput{}}                      // error: a tree is no branch of Shape
+	_ = features.ScalarsInput{Maybe: "x"}                                 // error: a nullable member is a Nullable
 }
