@@ -22,7 +22,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from conftest import SPECS, UNSAFE_LISTINGS, toolgen_cli
+from conftest import SPECS, UNSAFE_LISTINGS, run_process, toolgen_cli
 from golang_support import GUARD, SUPPORT, Workspace, require
 from targets_support import GoRow, built_sets, vector_set
 
@@ -269,7 +269,7 @@ def test_an_integer_written_with_a_fraction_or_an_exponent_reaches_the_handler(
     initialize = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": "2025-11-25"}}
     initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     answers = exchange(
-        workspace.command("vectors_features"),
+        workspace.vectors("serve", "features"),
         json.dumps(initialize).encode(), json.dumps(initialized).encode(), call.encode(),
     )  # fmt: skip
     assert answers[1]["result"]["structuredContent"] == {"ok": True, "echo": "abc"}, answers[1]
@@ -305,10 +305,7 @@ def roundtrip(workspace: Workspace, items: list[tuple[str, Any]]) -> list[dict[s
     lines = "".join(
         json.dumps({"type": f"notes.{name}", "value": value}) + "\n" for name, value in items
     )
-    done = subprocess.run(
-        workspace.command("vectors_roundtrip"), input=lines, capture_output=True, text=True,
-        timeout=GUARD, check=False,
-    )  # fmt: skip
+    done = run_process(workspace.vectors("roundtrip"), stdin=lines)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
@@ -358,10 +355,9 @@ def test_a_value_of_the_wrong_shape_does_not_read_into_the_type(
 def test_the_generated_client_calls_every_notes_tool_with_typed_results(
     workspace: Workspace, revision: str
 ) -> None:
-    done = subprocess.run(
-        [*workspace.command("notes_client"), revision, *workspace.command("notes_server")],
-        capture_output=True, text=True, timeout=GUARD, check=False,
-    )  # fmt: skip
+    done = run_process(
+        workspace.command("notes_client", revision, *workspace.command("notes_server"))
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report.pop("revision") == revision
@@ -383,10 +379,7 @@ def test_the_generated_client_does_not_call_a_tool_the_spec_calls_safe_that_may_
     workspace: Workspace, hints: list[Any], refused: bool
 ) -> None:
     tools = workspace.root / "notes" / "tools" / "2025-11-25.json"
-    done = subprocess.run(
-        [*workspace.command("safety_client"), str(tools), json.dumps(hints)],
-        capture_output=True, text=True, timeout=GUARD, check=False,
-    )  # fmt: skip
+    done = run_process(workspace.command("safety_client", str(tools), json.dumps(hints)))
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report["called"] == ([] if refused else ["count_notes"])
@@ -440,7 +433,7 @@ def test_the_python_sdk_client_calls_every_tool_of_every_set_served_from_go(
     vectors = vector_set(name)
 
     async def main() -> None:
-        command = workspace.command(f"vectors_{name}")
+        command = workspace.vectors("serve", name)
         async with open_session(command=command, mode=mode) as session:
             expected = list_tools_result(vectors.toolset, session.protocol_version)["tools"]
             assert compare(expected, await list_all_tools(session)) == []
