@@ -12,6 +12,7 @@ shell block to the next.
 | `console` | each `$ ` line runs; the lines under it are its output (a line `...` matches any lines); a command that fails must be followed by `$ echo $?` |
 | `python` | runs as a program (`python -c`) in the folder, with the session's `python` |
 | `typescript`, `ts` | compiled with the project's pinned tsc, `--strict` (the folder's `tsconfig.json` when a page writes one) |
+| `rust` | compiled into the folder's crate as a binary of its own, `src/bin/snippet<line>.rs` (an empty `main` added when it has none), by the page's `cargo` |
 | `go` | an excerpt (a file or declarations): Go as gofmt writes it; whole programs are titled files a `sh` block builds |
 | `json`, `yaml`, `toml`, `text`, `diff`, ... | read, not run: data, output and excerpts (`DATA`) |
 
@@ -24,7 +25,10 @@ site does not show (`$REPO` is this repository):
 
 A block that cannot run as written is marked, with the reason, right above it:
 `<!-- skip: next "why" -->`. A language with neither a runner nor a place in `DATA` fails the
-test, so a page in a new language (Rust, Go) needs its row in `RUNNERS` first.
+test, so a page in a new language needs its row in `RUNNERS` first.
+
+A page's `cargo` is `docs_cargo.py`: its crate builds with the Rust tests' committed
+`Cargo.lock`, `--locked`, offline after the first fetch, in their shared target folder.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import functools
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,7 +47,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conftest import ROOT
+import rust_support
+from conftest import ROOT, TESTS
 from sybil import Document, Example, Region, Sybil
 from sybil.parsers.markdown.lexers import DirectiveInHTMLCommentLexer, RawFencedCodeBlockLexer
 from sybil.parsers.markdown.skip import SkipParser
@@ -211,6 +217,17 @@ def compile_typescript(session: Session, source: str, example: Example) -> None:
         _fail(example, f"tsc failed\n{done.stdout}")
 
 
+def compile_rust(session: Session, source: str, example: Example) -> None:
+    program = session.folder / "src" / "bin" / f"snippet{example.line}.rs"
+    program.parent.mkdir(parents=True, exist_ok=True)
+    main = "" if re.search(r"^\s*(async )?fn main\b", source, re.M) else "\nfn main() {}\n"
+    program.write_text(source + main, encoding="utf-8")
+    done = session.shell(f"cargo build --quiet --bin {program.stem}")
+    program.unlink()
+    if done.returncode != 0:
+        _fail(example, f"cargo build failed\n{done.stdout}")
+
+
 def check_go(session: Session, source: str, example: Example) -> None:
     import golang_support
 
@@ -229,9 +246,10 @@ RUNNERS: dict[str, Runner] = {
     "python": run_python,
     "typescript": compile_typescript,
     "ts": compile_typescript,
+    "rust": compile_rust,
     "go": check_go,
 }
-"""Fence language → how its blocks run. Rust gets its row with its page."""
+"""Fence language → how its blocks run."""
 
 
 @dataclass(frozen=True)
@@ -288,15 +306,22 @@ SYBIL = Sybil(parsers=[BlockParser(), SkipParser()], path=str(ROOT))
 
 def environment(scratch: Path) -> dict[str, str]:
     """A reader's shell: this checkout's `toolgen` and `python` on PATH, after what a page
-    installs (pipx's commands, an activated virtual environment). Not this checkout's pip:
+    installs (pipx's commands, an activated virtual environment), and cargo as
+    `docs_cargo.py` runs it. Not this checkout's pip:
     `pip` works only in a virtual environment a page makes, pinned to the lock as all of CI
     is. pipx keeps its environments in the scratch folder; no colour."""
     tools, pipx_bin = scratch / "bin", scratch / "pipx-bin"
     tools.mkdir()
-    for name in ("toolgen", "python", "pipx"):
+    commands = {
+        name: [Path(sys.executable).parent / name] for name in ("toolgen", "python", "pipx")
+    }
+    cargo = shutil.which("cargo")
+    if cargo is not None:
+        shim = [Path(sys.executable), TESTS / "docs_cargo.py", Path(cargo)]
+        commands["cargo"] = [*shim, rust_support.SOURCES / "Cargo.lock", rust_support.TARGET]
+    for name, argv in commands.items():
         wrapper = tools / name
-        target = Path(sys.executable).parent / name
-        wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(str(target))} "$@"\n')
+        wrapper.write_text(f'#!/bin/sh\nexec {shlex.join(map(str, argv))} "$@"\n')
         wrapper.chmod(0o755)
     ours = str(Path(sys.executable).parent)
     path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != ours]
@@ -354,7 +379,6 @@ def skips(page: Path) -> list[tuple[int, str]]:
 
 
 def languages(page: Path) -> set[str]:
-    """The fence languages of `page`."""
-    return {
-        region.parsed.language for region in BlockParser()(Document(page.read_text(), str(page)))
-    }
+    """The fence languages of `page` (its directives have none)."""
+    regions = BlockParser()(Document(page.read_text(encoding="utf-8"), str(page)))
+    return {region.parsed.language for region in regions if isinstance(region.parsed, Block)}

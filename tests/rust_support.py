@@ -1,14 +1,15 @@
 """The Rust target's test workspace: one cargo workspace, built once per run outside the repo.
 
 `tests/rust/` holds the workspace's own files (its `Cargo.toml` naming every member, the
-committed `Cargo.lock`, a notes server and client written on the printed `notes` crate, the
-compile-fail crate and the docs recipe). The crates `toolgen build --target rust` prints (one
-per vector set, and one of a real server's imported spec set) and the tests' binaries
-printed by the Rust row of the shared vectors (`targets_support.RustRow`) join them, with the
-benchmark's hand-written rmcp server. Everything is laid out in a per-user cache folder,
-files written only when they change, and built with `--locked` in debug; the target folder
-and cargo's registry cache stay between runs, so a second run only re-checks. Nothing is
-vendored: cargo fetches from crates.io the first time.
+committed `Cargo.lock`, a notes server and client written on the printed `notes` crate and the
+compile-fail crate). The crates `toolgen build --target rust` prints (one per vector set, and
+one of a real server's imported spec set) and the tests' binaries printed by the Rust row of
+the shared vectors (`targets_support.RustRow`) join them, with the benchmark's hand-written
+rmcp server. Everything is laid out in a per-user cache folder, files written only when they
+change, and built with `--locked` in debug; the target folder and cargo's registry cache stay
+between runs, so a second run only re-checks. Nothing is vendored: cargo fetches from
+crates.io the first time. The docs' Rust page builds its crate with the same lock and target
+folder (`docs_cargo.py`).
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def copy_tree(source: Path, target: Path, parts: Iterable[str] = ()) -> None:
 def assemble_fixed() -> None:
     """The workspace's own files and the benchmark's contender."""
     copy_tree(SOURCES, WORKSPACE, ("Cargo.toml", "Cargo.lock", "notes_server", "notes_client",
-                                   "compile_fail", "recipe", "stand_in_server.py"))  # fmt: skip
+                                   "compile_fail", "stand_in_server.py"))  # fmt: skip
     copy_tree(CONTENDER, WORKSPACE / "rmcp_notes")
 
 

@@ -44,6 +44,9 @@ from toolgen.build.typescript.module import _json
 from toolgen.build.typescript.types import ts_string
 from toolgen.serve.needs import client_needs
 from toolgen.spec.ir import Tool, ToolSet
+from toolgen.spec.protocol import EMITTED_REVISIONS, SUPPORTED_REVISIONS, list_tools_result
+from toolgen.verify.session import Session, result_of
+from toolgen.verify.stdio import StdioTarget
 
 VECTORS = TESTS / "targets"
 SETS: Mapping[str, Path] = {
@@ -130,6 +133,64 @@ toolgen = toolgen_cli
 
 def build(specs: Path, out: Path, target: str) -> subprocess.CompletedProcess[str]:
     return toolgen("build", str(specs), "-o", str(out), "--target", target, "-q")
+
+
+# -- what a target's own tests hold its servers to ----------------------------------------
+
+LISTING_GUARD = 120.0
+"""Seconds before a server that does not answer `tools/list` fails: a guard."""
+
+
+def listing(command: list[str], revision: str) -> dict[str, Any]:
+    """The raw `tools/list` result the server `command` answers at `revision`, over stdio."""
+    session = Session(StdioTarget(command).connect(), revision, LISTING_GUARD)
+    try:
+        session.open()
+        result = result_of(session.request("tools/list", {}))
+        assert result is not None
+        return result
+    finally:
+        session.close()
+
+
+def assert_lists_as_python(command: list[str], specs: Path, tmp_path: Path) -> None:
+    """The server `command` lists, at every revision toolgen supports (the vectors check the
+    build's own revisions), exactly what toolgen's runtime lists for `specs`; and `toolgen diff`
+    of its listing and `toolgen serve`'s finds nothing."""
+    toolset = load_toolset(specs)
+    for revision in SUPPORTED_REVISIONS:
+        served, expected = listing(command, revision), list_tools_result(toolset, revision)
+        assert served["tools"] == expected["tools"], revision
+        for key in set(expected) - {"tools"}:  # resultType, ttlMs, cacheScope (2026-07-28)
+            assert served[key] == expected[key], (revision, key)
+    python = [sys.executable, "-m", "toolgen", "serve", str(specs), "--mock"]
+    for revision in EMITTED_REVISIONS:
+        sides = {}
+        for side, server in (("python", python), ("target", command)):
+            sides[side] = tmp_path / f"{side}-{revision}.json"
+            sides[side].write_text(json.dumps({"tools": listing(server, revision)["tools"]}))
+        done = toolgen("diff", str(sides["python"]), str(sides["target"]), "--format", "json")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert json.loads(done.stdout)["changes"] == []
+
+
+def verify_report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The report of `toolgen verify --format json`, held to: exit 0, no check failed that a
+    baseline does not expect, verify itself never broke."""
+    report: dict[str, Any] = json.loads(done.stdout)
+    failed = [r for r in report["results"] if r["status"] == "failed" and not r.get("expected")]
+    assert done.returncode == 0 and not failed, failed
+    assert report["summary"]["error"] == 0
+    return report
+
+
+def answered(report: dict[str, Any]) -> set[tuple[str, str]]:
+    """(tool, revision) of each call a verify report says was answered."""
+    return {
+        (r["tool"], r["revision"])
+        for r in report["results"]
+        if r["check"] == "call.answers" and r["status"] == "passed"
+    }
 
 
 # -- the rows ----------------------------------------------------------------------------

@@ -10,16 +10,17 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import rust_support
 import yaml
 from conftest import ROOT
-from docs_support import run_page, skips
+from docs_support import languages, run_page, skips
 
 NOT_YET: dict[str, str] = {
     # Pages being rewritten elsewhere; their snippets do not run as written yet. The lead
     # removes each entry when its rewrite lands.
-    "rust.md": "waits for its rust row in docs_support.RUNNERS (the page's crate compiled)",
 }
 MOST_SKIPS = 6
 """Blocks marked not runnable (`<!-- skip: next "why" -->`) in all the docs together."""
@@ -45,10 +46,19 @@ def _site_pages() -> list[Path]:
 PAGES = _site_pages()
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def _case(page: Path) -> Any:
+    """A page as a test case: one with Rust builds in the Rust tests' target folder (cargo
+    locks it), so it runs in their worker."""
+    marks = [pytest.mark.xdist_group("rust")] if "rust" in languages(page) else []
+    return pytest.param(page, id=page.name, marks=marks)
+
+
+@pytest.mark.parametrize("page", [_case(page) for page in PAGES])
 def test_every_block_of_the_page_runs_as_written(page: Path, tmp_path: Path) -> None:
     if page.name in NOT_YET:
         pytest.skip(NOT_YET[page.name])
+    if "rust" in languages(page):
+        rust_support.require()
     outcome = run_page(page, tmp_path)
     assert len(outcome.skipped) == len(skips(page))
 

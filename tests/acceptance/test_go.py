@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +23,23 @@ import jsonschema_rs
 import pytest
 from conftest import SPECS, UNSAFE_LISTINGS, run_process, toolgen_cli
 from golang_support import GUARD, SUPPORT, Workspace, require
-from targets_support import GoRow, built_sets, vector_set
+from targets_support import (
+    GoRow,
+    answered,
+    assert_lists_as_python,
+    built_sets,
+    vector_set,
+    verify_report,
+)
 
 from toolgen import load_toolset
 from toolgen.build.typemodel import build_model
 from toolgen.client.drift import compare
 from toolgen.spec.protocol import (
-    EMITTED_REVISIONS,
     SUPPORTED_REVISIONS,
     list_tools_result,
     may_destroy,
 )
-from toolgen.verify.session import Session, result_of
-from toolgen.verify.stdio import StdioTarget
 
 pytestmark = pytest.mark.xdist_group("go")
 """Beside the go row of the target vectors: one worker builds the go workspace."""
@@ -140,41 +143,10 @@ def pattern_cases() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def listing(command: list[str], revision: str) -> dict[str, Any]:
-    """The raw `tools/list` result a server answers at `revision`, over stdio."""
-    session = Session(StdioTarget(command).connect(), revision, GUARD)
-    try:
-        session.open()
-        result = result_of(session.request("tools/list", {}))
-        assert result is not None
-        return result
-    finally:
-        session.close()
-
-
-def test_the_go_server_lists_what_the_python_build_and_runtime_list(
+def test_the_go_server_lists_what_the_python_runtime_lists(
     workspace: Workspace, tmp_path: Path
 ) -> None:
-    toolset = load_toolset(NOTES)
-    server = workspace.command("notes_server")
-    for revision in SUPPORTED_REVISIONS:  # every revision the SDK negotiates
-        served = listing(server, revision)
-        expected = list_tools_result(toolset, revision)
-        assert served["tools"] == expected["tools"], revision
-        for key in set(expected) - {"tools"}:  # resultType, ttlMs, cacheScope (2026-07-28)
-            assert served[key] == expected[key]
-    for revision in EMITTED_REVISIONS:  # the build's own files
-        built = json.loads((workspace.root / "notes" / "tools" / f"{revision}.json").read_text())
-        assert listing(server, revision)["tools"] == built["tools"]
-    python = [sys.executable, "-m", "toolgen", "serve", str(NOTES), "--mock"]
-    for revision in SUPPORTED_REVISIONS:
-        sides = {}
-        for side, command in (("python", python), ("go", server)):
-            sides[side] = tmp_path / f"{side}-{revision}.json"
-            sides[side].write_text(json.dumps({"tools": listing(command, revision)["tools"]}))
-        done = toolgen_cli("diff", str(sides["python"]), str(sides["go"]), "--format", "json")
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert json.loads(done.stdout)["changes"] == []
+    assert_lists_as_python(workspace.command("notes_server"), NOTES, tmp_path)
 
 
 @pytest.mark.parametrize("destructive", [False, True])
@@ -186,16 +158,8 @@ def test_the_go_server_passes_toolgen_verify_failing_on_should(
         "verify", str(NOTES), "--server", server, "--protocol", "all", "--fail-on", "should",
         "--format", "json", "--allow-open-world", *(["--allow-destructive"] if destructive else []),
     )  # fmt: skip
-    report = json.loads(done.stdout)
-    failed = [r for r in report["results"] if r["status"] == "failed"]
-    assert done.returncode == 0 and not failed, failed
-    assert report["summary"]["error"] == 0
+    report = verify_report(done)
     assert report["revisions"] == list(SUPPORTED_REVISIONS)
-    answered = {
-        (r["tool"], r["revision"])
-        for r in report["results"]
-        if r["check"] == "call.answers" and r["status"] == "passed"
-    }
     toolset = load_toolset(NOTES)
     called = {  # without --allow-destructive only what the listing calls safe
         (tool["name"], rev)
@@ -204,7 +168,7 @@ def test_the_go_server_passes_toolgen_verify_failing_on_should(
         if destructive or not may_destroy(tool.get("annotations"))
     }
     assert len(called) == (30 if destructive else 20)  # (2024-11-05 has no annotations)
-    assert called <= answered
+    assert called <= answered(report)
 
 
 INITIALIZE = {

@@ -91,9 +91,14 @@ def test_values_that_look_like_code_are_escaped_and_kept_exactly(tmp_path: Path)
     assert frozenset(values) == module.PICK_INPUT_CHOICE_VALUES
 
 
-def test_an_enum_with_other_constraints_keeps_its_literal() -> None:
-    code = render_models(toolset(choice({"enum": MANY, "maxLength": 6})), source_note="t")
-    assert "frozenset" not in code
+def test_an_enum_beside_other_keywords_holds_only_the_values_that_pass_them(
+    tmp_path: Path,
+) -> None:
+    schema = choice({"enum": [*MANY, "too-long-value"], "maxLength": 6})
+    module = import_module(render_models(toolset(schema), source_note="t"), tmp_path, "beside")
+    assert module.PickInput(choice=MANY[0]).choice == MANY[0]
+    with pytest.raises(ValidationError):
+        module.PickInput(choice="too-long-value")
 
 
 def test_the_typed_client_takes_a_large_enum_as_a_str() -> None:

@@ -2,11 +2,11 @@
 
 The crates `toolgen build --target rust` prints (every shared vector set and a real server's
 imported spec set) build clippy- and rustfmt-clean in one workspace with the tests' binaries
-(`targets_support.RustRow`); mistakes in code using the printed types do not compile; a notes
-server written on the printed crate lists exactly what the Python build lists, passes
-`toolgen verify --fail-on should`, and is called tool by tool by the Python SDK's client and by
-the crate's own `Client`, which never calls a tool the spec calls safe that the server hints
-may destroy.
+(`targets_support.RustRow`, whose vectors also hold every printed server's listing to the
+build's); mistakes in code using the printed types do not compile; a notes server written on
+the printed crate passes `toolgen verify --fail-on should`, and is called tool by tool by the
+Python SDK's client and by the crate's own `Client`, which never calls a tool the spec calls
+safe that the server hints may destroy.
 """
 
 from __future__ import annotations
@@ -22,15 +22,13 @@ import anyio
 import pytest
 from conftest import SPECS, UNSAFE_LISTINGS, toolset_of
 from rust_support import DEBUG, SOURCES, TIMES, WORKSPACE, cargo, require
-from targets_support import ROWS, SETS
+from targets_support import ROWS, SETS, answered, verify_report
 
 from toolgen import load_toolset
 from toolgen.build.rust.crate import render_rust
 from toolgen.build.target import Rendering
 from toolgen.client.drift import compare
-from toolgen.spec.protocol import EMITTED_REVISIONS, list_tools_result, structured_value
-from toolgen.verify.session import Session, result_of
-from toolgen.verify.stdio import StdioTarget
+from toolgen.spec.protocol import list_tools_result, structured_value
 
 pytestmark = pytest.mark.xdist_group("rust")
 """Beside the rust row of the target vectors: one worker builds the rust workspace."""
@@ -138,41 +136,14 @@ def test_printed_crates_are_rustfmt_clean_whatever_the_length_of_names(
     assert done.returncode == 0, done.stdout[-4000:]
 
 
-def listing(command: list[str], revision: str) -> dict[str, Any]:
-    """The raw `tools/list` result a server answers at `revision`, over stdio."""
-    session = Session(StdioTarget(command).connect(), revision, GUARD)
-    try:
-        session.open()
-        result = result_of(session.request("tools/list", {}))
-        assert result is not None
-        return result
-    finally:
-        session.close()
-
-
-@pytest.mark.parametrize("revision", EMITTED_REVISIONS)
-def test_the_server_lists_the_python_build_listing_at_every_revision_it_offers(
-    binaries: Path, revision: str
-) -> None:
-    served = listing(server(binaries), revision)
-    built = json.loads((WORKSPACE / "notes" / "tools" / f"{revision}.json").read_bytes())
-    del built["_meta"]  # the build's note about itself
-    assert served == built
-    assert served == list_tools_result(NOTES, revision)  # what `toolgen serve` answers
-
-
 def test_the_server_passes_toolgen_verify_failing_on_should(binaries: Path) -> None:
     done = run(
         [sys.executable, "-m", "toolgen", "verify", str(SPECS / "notes"),
          "--server", str(binaries / "notes_server"), "--fail-on", "should",
          "--allow-destructive", "--format", "json"]
     )  # fmt: skip
-    report = json.loads(done.stdout)
-    failed = [r for r in report["results"] if r["status"] == "failed"]
-    assert done.returncode == 0 and not failed, failed
-    assert report["summary"]["error"] == 0
-    answered = {r["tool"] for r in report["results"] if r["check"] == "call.answers" and r["status"] == "passed"}  # fmt: skip
-    assert answered == {tool.name for tool in NOTES.tools}
+    report = verify_report(done)
+    assert {tool for tool, _ in answered(report)} == {tool.name for tool in NOTES.tools}
 
 
 @pytest.mark.parametrize("mode", ["legacy", MODERN])

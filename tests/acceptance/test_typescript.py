@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import DATA, SPECS, TESTS, UNSAFE_LISTINGS
+from targets_support import answered, assert_lists_as_python, listing, verify_report
 from typescript_support import (
     MEMORY_SERVER,
     NODE,
@@ -37,7 +38,7 @@ from typescript_support import (
 
 from toolgen import load_toolset
 from toolgen.client.drift import compare
-from toolgen.spec.protocol import EMITTED_REVISIONS, SUPPORTED_REVISIONS, list_tools_result
+from toolgen.spec.protocol import SUPPORTED_REVISIONS, list_tools_result
 from toolgen.verify.probes import error_code
 from toolgen.verify.session import Session, result_of
 from toolgen.verify.stdio import StdioTarget
@@ -94,8 +95,8 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Spec sets imported from the listings of twelve public servers (`tests/data/servers/`),
     compiled but not served."""
     out = tmp_path_factory.mktemp("published")
-    for listing in sorted((DATA / "servers").glob("*.json")):
-        done = toolgen("import", str(listing), "-o", str(out / listing.stem))
+    for published in sorted((DATA / "servers").glob("*.json")):
+        done = toolgen("import", str(published), "-o", str(out / published.stem))
         assert done.returncode == 0, done.stderr
     return sorted(out.iterdir())
 
@@ -164,56 +165,19 @@ def test_the_node_server_passes_toolgen_verify_at_should_on_every_revision(
         "verify", str(specs[name]), "--server", server, "--protocol", "all", "--fail-on", "should",
         "--allow-destructive", "--allow-open-world", "--baseline", str(baseline), "--format", "json",
     )  # fmt: skip
-    report = json.loads(done.stdout)
-    failed = [r for r in report["results"] if r["status"] == "failed" and not r.get("expected")]
-    assert done.returncode == 0 and not failed, failed
-    assert report["summary"]["error"] == 0  # verify itself never broke
+    report = verify_report(done)
     assert report["revisions"] == list(SUPPORTED_REVISIONS)
-    answered = {
-        (r["tool"], r["revision"])
-        for r in report["results"]
-        if r["check"] == "call.answers" and r["status"] == "passed"
-    }  # every tool was called, and answered, in every revision
-    tools = load_toolset(specs[name]).tools
-    missing = {(t.name, rev) for t in tools for rev in SUPPORTED_REVISIONS} - answered
+    tools = load_toolset(specs[name]).tools  # every tool called, and answered, at every revision
+    missing = {(t.name, rev) for t in tools for rev in SUPPORTED_REVISIONS} - answered(report)
     by_design = NOT_EXERCISED if name == "conformance" else set()
     assert {tool for tool, _ in missing} <= by_design, sorted(missing)
 
 
-def listing(command: list[str], revision: str) -> dict[str, Any]:
-    """The raw `tools/list` result a server answers at `revision`, over stdio."""
-    session = Session(StdioTarget(command).connect(), revision, GUARD)
-    try:
-        session.open()
-        result = result_of(session.request("tools/list", {}))
-        assert result is not None
-        return result
-    finally:
-        session.close()
-
-
 @pytest.mark.parametrize("name", ["notes", "shop", "conformance", "features", "hazards"])
-def test_the_node_server_lists_what_the_python_build_and_runtime_list(
+def test_the_node_server_lists_what_the_python_runtime_lists(
     project: Project, specs: dict[str, Path], name: str, tmp_path: Path
 ) -> None:
-    toolset = load_toolset(specs[name])
-    served = {
-        rev: listing(project.node_command(f"{name}_server"), rev) for rev in SUPPORTED_REVISIONS
-    }
-    for revision in SUPPORTED_REVISIONS:
-        expected = list_tools_result(toolset, revision)
-        assert served[revision]["tools"] == expected["tools"], revision
-        for key in set(expected) - {"tools"}:  # resultType, ttlMs, cacheScope (2026-07-28)
-            assert served[revision][key] == expected[key]
-    python = [sys.executable, "-m", "toolgen", "serve", str(specs[name]), "--mock"]
-    for revision in (EMITTED_REVISIONS[0], LEGACY, MODERN):
-        sides = {}
-        for side, command in (("python", python), ("node", project.node_command(f"{name}_server"))):
-            sides[side] = tmp_path / f"{side}-{revision}.json"
-            sides[side].write_text(json.dumps({"tools": listing(command, revision)["tools"]}))
-        done = toolgen("diff", str(sides["python"]), str(sides["node"]), "--format", "json")
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert json.loads(done.stdout)["changes"] == []
+    assert_lists_as_python(project.node_command(f"{name}_server"), specs[name], tmp_path)
 
 
 def test_a_tool_registered_by_hand_beside_register_tools_is_listed_and_called(

@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from toolgen.schema.check import compile_validator
 from toolgen.schema.jsonequal import json_type, same
 
 Resolve = Callable[[str], Any]
@@ -262,13 +263,22 @@ class _View:
 
 
 def _enum(flat: dict[str, Any], types: Any, notes: dict[str, Any]) -> Any:
-    """The values of an enum (or const) that its type allows (any other keyword only
-    narrows them, and is left out)."""
+    """The values of an enum (or const) that the keywords beside it allow: an enum beside
+    other keywords is exactly its values that pass them (`maxLength`, `pattern`, ...), so
+    they are checked here, once, and left out."""
     values = flat["enum"]
     if types is not None:
         allowed = set(_kinds(types))
         values = [v for v in values if json_type(v) in allowed or (
             json_type(v) == "integer" and "number" in allowed)]  # fmt: skip
+    beside = {k: v for k, v in flat.items() if k not in ("enum", "const", "type", "$ref")}
+    if beside:
+        try:
+            passes = compile_validator(beside)
+        except ValueError:  # a keyword the validator cannot compile alone: keep every value
+            pass
+        else:
+            values = [v for v in values if passes.is_valid(v)]
     return {"enum": values, **notes} if values else False
 
 

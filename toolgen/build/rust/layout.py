@@ -54,16 +54,23 @@ def doc_comment(lines: Iterable[str], indent: str, marker: str = "///") -> str:
     """`///` lines (`marker`: `//!` for the crate's) at `indent`, none when there is no text:
     every line break of the text starts a new comment line, blank lines at either end go, and
     no character can end or escape the comment."""
-    text = [
-        "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in line).rstrip()
-        for part in lines
-        for line in (part.splitlines() or [""])
-    ]
+    text = [_inert(line).rstrip() for part in lines for line in (part.splitlines() or [""])]
     while text and not text[-1]:
         text.pop()
     while text and not text[0]:
         text.pop(0)
     return "".join(f"{indent}{marker}{' ' + line if line else ''}\n" for line in text)
+
+
+def doc_line(text: str) -> str:
+    """`text` within one line of a doc comment: each run of whitespace (line breaks too) one
+    space, control and format characters spaces."""
+    return _inert(" ".join(text.split()))
+
+
+def _inert(line: str) -> str:
+    """`line` with its control and format characters spaces: none can end or bend a comment."""
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Cf") else c for c in line)
 
 
 # -- type expressions ------------------------------------------------------------------------
@@ -138,6 +145,21 @@ def listed(head: str, items: Sequence[str], tail: str, indent: str, *, call: boo
     inner = indent + INDENT
     body = "".join(f"{inner}{item},\n" for item in items)
     return f"{indent}{head}(\n{body}{indent}){tail}\n"
+
+
+def awaited(
+    receiver: str, method: str, args: Sequence[str], indent: str, lead: str = "", end: str = ""
+) -> str:
+    """`lead receiver.method(args).await end` at `indent`, without a final line break, as
+    rustfmt lays out the chain: on one line when it fits and the chain is at most `CALL_WIDTH`
+    wide, else `receiver`, `.method(args)` and `.await` on lines of their own."""
+    chain = f"{receiver}.{method}({', '.join(args)}).await"
+    line = f"{indent}{lead}{chain}{end}"
+    if fits(line) and width(chain) <= CALL_WIDTH:
+        return line
+    inner = indent + INDENT
+    call = listed(f".{method}", args, "", inner, call=True)
+    return f"{indent}{lead}{receiver}\n{call}{inner}.await{end}"
 
 
 def signature(head: str, params: Sequence[str], returns: str, indent: str) -> str:
