@@ -172,7 +172,6 @@ class Workspace:
         return self.command("vectors", *args)
 
 
-
 _SHARED: dict[str, Workspace] = {}
 
 
@@ -243,7 +242,9 @@ def _vector_file(vectors: VectorSet) -> str:
             )
         if tool in plain:
             arguments = go_string(json.dumps(vectors.tools[tool].valid[0]))
-            calls.append(f"\t\t\t\tcall(ctx, results, {go_string(tool)}, {arguments}, c.{method}),\n")
+            calls.append(
+                f"\t\t\t\tcall(ctx, results, {go_string(tool)}, {arguments}, c.{method}),\n"
+            )
     registered = "".join(
         f"\tregister[pkg.{type_name}]({go_string(f'{vectors.name}.{type_name}')})\n"
         for type_name in model.types
