@@ -37,9 +37,6 @@ from toolgen.build.typemodel import build_model
 from toolgen.client.drift import compare
 from toolgen.spec.protocol import SUPPORTED_REVISIONS, list_tools_result
 
-pytestmark = pytest.mark.xdist_group("go")
-"""Beside the go row of the target vectors: one worker builds the go workspace."""
-
 NOTES = SPECS / "notes"
 
 

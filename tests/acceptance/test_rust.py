@@ -30,9 +30,6 @@ from toolgen.build.target import Rendering
 from toolgen.client.drift import compare
 from toolgen.spec.protocol import list_tools_result, structured_value
 
-pytestmark = pytest.mark.xdist_group("rust")
-"""Beside the rust row of the target vectors: one worker builds the rust workspace."""
-
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 GUARD = 120.0
