@@ -152,8 +152,7 @@ def table(found: dict[str, list[Finding]]) -> str:
         "",
         "The rules that read names and descriptions (in bold), together: "
         + "; ".join(
-            f"{label} {m.findings} findings, {m.false_positives} false, precision "
-            f"{1 - m.rate:.1%}"
+            f"{label} {m.findings} findings, {m.false_positives} false, precision {1 - m.rate:.1%}"
             for label, m in together.items()
         )
         + ".",

@@ -59,15 +59,6 @@ def write_specs(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
     return write
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep each test module's tests in one worker when they run in parallel (`pytest -n`,
-    `--dist loadgroup`): module fixtures build once. A test that marks its own group (the
-    target vectors: one group per target, shared with that target's own tests) keeps it."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-goldens",

@@ -502,9 +502,9 @@ await client.close();
 
 class GoRow:
     """The Go target: every set, the golden edge cases and imported real servers' sets in one
-    Go workspace with the tests' programs, compiled once per run (`golang_support.shared`):
-    a server per set with handlers answering the canned outputs, a round-trip program and a
-    client program printed from the vectors."""
+    Go workspace with the tests' programs, compiled once per run (`golang_support.shared`);
+    the program `vectors` serves each set with handlers answering the canned outputs, reads
+    values into its types and back, and calls its tools with the generated Client."""
 
     name = "go"
 
@@ -527,7 +527,7 @@ class GoRow:
             json.dumps({"type": f"{vectors.name}.{name}", "value": value}) + "\n"
             for name, value in pairs
         )
-        done = run_process(self.workspace().command("vectors_roundtrip"), stdin=lines)
+        done = run_process(self.workspace().vectors("roundtrip"), stdin=lines)
         assert done.returncode == 0, done.stderr[-3000:]
         back = [json.loads(line) for line in done.stdout.splitlines()]
         return [
@@ -536,13 +536,14 @@ class GoRow:
         ]
 
     def server(self, out: Path, vectors: VectorSet) -> list[str] | None:
-        return self.workspace().command(f"vectors_{vectors.name}")
+        return self.workspace().vectors("serve", vectors.name)
 
     def client_calls(self, out: Path, vectors: VectorSet) -> dict[str, Any] | None:
         workspace = self.workspace()
-        result: dict[str, Any] = workspace.run(
-            "vectors_client", vectors.name, *workspace.command(f"vectors_{vectors.name}")
-        )
+        server = workspace.vectors("serve", vectors.name)
+        done = run_process(workspace.vectors("client", vectors.name, *server))
+        assert done.returncode == 0, done.stderr[-3000:]
+        result: dict[str, Any] = json.loads(done.stdout)
         return result
 
 

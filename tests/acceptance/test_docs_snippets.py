@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import rust_support
@@ -46,14 +45,7 @@ def _site_pages() -> list[Path]:
 PAGES = _site_pages()
 
 
-def _case(page: Path) -> Any:
-    """A page as a test case: one with Rust builds in the Rust tests' target folder (cargo
-    locks it), so it runs in their worker."""
-    marks = [pytest.mark.xdist_group("rust")] if "rust" in languages(page) else []
-    return pytest.param(page, id=page.name, marks=marks)
-
-
-@pytest.mark.parametrize("page", [_case(page) for page in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
 def test_every_block_of_the_page_runs_as_written(page: Path, tmp_path: Path) -> None:
     if page.name in NOT_YET:
         pytest.skip(NOT_YET[page.name])

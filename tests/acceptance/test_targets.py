@@ -27,8 +27,8 @@ from toolgen.spec.protocol import EMITTED_REVISIONS, is_modern
 
 
 def _pair(target: str, name: str) -> Any:
-    """One (target, set) case; a target's cases run in one worker, which builds it once."""
-    return pytest.param(target, name, id=f"{target}-{name}", marks=pytest.mark.xdist_group(target))
+    """One (target, set) case."""
+    return pytest.param(target, name, id=f"{target}-{name}")
 
 
 PAIRS = [_pair(target, name) for target in ROWS for name in built_sets(target)]

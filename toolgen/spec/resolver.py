@@ -81,6 +81,7 @@ class Resolver:
         self._def_problem: dict[str, bool] = {}  # bundled def -> has_schema_problem
         self._broken: set[str] = set()  # bundled defs with a `$ref` that points nowhere
         self._dangling: set[int] = set()  # bundled schemas (by id) that use such a def
+        self._own: dict[str, tuple[Any, Origin]] = {}  # schemas' own `$defs`, first seen
         self._extents = DefExtents(self.defs.schemas)  # each def measured once
 
     def error(self, code: ErrorCode, message: str, where: Location) -> None:
@@ -198,14 +199,27 @@ class Resolver:
                     origin_of[name].locate(),
                 )
 
-    def _rewrite(self, schema: Any, origin: Origin, deps: set[str], blob: bytes | None) -> Any:
+    def _rewrite(
+        self,
+        schema: Any,
+        origin: Origin,
+        deps: set[str],
+        blob: bytes | None,
+        own: Any = None,
+        own_used: set[str] | None = None,
+    ) -> Any:
         """`schema` with refs pointed into `$defs` (`schema` itself when it has none: what is
         not rewritten is shared, not copied); names of the defs it uses go into `deps`.
-        `blob`: `schema`'s `plain_bytes`, where a `$ref` would show."""
+        `blob`: `schema`'s `plain_bytes`, where a `$ref` would show. `own`: the root schema's
+        own `$defs`, which its refs `#/$defs/NAME` keep pointing at (names into `own_used`)."""
         if blob is not None and b"$ref" not in blob:
             return schema
 
         def rewrite(ref: str, rel: JsonPath) -> str:
+            if isinstance(own, dict) and (name := def_name(ref)) is not None and name in own:
+                if own_used is not None:
+                    own_used.add(name)
+                return ref
             target = self._target(ref, origin.source, origin.path + rel)
             if target is None:
                 return ref
@@ -225,9 +239,14 @@ class Resolver:
             return None
         file_part, _, fragment = ref.partition("#")
         if not fragment.startswith("/defs/") or "/" in fragment[len("/defs/") :]:
+            own = (
+                " (a `$defs` entry of a tool's input or output schema is reached from that schema)"
+                if not file_part and def_name(ref) is not None
+                else ""
+            )
             self.error(
                 ErrorCode.UNRESOLVED_REF,
-                f"cannot resolve {ref!r}: expected #/defs/NAME or FILE.yaml#/defs/NAME",
+                f"cannot resolve {ref!r}: expected #/defs/NAME or FILE.yaml#/defs/NAME{own}",
                 source.locate(where),
             )
             return None
@@ -268,7 +287,9 @@ class Resolver:
         form that tells whether it has refs to rewrite."""
         deps: set[str] = set()
         blob = plain_bytes(schema)
-        root = _as_schema(self._rewrite(schema, origin, deps, blob))
+        own = schema.get("$defs") if isinstance(schema, dict) else None
+        own_used: set[str] = set()
+        root = _as_schema(self._rewrite(schema, origin, deps, blob, own, own_used))
         own_fine = blob is not None and not may_have_schema_problem(blob)
         ref = root.get("$ref")
         target = def_name(ref) if isinstance(ref, str) and "type" not in root else None
@@ -290,30 +311,41 @@ class Resolver:
                     deps = deps - {target}
                 deps |= self.defs.deps.get(target, set())
         needed = self._closure(deps)
+        local = root.get("$defs")
+        if isinstance(local, dict):
+            checked = own_used | (set(local) & needed)  # (a bundled def would replace it)
+            self._own_defs({name: local[name] for name in checked}, origin)
         if target in self._broken or self._broken & needed:
             self._dangling.add(id(root))
         if needed:
             bundled = {name: self.defs.schemas[name] for name in sorted(needed)}
-            root["$defs"] = self._merge_local_defs(root.get("$defs"), bundled, origin)
+            root["$defs"] = {**local, **bundled} if isinstance(local, dict) else bundled
             # Without refs, the reader's nesting limit bounds the depth already.
             if not self._extents.within_limits(root) and (problem := extent_problem(root)):
                 self.error(ErrorCode.LIMIT, problem, origin.locate())
                 root.pop("$defs")  # nothing downstream walks it
         return root, own_fine
 
-    def _merge_local_defs(self, local: Any, bundled: dict[str, Any], origin: Origin) -> Any:
-        """The schema's own `$defs` (no ref reaches them, but they are part of it) and the
-        bundled defs; a name in both must hold the same schema."""
-        if not isinstance(local, dict):
-            return bundled
-        for name in sorted(set(local) & set(bundled)):
-            if not same(local[name], bundled[name]):
+    def _own_defs(self, local: dict[str, Any], origin: Origin) -> None:
+        """A schema's own `$defs` that its refs `#/$defs/NAME` reach share one namespace with
+        the spec set's defs and the others reached so: each target names a type by it, so a
+        name must hold the same schema wherever it is used."""
+        for name in sorted(local):
+            if name in self.defs.schemas:
+                other, where = self.defs.schemas[name], f"def {name!r}"
+            elif name in self._own:
+                other, first = self._own[name]
+                where = f"`$defs/{name}` at {first.locate('$defs', name, key=True)}"
+            else:
+                self._own[name] = (local[name], origin)
+                continue
+            if not same(local[name], other):
                 self.error(
                     ErrorCode.DUPLICATE_DEF,
-                    f"`$defs/{name}` of this schema clashes with def {name!r}, which it uses; rename one",
+                    f"`$defs/{name}` of this schema differs from {where}: every language names "
+                    "a type by it; rename one",
                     origin.locate("$defs", name, key=True),
                 )
-        return {**local, **bundled}
 
     def _closure(self, start: set[str]) -> set[str]:
         seen: set[str] = set()

@@ -408,10 +408,6 @@ class GoTypes:
         """Every named type, in the model's order, with its methods."""
         return "".join(self.declaration(named) for named in self.model.types.values())
 
-    def uses(self, word: str) -> bool:
-        """Whether the declarations name `word` (`json.`, `Nullable[`, `Null`)."""
-        return re.search(rf"(?<![\w.]){re.escape(word)}", self.declarations()) is not None
-
     def declaration(self, named: Named) -> str:
         name, decl = named.name, self.decls[named.name]
         doc = comment(self.type_doc(named))

@@ -30,9 +30,9 @@ from toolgen.build.rust.layout import (
     awaited,
     doc_comment,
     doc_line,
-    listed,
+    function,
+    generic,
     rust_string,
-    signature,
 )
 from toolgen.build.rust.types import MAP, VALUE, declarations
 from toolgen.build.target import Rendering
@@ -125,17 +125,18 @@ def _tool(tool: Tool, types: ToolTypes, method: str) -> dict[str, str]:
         output, result, call = "serde_json::Value", "rmcp::model::CallToolResult", "result"
     else:
         output, result, call = types.output, types.output, "call"
-    returns = f"impl Future<Output = Result<{output}, ToolError>> + Send"
+    returns = generic("impl Future", generic("Output = Result", output, "ToolError"))
     client = ["&self", f"input: &{types.input}"]
-    tail = f" -> Result<{result}, ClientError> {{"
     return {
         "name": name,
         "doc": doc_comment(_tool_doc(tool), INDENT),
-        "signature": signature(
-            f"fn {method}", ["&self", f"input: {types.input}"], returns, INDENT
+        "signature": function(
+            f"fn {method}", ["&self", f"input: {types.input}"], returns, " + Send;", INDENT
         ).removesuffix("\n"),
         "dispatch": awaited("self", method, ["input"], INDENT * 4, "let output = ", ";"),
-        "client": listed(f"pub async fn {method}", client, tail, INDENT).removesuffix("\n"),
+        "client": function(
+            f"pub async fn {method}", client, generic("Result", result, "ClientError"), " {", INDENT
+        ).removesuffix("\n"),
         "call": awaited("self.0", call, [name, "input"], INDENT * 2),
     }
 

@@ -162,14 +162,28 @@ def awaited(
     return f"{indent}{lead}{receiver}\n{call}{inner}.await{end}"
 
 
-def signature(head: str, params: Sequence[str], returns: str, indent: str) -> str:
-    """A trait method's declaration, `head(params) -> returns;`, as rustfmt lays it out: on one
-    line when it fits (with the return type on a line of its own when the line is exactly
-    full: rustfmt keeps room for a body's ` {` there), else one parameter a line."""
-    line = f"{indent}{head}({', '.join(params)}) -> {returns};"
-    if width(line) == WIDTH:
-        return f"{indent}{head}({', '.join(params)})\n{indent}-> {returns};\n"
-    return listed(head, params, f" -> {returns};", indent)
+def function(head: str, params: Sequence[str], returns: TypeText, tail: str, indent: str) -> str:
+    """`head(params) -> returns tail` (`tail`: ending in `;` for a trait method's declaration,
+    ` {` to open a body), as rustfmt lays it out: on one line when it fits (a declaration
+    exactly filling the line has its return type on a line of its own), else one parameter a
+    line and a closing line `) -> returns tail`. A long closing line is kept by rustfmt past
+    the width by a column or two, or has its tail on a line of its own, before the return type
+    is broken; the thresholds below are rustfmt's, found by sweeping the length of names
+    (tests/acceptance/test_rust.py)."""
+    returned = flat(returns)
+    line = f"{indent}{head}({', '.join(params)}) -> {returned}{tail}"
+    if tail.endswith(";") and width(line) == WIDTH:
+        return f"{indent}{head}({', '.join(params)})\n{indent}-> {returned}{tail}\n"
+    if fits(line):
+        return line + "\n"
+    lines = f"{indent}{head}(\n" + "".join(f"{indent}{INDENT}{param},\n" for param in params)
+    closing = f"{indent}) -> {returned}"
+    body = tail == " {"
+    if width(closing) <= (WIDTH - len(indent) - 2 if body else WIDTH):
+        return f"{lines}{closing}{tail}\n"
+    if width(closing) <= (WIDTH + 2 if body else WIDTH + 1):
+        return f"{lines}{closing}\n{indent}{tail.lstrip()}\n"
+    return f"{lines}{indent}) -> {broken(returns, indent)}{tail}\n"
 
 
 def opening(head: str) -> str:
@@ -183,10 +197,13 @@ def opening(head: str) -> str:
     return f"{head}\n{{\n"
 
 
-def attribute(content: str, indent: str) -> str:
-    """`#[content]`; a `serde(...)` too long for its line gets its arguments on their own line."""
-    line = f"{indent}#[{content}]"
-    inside = content.removeprefix("serde(").removesuffix(")")
-    if (fits(line) and width(inside) <= ATTRIBUTE_WIDTH) or not content.startswith("serde("):
+def attribute(name: str, items: Sequence[str], indent: str) -> str:
+    """`#[name(items)]`; where that is too long for its line, or several items are together
+    longer than `ATTRIBUTE_WIDTH`, the items go one a line."""
+    inside = ", ".join(items)
+    line = f"{indent}#[{name}({inside})]"
+    if fits(line) and (len(items) == 1 or width(inside) <= ATTRIBUTE_WIDTH):
         return line + "\n"
-    return f"{indent}#[serde(\n{indent}{INDENT}{inside}\n{indent})]\n"
+    inner = indent + INDENT
+    body = ",\n".join(inner + item for item in items)
+    return f"{indent}#[{name}(\n{body}\n{indent})]\n"

@@ -188,7 +188,7 @@ class TypeWriter:
             type_ = self.expression(field_.type, owner)
             text = doc_comment(doc_lines(field_.doc, field_.type), indent)
             if ident != field_.json:
-                text += attribute(f"serde(rename = {rust_string(field_.json)})", indent)
+                text += attribute("serde", [f"rename = {rust_string(field_.json)}"], indent)
             if not field_.required:
                 text += indent + f"#[{SKIP}]\n"
                 if self._holds_null(field_.type):
@@ -214,7 +214,7 @@ class TypeWriter:
         variants = RUST.identifiers([str(v) for v in values], "variant")
         out = [DERIVE, opening(f"pub enum {name}")]
         for value in values:
-            out.append(attribute(f"serde(rename = {rust_string(value)})", INDENT))
+            out.append(attribute("serde", [f"rename = {rust_string(value)}"], INDENT))
             out.append(f"{INDENT}{variants[value]},\n")
         return "".join(out) + "}\n\n"
 
@@ -225,11 +225,11 @@ class TypeWriter:
         records = [self._record(branch) for branch in union.branches]
         closed = all(record.extra is None for _, record in records)
         variants = RUST.identifiers(union.tags, "variant")
-        tag = f"serde(tag = {rust_string(union.discriminator)}"
-        out = [DERIVE, attribute(tag + (", deny_unknown_fields)" if closed else ")"), "")]
+        tag = [f"tag = {rust_string(union.discriminator)}"]
+        out = [DERIVE, attribute("serde", [*tag, "deny_unknown_fields"] if closed else tag, "")]
         out.append(opening(f"pub enum {name}"))
         for tag_value, (owner, record) in zip(union.tags, records, strict=True):
-            out.append(attribute(f"serde(rename = {rust_string(tag_value)})", INDENT))
+            out.append(attribute("serde", [f"rename = {rust_string(tag_value)}"], INDENT))
             extra = None if closed else record.extra
             body = self._fields(
                 owner, record.fields, extra, INDENT * 2, public=False, skip=union.discriminator
