@@ -178,7 +178,10 @@ class PendingCall:
         "connection",
         "handler",
         "inputs",
+        "log_level",
         "name",
+        "new_context",
+        "params",
         "reply",
         "request_id",
         "store",
@@ -197,9 +200,11 @@ class PendingCall:
         inputs: InputRound | None = None,
         store: TaskStore | None = None,
         capabilities: Any = None,
+        params: Any = None,
     ) -> None:
         """`inputs`: a stateless call's answers so far (see `toolgen.serve.inputs`); `store`:
-        run the call as a task there (the client declared `capabilities`)."""
+        run the call as a task there (the client declared `capabilities`); `params`: the
+        request's (what `new_context` reads)."""
         self.calls = calls
         self.connection = connection
         self.request_id = request_id
@@ -209,8 +214,14 @@ class PendingCall:
         self.inputs = inputs
         self.store = store
         self.capabilities = capabilities
+        self.params = params
         self.handler = calls.handlers.get(name)
         self._context: CallContext | None = None
+        self.new_context: Callable[[PendingCall], CallContext] | None = None
+        """How the transport builds the call's context, on first use (None: `context` is set
+        before the call starts, or is the one installed around it)."""
+        self.log_level: str | None = None
+        """The connection's log level when the call came, for `new_context` (legacy era)."""
         self.reply: Callable[[Response | None], None] = _nowhere
         """Where the call's response goes once it ends (None: cancelled, or answered already)."""
         self.task: asyncio.Task[Any] | None = None
@@ -219,11 +230,17 @@ class PendingCall:
 
     @property
     def context(self) -> CallContext:
-        """What the handler reports progress and log messages to: the one the transport set,
-        else the one installed around the call, else a silent one of its own."""
-        if self._context is None:
-            self._context = context_for_call()
-        return self._context
+        """What the handler reports progress and log messages to: the one the transport set
+        or builds (`new_context`), else the one installed around the call, else a silent one
+        of its own."""
+        context = self._context
+        if context is None:
+            with self.calls.lock:  # built once: the handler and a canceller may ask at once
+                context = self._context
+                if context is None:
+                    new = self.new_context
+                    context = self._context = new(self) if new is not None else context_for_call()
+        return context
 
     @context.setter
     def context(self, context: CallContext) -> None:
@@ -247,7 +264,7 @@ class PendingCall:
 
     def run_here(self) -> Response | None:
         """Run the sync handler on this thread: the response to send, or None."""
-        install_call_context(self.context)
+        self._install()
         try:
             response = self.response(self._result_here())
         except ProtocolError as exc:
@@ -259,7 +276,7 @@ class PendingCall:
         if self._abandoned:  # cancelled before it started
             return None
         self.task = asyncio.current_task()
-        install_call_context(self.context)
+        self._install()
         try:
             if self.store is not None:
                 response = await self._as_task(self.store)
@@ -268,6 +285,14 @@ class PendingCall:
         finally:
             self.task = None
         return self._answer(response)
+
+    def _install(self) -> None:
+        """Make this call the current one where its handler runs (`current_call()`); a
+        context the transport builds is built only if the handler asks for it."""
+        if self._context is None and self.new_context is not None:
+            install_call_context(self)
+        else:
+            install_call_context(self.context)
 
     async def result(self, *, bounded: bool = True) -> dict[str, Any]:
         """The `CallToolResult`: the handler's, or the `isError` of a failure or a timeout

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from toolgen.serve.inputs import INPUT_METHODS, current_round
 from toolgen.serve.results import ToolError
@@ -217,26 +217,35 @@ class CallContext:
             raise ToolError(f"This tool needs the client's {capability} capability")
 
 
+class HasContext(Protocol):
+    """A running call whose context is built on first use (`toolgen.serve.calls.PendingCall`)."""
+
+    @property
+    def context(self) -> CallContext: ...
+
+
 _SILENT: Final = CallContext()
-_current: contextvars.ContextVar[CallContext] = contextvars.ContextVar(
+_current: contextvars.ContextVar[CallContext | HasContext] = contextvars.ContextVar(
     "toolgen_call", default=_SILENT
 )
 
 
 def current_call() -> CallContext:
     """The context of the call running in this task or worker thread (a silent one if none)."""
-    return _current.get()
+    found = _current.get()
+    return found if isinstance(found, CallContext) else found.context
 
 
 def context_for_call() -> CallContext:
     """The context a new call starts with: the one a transport installed around it, else a
     silent one of its own (so that cancelling it touches no other call)."""
-    found = _current.get()
+    found = current_call()
     return CallContext() if found is _SILENT else found
 
 
-def install_call_context(context: CallContext) -> None:
-    """Make `context` the current call's for the rest of this task (or `Context.run`)."""
+def install_call_context(context: CallContext | HasContext) -> None:
+    """Make `context` (or the context of this call, built when first asked for) the current
+    call's for the rest of this task (or `Context.run`)."""
     _current.set(context)
 
 

@@ -483,7 +483,16 @@ class Engine:
                 return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, str(exc))
         store = self.task_store if as_task else None
         call = PendingCall(
-            self.calls, connection, request_id, name, arguments, version, inputs, store, declared
+            self.calls,
+            connection,
+            request_id,
+            name,
+            arguments,
+            version,
+            inputs,
+            store,
+            declared,
+            params,
         )
         connection.inflight[request_id] = call
         return call

@@ -216,7 +216,8 @@ class _Session:
                 self.send(jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error"))
             return
         if isinstance(reply, PendingCall):
-            reply.context = self._context(reply, message.get("params"))
+            reply.new_context = self._context
+            reply.log_level = self.connection.log_level
             reply.reply = self._reply
             self._run(reply)
         elif reply is not None:
@@ -230,9 +231,10 @@ class _Session:
         # loop (above). (No `isinstance` against the `Awaitable` ABC: on every message.)
         return cast("Response | PendingCall | None", self.engine.dispatch(message, self.connection))
 
-    def _context(self, call: PendingCall, params: Any) -> CallContext:
-        legacy_level = self.connection.log_level or DEFAULT_LEGACY_LOG_LEVEL
-        return for_request(params, _Notifier(self, call), legacy_log_level=legacy_level)
+    def _context(self, call: PendingCall) -> CallContext:
+        """A call's context, built when its handler first asks for it (most never do)."""
+        legacy_level = call.log_level or DEFAULT_LEGACY_LOG_LEVEL
+        return for_request(call.params, _Notifier(self, call), legacy_log_level=legacy_level)
 
     # -- calls ------------------------------------------------------------------------
 
