@@ -56,7 +56,9 @@ def _integral(value: Any) -> Any:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
-IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+Integral: Final = BeforeValidator(_integral)
+"""Put after an integer's constraints: it also takes a float without fractional part."""
+IntNumber = Annotated[StrictInt, Integral]
 """A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 

@@ -57,7 +57,9 @@ def _integral(value: Any) -> Any:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
-IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+Integral: Final = BeforeValidator(_integral)
+"""Put after an integer's constraints: it also takes a float without fractional part."""
+IntNumber = Annotated[StrictInt, Integral]
 """A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 
@@ -126,7 +128,9 @@ class GetNoteOutput(Note):
 
 class ListNotesInput(ToolModel):
     tag: Omittable[Tag] = OMITTED
-    limit: Annotated[IntNumber, Field(description="Most notes to return.", ge=1, le=100)] = 20
+    limit: Annotated[
+        StrictInt, Field(description="Most notes to return.", ge=1, le=100), Integral
+    ] = 20
 
 
 ListNotesOutput = TypeAliasType("ListNotesOutput", list[Note])
@@ -136,7 +140,7 @@ class CountNotesInput(ToolModel):
     pass
 
 
-CountNotesOutput = TypeAliasType("CountNotesOutput", Annotated[IntNumber, Field(ge=0)])
+CountNotesOutput = TypeAliasType("CountNotesOutput", Annotated[StrictInt, Field(ge=0), Integral])
 
 
 class DeleteNoteInput(ToolModel):

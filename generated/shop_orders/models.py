@@ -58,7 +58,9 @@ def _integral(value: Any) -> Any:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
-IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+Integral: Final = BeforeValidator(_integral)
+"""Put after an integer's constraints: it also takes a float without fractional part."""
+IntNumber = Annotated[StrictInt, Integral]
 """A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 
@@ -107,7 +109,7 @@ class OrderLinesItem(ToolModel):
     """One order line."""
 
     sku: Sku
-    quantity: Annotated[IntNumber, Field(description="How many.", ge=1, le=99)]
+    quantity: Annotated[StrictInt, Field(description="How many.", ge=1, le=99), Integral]
 
 
 class Order(ToolModel):
@@ -154,7 +156,7 @@ class PlaceOrderInputLinesItem(ToolModel):
     """One product and how many."""
 
     sku: Sku
-    quantity: Annotated[IntNumber, Field(description="How many.", ge=1, le=99)] = 1
+    quantity: Annotated[StrictInt, Field(description="How many.", ge=1, le=99), Integral] = 1
 
 
 class PlaceOrderInputPayment(ToolModel):

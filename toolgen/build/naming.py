@@ -34,7 +34,7 @@ RESERVED: frozenset[str] = frozenset((
     "BaseModel", "ClassVar", "ConfigDict", "Date", "DateTime", "Decimal", "Dict", "Duration",
     "EmailStr", "EncodedBytes", "Enum", "Field", "Final", "FrozenSet", "FutureDate",
     "FutureDatetime", "GetCoreSchemaHandler", "IPv4Address", "IPv4Network", "IPv6Address",
-    "IPv6Network", "IntEnum", "IntNumber", "Iterator", "Json", "JsonValue", "List", "Literal", "MISSING",
+    "IPv6Network", "IntEnum", "IntNumber", "Integral", "Iterator", "Json", "JsonValue", "List", "Literal", "MISSING",
     "Mapping", "Meta", "Model", "MultipleOf", "NaiveDatetime", "NameEmail", "NegativeFloat",
     "NegativeInt", "NonNegativeFloat", "NonNegativeInt", "NonPositiveFloat", "NonPositiveInt",
     "None", "OMITTED", "Omittable", "Omitted", "Optional", "PastDate", "PastDatetime", "Path",

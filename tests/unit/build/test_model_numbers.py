@@ -17,6 +17,12 @@ from toolgen.build.python.models import render_models
 CASES: list[tuple[dict[str, Any], list[Any], list[Any]]] = [
     ({"type": "integer"}, [20, 20.0, -3.0, 2**70], [20.5, True, "20", None]),
     ({"type": "integer", "minimum": 1}, [1.0, 5], [0.0, 0]),
+    (
+        {"type": "integer", "minimum": 2, "maximum": 10, "multipleOf": 2, "description": "d"},
+        [2, 10.0, 4],
+        [0, 12, 3, 3.0, 2.5, 12.0, True, "4", None],
+    ),
+    ({"type": "integer", "exclusiveMinimum": 0}, [2**70, 1e21, 1.0], [0, 0.0, -(2**70), 0.5]),
     ({"type": ["integer", "null"]}, [None, 3.0], [3.5, False]),
     ({"type": "array", "items": {"type": "integer"}}, [[1, 2.0]], [[1.5], [False]]),
     (
@@ -66,3 +72,18 @@ def test_model_patterns_read_digit_word_and_space_classes_as_the_runtime_does(
     tmp_path: Path, pattern: str, accepted: list[str], refused: list[str]
 ) -> None:
     check(tmp_path, {"type": "string", "pattern": pattern}, accepted, refused)
+
+
+def test_a_models_json_schema_names_an_integers_bounds_as_json_schema_does(
+    tmp_path: Path,
+) -> None:
+    bounds = {"minimum": 2, "maximum": 10, "multipleOf": 2}
+    whole = {
+        "type": "object",
+        "properties": {"v": {"type": "integer", **bounds}},
+        "required": ["v"],
+    }
+    code = render_models(toolset_of(("pick", whole, None)), source_note="t")
+    module = import_module(code, tmp_path, "numbers_bounds")
+    schema = module.PickInput.model_json_schema()["properties"]["v"]
+    assert {key: schema.get(key) for key in ("type", *bounds)} == {"type": "integer", **bounds}

@@ -1,5 +1,6 @@
 """modelshape edits datamodel-code-generator's unformatted module: absent properties are
-`Omittable`, integers `IntNumber`, the base's config said once."""
+`Omittable`, integers `IntNumber` (with a `Field`: `Integral` after it), the base's config
+said once."""
 
 from __future__ import annotations
 
@@ -19,9 +20,21 @@ CASES = [
     ),
     (
         "x: Annotated[StrictInt, Field(ge=1)] | None | MISSING = MISSING",
-        "x: Omittable[Annotated[IntNumber, Field(ge=1)] | None] = OMITTED",
+        "x: Omittable[Annotated[StrictInt, Field(ge=1), Integral] | None] = OMITTED",
     ),
     ("x: StrictInt = 3", "x: IntNumber = 3"),
+    (
+        "x: list[Annotated[StrictInt, Field(ge=0)]]",
+        "x: list[Annotated[StrictInt, Field(ge=0), Integral]]",
+    ),
+    (
+        "x: Annotated[\n        StrictInt,\n        Field(le=9),\n    ]",
+        "x: Annotated[\n        StrictInt,\n        Field(le=9), Integral,\n    ]",
+    ),
+    (
+        "x: Annotated[StrictStr, Field(min_length=1)]",
+        "x: Annotated[StrictStr, Field(min_length=1)]",
+    ),
 ]
 
 

@@ -31,6 +31,10 @@ INTEGER = "IntNumber"
 """What a JSON Schema `integer` is in the models (for DCG's `StrictInt`):
 an int, or a float without fractional part (`20.0`, an integer to JSON Schema and to the
 runtime), validated as the int it equals; never a bool or a string."""
+INTEGRAL = "Integral"
+"""What an integer with a `Field` has after it (`Annotated[StrictInt, Field(ge=1),
+Integral]`): it takes the float as the int, and pydantic-core checks the constraints
+with the int (after `IntNumber`, pydantic checks each with a Python function)."""
 DCG_INTEGER = "StrictInt"
 
 BASE_MODULE = "toolgen_models_prelude"
@@ -99,7 +103,9 @@ def _integral(value: Any) -> Any:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
-IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+Integral: Final = BeforeValidator(_integral)
+"""Put after an integer's constraints: it also takes a float without fractional part."""
+IntNumber = Annotated[StrictInt, Integral]
 """A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 

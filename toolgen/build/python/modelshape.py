@@ -11,7 +11,9 @@ the module afterwards, with DCG's own formatter, as DCG would have):
   out; its `MISSING` default becomes `OMITTED`. `None` stays last in a union
   (`Omittable[str | None]`, as ruff's RUF036 asks);
 - its `StrictInt` becomes the prelude's `IntNumber`, which also takes a float without
-  fractional part, as JSON Schema's `integer` does;
+  fractional part, as JSON Schema's `integer` does; an integer with a `Field`
+  (`Annotated[StrictInt, Field(ge=1)]`) keeps its `StrictInt` and gets the prelude's
+  `Integral` after it, so that pydantic-core checks its constraints, not Python functions;
 - a class's `model_config = ConfigDict(extra="forbid")` goes: the shared base
   says it once (classes that allow extra properties keep theirs; a class left
   without a statement gets `pass`).
@@ -25,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from toolgen.build.python.modelprelude import DCG_INTEGER, INTEGER, OMITTABLE, SENTINEL
+from toolgen.build.python.modelprelude import DCG_INTEGER, INTEGER, INTEGRAL, OMITTABLE, SENTINEL
 from toolgen.build.python.modelsplice import ModelGenerationError
 
 DCG_SENTINEL: Final = "MISSING"
@@ -46,11 +48,14 @@ def reshape(code: str) -> str:
     """DCG's module with `Omittable`, the sentinel, the integer type and the base config
     in place."""
     module = ast.parse(code)
+    constrained = [args for node in ast.walk(module) if (args := _constrained_integer(node))]
+    kept = {id(args[0]) for args in constrained}
     edits = [
         _replace(node, INTEGER)
         for node in ast.walk(module)
-        if isinstance(node, ast.Name) and node.id == DCG_INTEGER
+        if isinstance(node, ast.Name) and node.id == DCG_INTEGER and id(node) not in kept
     ]
+    edits += [_Edit(_end(args[-1]), _end(args[-1]), f", {INTEGRAL}") for args in constrained]
     for node in module.body:
         if not isinstance(node, ast.ClassDef):
             continue
@@ -69,6 +74,20 @@ def reshape(code: str) -> str:
             text = " " * stmt.col_offset + "pass\n" if keep_one and index == 0 else ""
             edits.append(_Edit(start, end, text))
     return _apply(code, edits)
+
+
+def _constrained_integer(node: ast.AST) -> list[ast.expr]:
+    """The arguments of `node` when it is `Annotated[StrictInt, ...]`, else none."""
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Annotated"
+        and isinstance(node.slice, ast.Tuple)
+    ):
+        return []
+    args = node.slice.elts
+    first = args[0]
+    return args if isinstance(first, ast.Name) and first.id == DCG_INTEGER else []
 
 
 def _typing_nodes(node: ast.expr) -> Iterator[ast.expr]:

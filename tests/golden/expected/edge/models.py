@@ -57,7 +57,9 @@ def _integral(value: Any) -> Any:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
-IntNumber = Annotated[StrictInt, BeforeValidator(_integral)]
+Integral: Final = BeforeValidator(_integral)
+"""Put after an integer's constraints: it also takes a float without fractional part."""
+IntNumber = Annotated[StrictInt, Integral]
 """A JSON Schema `integer`: an int, or a float without fractional part; never a bool."""
 
 
@@ -89,7 +91,7 @@ class NsDoThingInputConfig(ToolModel):
     method: Annotated[
         Omittable[Literal["x", "y"]], Field(description="second 'method' in another scope")
     ] = OMITTED
-    depth: Annotated[IntNumber, Field(ge=0, le=10)] = 3
+    depth: Annotated[StrictInt, Field(ge=0, le=10), Integral] = 3
 
 
 class NsDoThingInput(ToolModel):
