@@ -3,8 +3,9 @@ timeout, cancellation, and the response it answers.
 
 The engine makes a `PendingCall` for each `tools/call` it accepts and puts it among the
 connection's calls in flight (`toolgen.serve.connection`). The transport sets where the
-call's notifications go (`context`) and where its response goes (`reply`), then hands it
-to `start`, the one place that decides how a handler runs, for every transport:
+call's notifications go (`context`, or `new_context`, which builds it only if the handler
+asks for it) and where its response goes (`reply`), then hands it to `start`, the one
+place that decides how a handler runs, for every transport:
 
 - a call that runs as a task (`io.modelcontextprotocol/tasks`): in an asyncio task of
   its own, detached from its request, which is answered with the task's handle;
@@ -606,9 +607,8 @@ def _really_cancelled(exc: BaseException) -> bool:
     return task is not None and task.cancelling() > 0
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop running on this thread, or None (without raising: once per call)."""
-    return asyncio.events._get_running_loop()
+_running_loop: Final = asyncio.events._get_running_loop
+"""The event loop running on this thread, or None (without raising: once per call)."""
 
 
 def _settle(future: asyncio.Future[Any], value: Any) -> None:

@@ -33,7 +33,9 @@ import sys
 import threading
 import time
 import weakref
-from typing import IO, Any, Final, cast
+from typing import IO, Any, Final
+
+import orjson
 
 try:
     import fcntl
@@ -140,14 +142,13 @@ class _Session:
         """Write one message as a line; one that cannot be serialized becomes an internal
         error."""
         try:
-            data = jsonrpc.dumps(message)
+            data = jsonrpc.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
         except Exception:
             log.exception("could not serialize a response")
             request_id = message.get("id") if isinstance(message, dict) else None
-            data = jsonrpc.dumps(
-                jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
-            )
-        view = memoryview(data + b"\n")
+            error = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
+            data = jsonrpc.dumps(error, option=orjson.OPT_APPEND_NEWLINE)
+        view = memoryview(data)
         with self._write_lock:
             while view and not self._closed:
                 try:
@@ -169,15 +170,13 @@ class _Session:
     def _start_leader(self, me: int) -> None:
         self.engine.calls.workers.run(lambda: self._lead(me))
 
-    def _leads(self, me: int) -> bool:
-        return self._leader == me  # (one read: no lock needed)
-
     def _lead(self, me: int) -> None:
         """Read and handle lines while this thread is the reader (named so meanwhile)."""
         thread = threading.current_thread()
         thread.name, name = READER_NAME, thread.name
+        leads = lambda: self._leader == me  # noqa: E731 (one read: no lock needed)
         try:
-            while self.connection.wait_room(MAX_CALLS_IN_FLIGHT, lambda: self._leads(me)):
+            while self.connection.wait_room(MAX_CALLS_IN_FLIGHT, leads):
                 line = next(self._lines, END)
                 if line is END:
                     os.close(self._in)
@@ -204,11 +203,18 @@ class _Session:
         except jsonrpc.JSONDecodeError:
             self.send(jsonrpc.error(None, jsonrpc.PARSE_ERROR, "Parse error: not valid JSON"))
             return
-        if self.engine.takes_batch(message, self.connection):
+        if type(message) is list and self.engine.takes_batch(message, self.connection):
             self.loop.call_soon_threadsafe(self._start_batch, message)
             return
         try:
-            reply = self._dispatch(message)
+            reply: Any
+            if self._on_loop:
+                coroutine = self.engine.reply(message, self.connection)
+                reply = asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+            else:
+                # Only the tasks extension's methods wait, and a server with tasks dispatches
+                # on the loop (above): `dispatch` gives no awaitable here.
+                reply = self.engine.dispatch(message, self.connection)
         except Exception:
             log.exception("internal error while handling a message")
             request_id = message.get("id") if isinstance(message, dict) else None
@@ -222,14 +228,6 @@ class _Session:
             self._run(reply)
         elif reply is not None:
             self.send(reply)
-
-    def _dispatch(self, message: Any) -> Response | PendingCall | None:
-        if self._on_loop:
-            reply = self.engine.reply(message, self.connection)
-            return asyncio.run_coroutine_threadsafe(reply, self.loop).result()
-        # Only the tasks extension's methods wait, and a server with tasks dispatches on the
-        # loop (above). (No `isinstance` against the `Awaitable` ABC: on every message.)
-        return cast("Response | PendingCall | None", self.engine.dispatch(message, self.connection))
 
     def _context(self, call: PendingCall) -> CallContext:
         """A call's context, built when its handler first asks for it (most never do)."""
