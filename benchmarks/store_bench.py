@@ -16,7 +16,9 @@ on their path). Then `tasks/get` latency: two instances of `toolgen serve
 specs/conformance` on the store, a task created on the first, and `--clients` clients
 polling `tasks/get` on the second (whose answer reads the record in Redis and asks
 whether its owner still runs). The load generator is one Python process on the same
-cores as the servers: the figures are a floor.
+cores as the servers: the figures are a floor. The servers' CPU time per request (all
+instances together) tells whether a second instance adds work per request, whatever the
+cores left to it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
+from driver import cpu_seconds
 from http_load import Connection, Run, measure, start_server
 from stats import Stat
 
@@ -80,12 +83,19 @@ async def spread(urls: list[str], clients: int, seconds: float) -> float:
     return sum(run.throughput for run in runs)
 
 
-def instances(count: int, store: str, clients: int, seconds: float) -> float:
+def instances(count: int, store: str, clients: int, seconds: float) -> tuple[float, float, float]:
+    """Requests per second of `count` instances, their CPU seconds per request, and the load
+    generator's (this process)."""
     servers = [start_server("--store", store) for _ in range(count)]
     try:
         urls = [url for _, url in servers]
         asyncio.run(spread(urls, clients, WARM_UP))
-        return asyncio.run(spread(urls, clients, seconds))
+        before = sum(cpu_seconds(process.pid) for process, _ in servers)
+        started, mine = time.perf_counter(), time.process_time()
+        throughput = asyncio.run(spread(urls, clients, seconds))
+        requests = throughput * (time.perf_counter() - started)
+        used = sum(cpu_seconds(process.pid) for process, _ in servers) - before
+        return throughput, used / requests, (time.process_time() - mine) / requests
     finally:
         for process, _ in servers:
             process.terminate()
@@ -176,12 +186,18 @@ def main() -> int:
     try:
         one: list[float] = []
         two: list[float] = []
+        cpu: dict[int, list[float]] = {1: [], 2: []}
+        driver: list[float] = []
         for index in range(args.rounds):
             order = [(1, one), (2, two)] if index % 2 == 0 else [(2, two), (1, one)]
             for count, into in order:
-                into.append(instances(count, store, args.clients, args.seconds))
+                throughput, per_request, drive = instances(count, store, args.clients, args.seconds)
+                into.append(throughput)
+                cpu[count].append(per_request)
+                driver.append(drive)
                 print(
-                    f"round {index + 1}: {count} instance(s): {into[-1]:,.0f} req/s",
+                    f"round {index + 1}: {count} instance(s): {throughput:,.0f} req/s, "
+                    f"{per_request * 1e6:.0f} us CPU per request",
                     file=sys.stderr,
                 )
         servers = [conformance_server(store) for _ in range(2)]
@@ -199,15 +215,23 @@ def main() -> int:
     print(f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
     single, double = Stat.of(one), Stat.of(two)
     ratios = Stat.of([b / a for a, b in zip(one, two, strict=True)])
-    if single is None or double is None or ratios is None:  # --rounds 0: tasks/get only
-        print(tasks_line(run, args))
+    cpu_one, cpu_two = Stat.of(cpu[1]), Stat.of(cpu[2])
+    if single is None or double is None or ratios is None or cpu_one is None or cpu_two is None:
+        print(tasks_line(run, args))  # --rounds 0: tasks/get only
         return 1 if run.errors else 0
-    print("| servers on one Redis store | stateless req/s, median (min-max) | vs one |")
-    print("| --- | ---: | ---: |")
-    print(f"| one instance | {single.median:,.0f} ({single.lo:,.0f}-{single.hi:,.0f}) | 1.00x |")
+    print("| servers on one Redis store | stateless req/s, median (min-max) | vs one "
+          "| server CPU per request, median | vs one |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: |")
+    print(f"| one instance | {single.median:,.0f} ({single.lo:,.0f}-{single.hi:,.0f}) | 1.00x "
+          f"| {cpu_one.median * 1e6:.0f} us | 1.00x |")  # fmt: skip
     print(f"| two instances | {double.median:,.0f} ({double.lo:,.0f}-{double.hi:,.0f}) "
           f"| {double.median / single.median:.2f}x (per round {ratios.median:.2f}x, "
-          f"{ratios.lo:.2f}-{ratios.hi:.2f}) |")  # fmt: skip
+          f"{ratios.lo:.2f}-{ratios.hi:.2f}) | {cpu_two.median * 1e6:.0f} us "
+          f"| {cpu_two.median / cpu_one.median:.2f}x |")  # fmt: skip
+    generator = Stat.of(driver)
+    assert generator is not None
+    print(f"\nThe load generator (this process, on the same {os.cpu_count()} cores) takes "
+          f"{generator.median * 1e6:.0f} us of CPU per request.")  # fmt: skip
     print()
     print(tasks_line(run, args))
     return 1 if run.errors else 0
