@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,11 @@ GENERATED = ROOT / "generated"
 
 os.environ.setdefault("TOOLGEN_CACHE_DIR", tempfile.mkdtemp(prefix="toolgen-test-cache-"))
 """toolgen caches results (`toolgen.cache`): never in the user's ~/.cache."""
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+"""Commands the tests start take Ctrl-C as they would from a terminal, also when the tests
+themselves were started in the background (`cmd &` in a script ignores SIGINT, and the
+children of this process would inherit that)."""
 
 VALID_SERVER = "toolgen: 1\nserver: {name: demo, version: '1.0.0'}\n"
 UNSAFE_LISTINGS: list[tuple[list[Any], bool]] = [
