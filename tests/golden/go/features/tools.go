@@ -164,6 +164,17 @@ func (v *ShapeRect) UnmarshalJSON(data []byte) error {
 
 func (ShapeRect) isShape() {}
 
+type Span struct {
+	From int64  `json:"from"`
+	To   *int64 `json:"to,omitzero"`
+}
+
+// UnmarshalJSON refuses members Span has no field for.
+func (v *Span) UnmarshalJSON(data []byte) error {
+	type plain Span
+	return toolgen.DecodeClosed(data, (*plain)(v))
+}
+
 // Tree: A recursive node.
 type Tree struct {
 	Label    string `json:"label"`
@@ -242,6 +253,7 @@ func (v *ScalarsOutput) UnmarshalJSON(data []byte) error {
 
 // CollectionsInput: The input of tool collections.
 type CollectionsInput struct {
+	Span *Span `json:"span,omitzero"`
 	// Checked at run time: minItems 0, maxItems 5, uniqueItems true.
 	Tags []string `json:"tags,omitzero"`
 	// Checked at run time: minItems 2.

@@ -59,6 +59,13 @@ export type ShapeRect = {
   height: number;
 };
 
+export type Span = {
+  /** Checked at run time: integer. */
+  from: number;
+  /** Checked at run time: integer. */
+  to?: number;
+};
+
 /** A recursive node. */
 export type Tree = {
   label: string;
@@ -114,6 +121,7 @@ export type ScalarsOutput = {
 
 /** The input of tool collections. */
 export type CollectionsInput = {
+  span?: Span;
   /** Checked at run time: minItems 0, maxItems 5, uniqueItems true. */
   tags?: string[];
   /** Checked at run time: minItems 2. */
@@ -653,7 +661,27 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
   "collections": {
     input: {
       "type": "object",
+      "$defs": {
+        "Span": {
+          "type": "object",
+          "properties": {
+            "from": {
+              "type": "integer"
+            },
+            "to": {
+              "type": "integer"
+            }
+          },
+          "required": [
+            "from"
+          ],
+          "additionalProperties": false
+        }
+      },
       "properties": {
+        "span": {
+          "$ref": "#/$defs/Span"
+        },
         "tags": {
           "type": "array",
           "items": {
@@ -1376,6 +1404,204 @@ const LISTED_SCHEMAS = {
       "additionalProperties": false
     },
   },
+  "collections": {
+    input: {
+      "type": "object",
+      "properties": {
+        "span": {
+          "type": "object",
+          "properties": {
+            "from": {
+              "type": "integer"
+            },
+            "to": {
+              "type": "integer"
+            }
+          },
+          "required": [
+            "from"
+          ],
+          "additionalProperties": false
+        },
+        "tags": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "uniqueItems": true,
+          "minItems": 0,
+          "maxItems": 5
+        },
+        "tuple": {
+          "type": "array",
+          "prefixItems": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "integer"
+            },
+            {
+              "type": "boolean"
+            }
+          ],
+          "minItems": 2,
+          "items": false
+        },
+        "open_tuple": {
+          "type": "array",
+          "prefixItems": [
+            {
+              "type": "string"
+            }
+          ],
+          "items": {
+            "type": "number"
+          }
+        },
+        "contains_one": {
+          "type": "array",
+          "contains": {
+            "const": 1
+          },
+          "minContains": 1,
+          "maxContains": 2
+        },
+        "evaluated": {
+          "type": "array",
+          "prefixItems": [
+            {
+              "type": "string"
+            }
+          ],
+          "unevaluatedItems": false
+        },
+        "scores": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "propertyNames": {
+            "pattern": "^[a-z]+$"
+          },
+          "minProperties": 1,
+          "maxProperties": 3
+        },
+        "mixed": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string"
+            }
+          },
+          "patternProperties": {
+            "^x-": {
+              "type": "string"
+            }
+          },
+          "additionalProperties": false
+        },
+        "card": {
+          "type": "object",
+          "properties": {
+            "number": {
+              "type": "string"
+            },
+            "cvc": {
+              "type": "string"
+            }
+          },
+          "dependentRequired": {
+            "number": [
+              "cvc"
+            ]
+          },
+          "dependentSchemas": {
+            "cvc": {
+              "required": [
+                "number"
+              ]
+            }
+          },
+          "unevaluatedProperties": false
+        },
+        "open": {
+          "type": "object",
+          "properties": {
+            "a": {
+              "type": "integer"
+            }
+          }
+        },
+        "empty_closed": {
+          "type": "object",
+          "additionalProperties": false
+        },
+        "empty_open": {
+          "type": "object"
+        },
+        "matrix": {
+          "type": "array",
+          "items": {
+            "type": "array",
+            "items": {
+              "type": [
+                "number",
+                "null"
+              ]
+            }
+          }
+        },
+        "nested": {
+          "type": "object",
+          "properties": {
+            "deeper": {
+              "type": "object",
+              "properties": {
+                "deepest": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "properties": {
+                      "v": {
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "v"
+                    ],
+                    "additionalProperties": false
+                  }
+                }
+              },
+              "additionalProperties": false
+            }
+          },
+          "required": [
+            "deeper"
+          ],
+          "additionalProperties": false
+        }
+      },
+      "additionalProperties": false
+    },
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "array",
+          "description": "A non-object output (wrapped for revisions before 2026-07-28).",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
   "combinators": {
     input: {
       "type": "object",
@@ -1653,24 +1879,6 @@ const LISTED_SCHEMAS = {
       "additionalProperties": false
     },
   },
-  "collections": {
-    output: {
-      "type": "object",
-      "properties": {
-        "result": {
-          "type": "array",
-          "description": "A non-object output (wrapped for revisions before 2026-07-28).",
-          "items": {
-            "type": "string"
-          }
-        }
-      },
-      "required": [
-        "result"
-      ],
-      "additionalProperties": false
-    },
-  },
   "to_string": {
     output: {
       "type": "object",
@@ -1759,7 +1967,7 @@ export const LISTINGS: Listings = {
       {
         "name": "collections",
         "description": "Arrays, tuples and objects with every keyword that shapes them.",
-        "inputSchema": SCHEMAS["collections"].input,
+        "inputSchema": LISTED_SCHEMAS["collections"].input,
       },
       {
         "name": "combinators",
@@ -1824,7 +2032,7 @@ export const LISTINGS: Listings = {
       {
         "name": "collections",
         "description": "Arrays, tuples and objects with every keyword that shapes them.",
-        "inputSchema": SCHEMAS["collections"].input,
+        "inputSchema": LISTED_SCHEMAS["collections"].input,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,
@@ -1951,7 +2159,7 @@ export const LISTINGS: Listings = {
         "name": "collections",
         "title": "Collections",
         "description": "Arrays, tuples and objects with every keyword that shapes them.",
-        "inputSchema": SCHEMAS["collections"].input,
+        "inputSchema": LISTED_SCHEMAS["collections"].input,
         "outputSchema": LISTED_SCHEMAS["collections"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
@@ -2107,7 +2315,7 @@ export const LISTINGS: Listings = {
         "name": "collections",
         "title": "Collections",
         "description": "Arrays, tuples and objects with every keyword that shapes them.",
-        "inputSchema": SCHEMAS["collections"].input,
+        "inputSchema": LISTED_SCHEMAS["collections"].input,
         "outputSchema": LISTED_SCHEMAS["collections"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
@@ -2263,7 +2471,7 @@ export const LISTINGS: Listings = {
         "name": "collections",
         "title": "Collections",
         "description": "Arrays, tuples and objects with every keyword that shapes them.",
-        "inputSchema": SCHEMAS["collections"].input,
+        "inputSchema": LISTED_SCHEMAS["collections"].input,
         "outputSchema": SCHEMAS["collections"].output!,
         "annotations": {
           "readOnlyHint": true,

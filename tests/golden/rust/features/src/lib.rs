@@ -86,6 +86,14 @@ pub struct ShapeRect {
     pub height: f64,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Span {
+    pub from: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<i64>,
+}
+
 /// A recursive node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -179,6 +187,8 @@ pub struct ScalarsOutput {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectionsInput {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
     /// Checked at run time: minItems 0, maxItems 5, uniqueItems true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
