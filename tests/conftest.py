@@ -79,6 +79,20 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
 
 
+def assert_matches_goldens(files: dict[str, str], directory: Path, update: bool, what: str) -> None:
+    """`files` (relative path -> text) are exactly the files below `directory`; with
+    `--update-goldens` they become them first (files no longer printed are removed)."""
+    if update:
+        directory.mkdir(parents=True, exist_ok=True)
+        for old in (p for p in directory.rglob("*") if p.is_file()):
+            old.unlink()
+        for rel, text in files.items():
+            (directory / rel).parent.mkdir(parents=True, exist_ok=True)
+            (directory / rel).write_text(text, encoding="utf-8")
+    expected = {rel: data.decode("utf-8") for rel, data in snapshot(directory).items()}
+    assert files == expected, f"the {what} differs from its goldens (run with --update-goldens)"
+
+
 def snapshot(directory: Path) -> dict[str, bytes]:
     """Every file below `directory`, by relative path: to compare trees byte for byte."""
     return {

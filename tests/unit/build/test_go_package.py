@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, TESTS
+from conftest import SPECS, TESTS, assert_matches_goldens
 
 from toolgen import load_toolset
 from toolgen.build.golang.package import RUNTIME, check_go, render_go
@@ -46,15 +46,7 @@ def rendered(toolset: ToolSet, note: str, **options: str) -> dict[str, str]:
 def test_the_generated_go_matches_the_goldens(case: str, update_goldens: bool) -> None:
     files = rendered(load_toolset(CASES[case]), f"tests/{case}")
     del files["internal/toolgen/runtime.go"], files["go.sum"]  # templates (next test)
-    expected_dir = GOLDEN / case
-    if update_goldens:
-        expected_dir.mkdir(parents=True, exist_ok=True)
-        for old in expected_dir.iterdir():
-            old.unlink()
-        for rel, text in files.items():
-            (expected_dir / rel).write_text(text, encoding="utf-8")
-    expected = {p.name: p.read_text(encoding="utf-8") for p in expected_dir.iterdir()}
-    assert files == expected, "the Go differs from its goldens (run with --update-goldens)"
+    assert_matches_goldens(files, GOLDEN / case, update_goldens, "Go")
 
 
 def test_the_runtime_is_the_template_under_the_generated_header() -> None:

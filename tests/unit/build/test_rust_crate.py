@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, TESTS, toolset_of
+from conftest import SPECS, TESTS, assert_matches_goldens, toolset_of
 
 from toolgen import load_toolset
 from toolgen.build.common import header_text
@@ -38,17 +38,7 @@ def rendered(toolset: ToolSet, note: str) -> dict[str, str]:
 def test_the_generated_rust_matches_the_goldens(case: str, update_goldens: bool) -> None:
     files = rendered(load_toolset(CASES[case]), f"tests/{case}")
     del files["src/runtime.rs"]  # the template itself (next test)
-    expected_dir = GOLDEN / case
-    if update_goldens:
-        for rel, text in files.items():
-            (expected_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-            (expected_dir / rel).write_text(text, encoding="utf-8")
-    expected = {
-        str(p.relative_to(expected_dir)): p.read_text(encoding="utf-8")
-        for p in expected_dir.rglob("*")
-        if p.is_file()
-    }
-    assert files == expected, "the Rust differs from its goldens (run with --update-goldens)"
+    assert_matches_goldens(files, GOLDEN / case, update_goldens, "Rust")
 
 
 def test_the_runtime_is_the_template_under_the_generated_header() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, TESTS
+from conftest import SPECS, TESTS, assert_matches_goldens
 
 from toolgen import load_toolset
 from toolgen.build.common import header_text
@@ -37,15 +37,7 @@ def rendered(toolset: ToolSet, note: str) -> dict[str, str]:
 def test_the_generated_typescript_matches_the_goldens(case: str, update_goldens: bool) -> None:
     files = rendered(load_toolset(CASES[case]), f"tests/{case}")
     del files["runtime.ts"]  # the template itself (next test)
-    expected_dir = GOLDEN / case
-    if update_goldens:
-        expected_dir.mkdir(parents=True, exist_ok=True)
-        for old in expected_dir.iterdir():
-            old.unlink()
-        for rel, text in files.items():
-            (expected_dir / rel).write_text(text, encoding="utf-8")
-    expected = {p.name: p.read_text(encoding="utf-8") for p in expected_dir.iterdir()}
-    assert files == expected, "the TypeScript differs from its goldens (run with --update-goldens)"
+    assert_matches_goldens(files, GOLDEN / case, update_goldens, "TypeScript")
 
 
 def test_the_runtime_is_the_template_under_the_generated_header() -> None:
