@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolgen.build.naming import Names, branch_labels, camel, def_classes, tool_bases
+from toolgen.schema.inline import refs_below
 from toolgen.schema.jsonequal import canonical, json_type
 from toolgen.schema.pointer import unescape
-from toolgen.schema.walk import map_refs, walk_schemas
+from toolgen.schema.walk import map_refs
 from toolgen.spec.ir import Def, ToolSet
 from toolgen.spec.resolver import def_name, def_ref
 
@@ -548,20 +549,18 @@ class _Reader:
 def all_defs(toolset: ToolSet) -> dict[str, Any]:
     """Bundled def name → schema with bundled refs, for every def (used or not), sorted."""
     found = _spec_defs(toolset.defs)
+    # Tools may carry defs of their own (e.g. imported ones): first those a schema's own refs
+    # reach (the loader made each such name mean one schema), then the others.
     schemas = [s for tool in toolset.tools for s in (tool.input_schema, tool.output_schema) if s]
-    for reached in (True, False):  # tools may carry defs of their own (e.g. imported ones):
-        for schema in schemas:  # those their refs reach first (the loader made them agree)
-            refs = {def_name(ref) for ref in _schema_refs(schema)} if reached else set()
-            for name, body in (schema.get("$defs") or {}).items():
-                if not reached or name in refs:
-                    found.setdefault(name, body)
+    for schema in schemas:
+        reached = {def_name(ref) for ref in refs_below(schema, skip_defs=False)}
+        for name, body in (schema.get("$defs") or {}).items():
+            if name in reached:
+                found.setdefault(name, body)
+    for schema in schemas:
+        for name, body in (schema.get("$defs") or {}).items():
+            found.setdefault(name, body)
     return dict(sorted(found.items()))
-
-
-def _schema_refs(schema: Any) -> Iterator[str]:
-    for _, sub in walk_schemas(schema):
-        if isinstance(sub, dict) and isinstance(ref := sub.get("$ref"), str):
-            yield ref
 
 
 def _spec_defs(defs: tuple[Def, ...]) -> dict[str, Any]:

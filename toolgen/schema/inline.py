@@ -38,7 +38,7 @@ def inline_refs(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     blob = plain_bytes(schema)
     if blob is not None and b"$ref" not in blob:
         return schema  # most schemas: one call in C instead of a walk
-    refs = _refs_below(schema, skip_defs=False)
+    refs = refs_below(schema, skip_defs=False)
     if not refs:
         return schema
     try:
@@ -64,7 +64,7 @@ def merge_ref(target: Any, siblings: dict[str, Any]) -> Any:
     return {**siblings, "allOf": [*siblings.get("allOf", []), target]}
 
 
-def _refs_below(schema: Any, *, skip_defs: bool) -> set[str]:
+def refs_below(schema: Any, *, skip_defs: bool) -> set[str]:
     """Every `$ref` string in `schema` (not inside `$defs`/`definitions` with `skip_defs`)."""
     found: set[str] = set()
     for path, sub in walk_schemas(schema):
@@ -87,7 +87,7 @@ class _Inliner:
             if target is MISSING or not isinstance(target, (dict, bool)):
                 raise _CannotInline
             self.targets[ref] = target
-        uses = {ref: _refs_below(t, skip_defs=True) for ref, t in self.targets.items()}
+        uses = {ref: refs_below(t, skip_defs=True) for ref, t in self.targets.items()}
         self.recursive = {ref for ref in refs if _reaches(ref, ref, uses)}
         self.size = 0
 
@@ -98,7 +98,7 @@ class _Inliner:
         kept: dict[str, dict[str, Any]] = {}
         todo = [out]
         while todo:
-            for ref in _refs_below(todo.pop(), skip_defs=False):
+            for ref in refs_below(todo.pop(), skip_defs=False):
                 tokens = pointer_tokens(ref) or []
                 if any(t in DEFS_KEYWORDS for t in tokens[2:]):
                     raise _CannotInline  # would point into a nested `$defs` dropped here
