@@ -122,6 +122,18 @@ def test_a_task_whose_instance_was_killed_ends_failed(pair: tuple[CliServer, Cli
     assert "stopped" in failed["statusMessage"]
 
 
+def legacy_session(url: str) -> str:
+    """The id of a legacy-era session `initialize` opens at `url`."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t"}},
+    }
+    session: str = post(url, init).headers["mcp-session-id"]
+    return session
+
+
 def events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(event id, message) of each SSE event."""
     event_id = ""
@@ -136,13 +148,7 @@ def test_a_stream_broken_on_one_instance_is_resumed_on_the_other(
     pair: tuple[CliServer, CliServer],
 ) -> None:
     one, other = pair
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t"}},
-    }
-    session = post(one.url, init).headers["mcp-session-id"]
+    session = legacy_session(one.url)
     call = {
         "jsonrpc": "2.0",
         "id": 5,
@@ -174,13 +180,7 @@ def test_a_legacy_session_opened_on_one_instance_is_served_by_the_other(
     pair: tuple[CliServer, CliServer],
 ) -> None:
     one, other = pair
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t"}},
-    }
-    session = post(one.url, init).headers["mcp-session-id"]
+    session = legacy_session(one.url)
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}}
     call["params"]["arguments"] = {"name": "Ada"}
     answered = post(other.url, call, **{"mcp-session-id": session})
