@@ -84,6 +84,7 @@ def test_small_spec_sets_one_core_and_jobs_1_stay_in_process(
 ) -> None:
     monkeypatch.delenv("TOOLGEN_BUILD_JOBS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # threads: the next test
     workers = modeljobs.FORKS
     assert modeljobs.jobs_for(modeljobs.MIN_UNITS - 1) == 0
     assert modeljobs.jobs_for(modeljobs.MIN_UNITS) == (2 if workers else 0)
