@@ -71,6 +71,8 @@ VALUE: Final = "Value"
 """`serde_json::Value`, imported by the crate when a type uses it."""
 MAP: Final = "BTreeMap"
 """`std::collections::BTreeMap`, imported likewise."""
+SERDE: Final = "serde"
+"""`serde::{Deserialize, Serialize}`, imported likewise."""
 SKIP: Final = 'serde(default, skip_serializing_if = "Option::is_none")'
 PRESENT: Final = 'serde(deserialize_with = "runtime::present")'
 _I64: Final = (-(2**63), 2**63 - 1)
@@ -100,7 +102,7 @@ class Printed:
 
     text: str
     uses: frozenset[str]
-    """`Value`, `BTreeMap`: the imports the text needs."""
+    """`Value`, `BTreeMap`, `serde`: the imports the text needs."""
 
 
 def declarations(model: TypeModel) -> Printed:
@@ -147,19 +149,22 @@ class TypeWriter:
         doc = doc_comment(doc_lines(named.doc, type_), "")
         match type_:
             case Record(fields, extra):
-                return doc + self._struct(named.name, fields, extra)
+                item = self._struct(named.name, fields, extra)
             case Enum(values) if type_.strings:
-                return doc + self._enum(named.name, values)
+                item = self._enum(named.name, values)
             case Union() if type_.discriminator is not None:
-                return doc + self._tagged(named.name, type_)
+                item = self._tagged(named.name, type_)
             case Union(branches):
-                return doc + self._untagged(named.name, branches)
+                item = self._untagged(named.name, branches)
             case Tuple():
-                return doc + self._tuple(named.name, type_)
+                item = self._tuple(named.name, type_)
             case Intersection() if self._records(type_):
-                return doc + self._intersection(named.name, type_)
-        text = self.expression(type_, named.name)
-        return doc + member(f"pub type {named.name} =", text, "", ";") + "\n"
+                item = self._intersection(named.name, type_)
+            case _:
+                text = self.expression(type_, named.name)
+                return doc + member(f"pub type {named.name} =", text, "", ";") + "\n"
+        self.uses.add(SERDE)  # every item but an alias derives or implements serde's traits
+        return doc + item
 
     def _struct(self, name: str, fields: Sequence[Field], extra: Type | None) -> str:
         head = DERIVE + ("#[serde(deny_unknown_fields)]\n" if extra is None else "")

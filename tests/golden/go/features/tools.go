@@ -673,6 +673,31 @@ func (v *ToStringInput) UnmarshalJSON(data []byte) error {
 // ToStringOutput: The output of tool to_string.
 type ToStringOutput string
 
+// PairInput: The input of tool pair.
+type PairInput struct{}
+
+// UnmarshalJSON refuses members PairInput has no field for.
+func (v *PairInput) UnmarshalJSON(data []byte) error {
+	type plain PairInput
+	return toolgen.DecodeClosed(data, (*plain)(v))
+}
+
+// PairOutput: The output of tool pair.
+type PairOutput struct {
+	Item1 *string
+	Item2 *int64
+}
+
+// MarshalJSON writes the tuple as an array.
+func (v PairOutput) MarshalJSON() ([]byte, error) {
+	return toolgen.EncodeTuple(0, nil, v.Item1, v.Item2)
+}
+
+// UnmarshalJSON reads the tuple from an array.
+func (v *PairOutput) UnmarshalJSON(data []byte) error {
+	return toolgen.DecodeTuple(data, 0, nil, &v.Item1, &v.Item2)
+}
+
 // GetXInput: The input of tool get-x.
 type GetXInput struct{}
 
@@ -759,6 +784,8 @@ type Handlers interface {
 	OddNames(ctx context.Context, in OddNamesInput) (OddNamesOutput, error)
 	// ToString: Its method is toStringTool. Tool to_string.
 	ToString(ctx context.Context, in ToStringInput) (ToStringOutput, error)
+	// Pair: Items of different shapes, listed wrapped in an object. Tool pair.
+	Pair(ctx context.Context, in PairInput) (PairOutput, error)
 	// GetX: Its stem is GetX. Tool get-x.
 	GetX(ctx context.Context, in GetXInput) (GetXOutput, error)
 	// Tool3dRender: A leading digit and a dot. Tool 3d.render.
@@ -781,6 +808,7 @@ func RegisterTools(s *mcp.Server, h Handlers) {
 		toolgen.Handle("tree", h.Tree),
 		toolgen.Handle("odd.names", h.OddNames),
 		toolgen.Handle("to_string", h.ToString),
+		toolgen.Handle("pair", h.Pair),
 		toolgen.Handle("get-x", h.GetX),
 		toolgen.Handle("3d.render", h.Tool3dRender),
 		toolgen.Handle("nothing", h.Nothing),
@@ -846,6 +874,11 @@ func (c *Client) OddNames(ctx context.Context, in OddNamesInput) (OddNamesOutput
 // ToString: Its method is toStringTool. Tool to_string.
 func (c *Client) ToString(ctx context.Context, in ToStringInput) (ToStringOutput, error) {
 	return toolgen.Call[ToStringOutput](ctx, c.tools, "to_string", in)
+}
+
+// Pair: Items of different shapes, listed wrapped in an object. Tool pair.
+func (c *Client) Pair(ctx context.Context, in PairInput) (PairOutput, error) {
+	return toolgen.Call[PairOutput](ctx, c.tools, "pair", in)
 }
 
 // GetX: Its stem is GetX. Tool get-x.
