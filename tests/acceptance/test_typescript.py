@@ -404,6 +404,8 @@ def test_the_generated_client_calls_every_feature_tool(project: Project, era: st
     assert report["pair"] == {"value": ["abc", 1]}  # a tuple output, unwrapped
     assert report["getX"] == {"value": 1}
     assert report["tool3dRender"] == {"value": True}
+    assert report["loose"] == {"value": True}
+    assert report["looseNotObject"]["error"] == "TypeError"  # refused before it is sent
     assert report["nothing"] == {"value": None}
     assert report["pick"] == {"value": "left"}
     assert report["textOnly"]["value"]["content"] == [{"type": "text", "text": "hello"}]

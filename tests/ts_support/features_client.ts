@@ -15,6 +15,8 @@ await report(f.sdk, {
   pair: () => f.pair(),
   getX: () => f.getX(),
   tool3dRender: () => f.tool3dRender(),
+  loose: () => f.loose({ a: 1 }),
+  looseNotObject: () => f.loose(1),
   nothing: () => f.nothing(),
   pick: () => f.pick(),
   textOnly: () => f.textOnly({ say: "hello" }),

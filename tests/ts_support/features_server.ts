@@ -15,6 +15,7 @@ const handlers: Handlers = {
   pair: () => ["abc", 1],
   getX: () => 1,
   tool3dRender: () => true,
+  loose: () => true,
   nothing: () => null,
   pick: () => "left",
   textOnly: ({ say }) => {

@@ -80,6 +80,7 @@ def test_methods_are_camel_case_and_collision_safe() -> None:
         "pair": "pair",
         "get-x": "getX",
         "3d.render": "tool3dRender",  # a leading digit
+        "loose": "loose",
         "nothing": "nothing",
         "pick": "pick",
         "text_only": "textOnly",

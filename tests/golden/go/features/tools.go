@@ -108,6 +108,9 @@ const (
 	ExprObjectOpMul ExprObjectOp = "mul"
 )
 
+// Loose: Any JSON value (no type of its own).
+type Loose = json.RawMessage
+
 type OkDef bool
 
 // Shape: A tagged union.
@@ -722,6 +725,12 @@ func (v *Tool3dRenderInput) UnmarshalJSON(data []byte) error {
 // Tool3dRenderOutput: The output of tool 3d.render.
 type Tool3dRenderOutput bool
 
+// LooseInput: The input of tool loose.
+type LooseInput = Loose
+
+// LooseOutput: The output of tool loose.
+type LooseOutput bool
+
 // NothingInput: The input of tool nothing.
 type NothingInput struct{}
 
@@ -790,6 +799,8 @@ type Handlers interface {
 	GetX(ctx context.Context, in GetXInput) (GetXOutput, error)
 	// Tool3dRender: A leading digit and a dot. Tool 3d.render.
 	Tool3dRender(ctx context.Context, in Tool3dRenderInput) (Tool3dRenderOutput, error)
+	// Loose: Its input refers to a def without a type; the input's own `type` says object. Tool loose.
+	Loose(ctx context.Context, in LooseInput) (LooseOutput, error)
 	// Nothing: A null output. Tool nothing.
 	Nothing(ctx context.Context, in NothingInput) (NothingOutput, error)
 	// Pick: An enum output. Tool pick.
@@ -811,6 +822,7 @@ func RegisterTools(s *mcp.Server, h Handlers) {
 		toolgen.Handle("pair", h.Pair),
 		toolgen.Handle("get-x", h.GetX),
 		toolgen.Handle("3d.render", h.Tool3dRender),
+		toolgen.Handle("loose", h.Loose),
 		toolgen.Handle("nothing", h.Nothing),
 		toolgen.Handle("pick", h.Pick),
 		toolgen.Handle("text_only", h.TextOnly),
@@ -889,6 +901,11 @@ func (c *Client) GetX(ctx context.Context, in GetXInput) (GetXOutput, error) {
 // Tool3dRender: A leading digit and a dot. Tool 3d.render.
 func (c *Client) Tool3dRender(ctx context.Context, in Tool3dRenderInput) (Tool3dRenderOutput, error) {
 	return toolgen.Call[Tool3dRenderOutput](ctx, c.tools, "3d.render", in)
+}
+
+// Loose: Its input refers to a def without a type; the input's own `type` says object. Tool loose.
+func (c *Client) Loose(ctx context.Context, in LooseInput) (LooseOutput, error) {
+	return toolgen.Call[LooseOutput](ctx, c.tools, "loose", in)
 }
 
 // Nothing: A null output. Tool nothing.

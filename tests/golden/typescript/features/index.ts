@@ -40,6 +40,9 @@ export type ExprObject = {
 
 export type ExprObjectOp = "add" | "mul";
 
+/** Any JSON value (no type of its own). */
+export type Loose = JsonValue;
+
 export type OkDef = true;
 
 /** A tagged union. */
@@ -294,6 +297,12 @@ export type Tool3dRenderInput = Record<string, never>;
 /** The output of tool 3d.render. */
 export type Tool3dRenderOutput = boolean;
 
+/** The input of tool loose. */
+export type LooseInput = Loose;
+
+/** The output of tool loose. */
+export type LooseOutput = boolean;
+
 /** The input of tool nothing. */
 export type NothingInput = Record<string, never>;
 
@@ -363,6 +372,11 @@ export interface Handlers {
    */
   tool3dRender(input: Tool3dRenderInput, context: ServerContext): Tool3dRenderOutput | Promise<Tool3dRenderOutput>;
   /**
+   * Its input refers to a def without a type; the input's own `type` says object.
+   * Tool `loose`.
+   */
+  loose(input: LooseInput, context: ServerContext): LooseOutput | Promise<LooseOutput>;
+  /**
    * A null output.
    * Tool `nothing`.
    */
@@ -398,6 +412,7 @@ export function registerTools(server: McpServer, handlers: Handlers): Registered
     pair: spec.register("pair", (input: PairInput, context) => handlers.pair(input, context)),
     getX: spec.register("get-x", (input: GetXInput, context) => handlers.getX(input, context)),
     tool3dRender: spec.register("3d.render", (input: Tool3dRenderInput, context) => handlers.tool3dRender(input, context)),
+    loose: spec.register("loose", (input: LooseInput, context) => handlers.loose(input, context)),
     nothing: spec.register("nothing", (input: NothingInput, context) => handlers.nothing(input, context)),
     pick: spec.register("pick", (input: PickInput, context) => handlers.pick(input, context)),
     textOnly: spec.register("text_only", (input: TextOnlyInput, context) => handlers.textOnly(input, context)),
@@ -517,6 +532,14 @@ export class Client {
   }
 
   /**
+   * Its input refers to a def without a type; the input's own `type` says object.
+   * Tool `loose`.
+   */
+  loose(input: LooseInput): Promise<LooseOutput> {
+    return this.#tools.value<LooseOutput>("loose", input);
+  }
+
+  /**
    * A null output.
    * Tool `nothing`.
    */
@@ -544,7 +567,7 @@ export class Client {
 // -- the spec ------------------------------------------------------------------
 
 /** The names of the tools. */
-export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "pair" | "get-x" | "3d.render" | "nothing" | "pick" | "text_only";
+export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "pair" | "get-x" | "3d.render" | "loose" | "nothing" | "pick" | "text_only";
 
 /** Each tool's JSON Schemas (the build's `schemas/`, without `$schema` and `$id`). */
 export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
@@ -1311,6 +1334,20 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
       "type": "boolean"
     },
   },
+  "loose": {
+    input: {
+      "$ref": "#/$defs/Loose",
+      "type": "object",
+      "$defs": {
+        "Loose": {
+          "description": "Any JSON value (no type of its own)."
+        }
+      }
+    },
+    output: {
+      "type": "boolean"
+    },
+  },
   "nothing": {
     input: {
       "type": "object",
@@ -1355,6 +1392,7 @@ const LISTED_SCHEMAS: {
   readonly "collections": { readonly input: JsonObject; readonly output: JsonObject };
   readonly "combinators": { readonly input: JsonObject; readonly output: JsonObject };
   readonly "tree": { readonly input: JsonObject };
+  readonly "loose": { readonly input: JsonObject; readonly output: JsonObject };
   readonly "to_string": { readonly output: JsonObject };
   readonly "pair": { readonly output: JsonObject };
   readonly "get-x": { readonly output: JsonObject };
@@ -1984,6 +2022,24 @@ const LISTED_SCHEMAS: {
       "additionalProperties": false
     },
   },
+  "loose": {
+    input: {
+      "description": "Any JSON value (no type of its own).",
+      "type": "object"
+    },
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
   "to_string": {
     output: {
       "type": "object",
@@ -2135,6 +2191,11 @@ export const LISTINGS: Listings = {
         "inputSchema": SCHEMAS["3d.render"].input,
       },
       {
+        "name": "loose",
+        "description": "Its input refers to a def without a type; the input's own `type` says object.",
+        "inputSchema": LISTED_SCHEMAS["loose"].input,
+      },
+      {
         "name": "nothing",
         "description": "A null output.",
         "inputSchema": SCHEMAS["nothing"].input,
@@ -2250,6 +2311,17 @@ export const LISTINGS: Listings = {
           "idempotentHint": true,
           "openWorldHint": false,
           "title": "Render in 3D"
+        },
+      },
+      {
+        "name": "loose",
+        "description": "Its input refers to a def without a type; the input's own `type` says object.",
+        "inputSchema": LISTED_SCHEMAS["loose"].input,
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false,
+          "title": "A loose input"
         },
       },
       {
@@ -2406,6 +2478,21 @@ export const LISTINGS: Listings = {
         "description": "A leading digit and a dot.",
         "inputSchema": SCHEMAS["3d.render"].input,
         "outputSchema": LISTED_SCHEMAS["3d.render"].output,
+        "_meta": {
+          "dev.toolgen/wrappedOutput": "result"
+        },
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false
+        },
+      },
+      {
+        "name": "loose",
+        "title": "A loose input",
+        "description": "Its input refers to a def without a type; the input's own `type` says object.",
+        "inputSchema": LISTED_SCHEMAS["loose"].input,
+        "outputSchema": LISTED_SCHEMAS["loose"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2577,6 +2664,21 @@ export const LISTINGS: Listings = {
         "description": "A leading digit and a dot.",
         "inputSchema": SCHEMAS["3d.render"].input,
         "outputSchema": LISTED_SCHEMAS["3d.render"].output,
+        "_meta": {
+          "dev.toolgen/wrappedOutput": "result"
+        },
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false
+        },
+      },
+      {
+        "name": "loose",
+        "title": "A loose input",
+        "description": "Its input refers to a def without a type; the input's own `type` says object.",
+        "inputSchema": LISTED_SCHEMAS["loose"].input,
+        "outputSchema": LISTED_SCHEMAS["loose"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2786,6 +2888,18 @@ export const LISTINGS: Listings = {
         "description": "A leading digit and a dot.",
         "inputSchema": SCHEMAS["3d.render"].input,
         "outputSchema": SCHEMAS["3d.render"].output!,
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false
+        },
+      },
+      {
+        "name": "loose",
+        "title": "A loose input",
+        "description": "Its input refers to a def without a type; the input's own `type` says object.",
+        "inputSchema": LISTED_SCHEMAS["loose"].input,
+        "outputSchema": SCHEMAS["loose"].output!,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,

@@ -45,6 +45,9 @@ pub enum ExprObjectOp {
     Mul,
 }
 
+/// Any JSON value (no type of its own).
+pub type Loose = Value;
+
 /// Checked at run time: always true.
 pub type OkDef = bool;
 
@@ -522,6 +525,12 @@ pub struct Tool3dRenderInput {}
 /// The output of tool 3d.render.
 pub type Tool3dRenderOutput = bool;
 
+/// The input of tool loose.
+pub type LooseInput = Loose;
+
+/// The output of tool loose.
+pub type LooseOutput = bool;
+
 /// The input of tool nothing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -623,6 +632,14 @@ pub trait Handlers: Send + Sync + 'static {
         input: Tool3dRenderInput,
     ) -> impl Future<Output = Result<Tool3dRenderOutput, ToolError>> + Send;
 
+    /// Its input refers to a def without a type; the input's own `type` says object.
+    ///
+    /// Tool `loose`.
+    fn loose(
+        &self,
+        input: LooseInput,
+    ) -> impl Future<Output = Result<LooseOutput, ToolError>> + Send;
+
     /// A null output.
     ///
     /// Tool `nothing`.
@@ -706,6 +723,11 @@ impl<H: Handlers> runtime::Dispatch for H {
             "3d.render" => {
                 let input = runtime::arguments(arguments)?;
                 let output = self.tool_3d_render(input).await;
+                runtime::output(output)
+            }
+            "loose" => {
+                let input = runtime::arguments(arguments)?;
+                let output = self.loose(input).await;
                 runtime::output(output)
             }
             "nothing" => {
@@ -824,6 +846,13 @@ impl Client {
         input: &Tool3dRenderInput,
     ) -> Result<Tool3dRenderOutput, ClientError> {
         self.0.call("3d.render", input).await
+    }
+
+    /// Its input refers to a def without a type; the input's own `type` says object.
+    ///
+    /// Tool `loose`.
+    pub async fn loose(&self, input: &LooseInput) -> Result<LooseOutput, ClientError> {
+        self.0.call("loose", input).await
     }
 
     /// A null output.
