@@ -139,6 +139,11 @@ def wait_until_gone(pids: set[int]) -> set[int]:
     return {pid for pid in pids if alive(pid)}
 
 
+def children_of(pid: int) -> set[int]:
+    """The pids of the children of `pid` (Linux)."""
+    return {int(word) for word in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+
+
 def worker_pids(url: str) -> set[int]:
     return {pid_of(modern_call(url, "test_simple_text")) for _ in range(ROUNDS)}
 
@@ -320,6 +325,33 @@ def test_stopping_the_server_stops_every_worker(server: CliServer, signum: int, 
     assert server.stop(signum) == code
     assert not wait_until_gone(pids)
     assert not any("Traceback" in line for line in server.lines)
+
+
+def test_a_worker_told_to_stop_while_it_starts_stops(redis_url: str) -> None:
+    """SIGTERM that reaches a worker before its server handles the stop signals (here: while
+    its handlers class is created, which takes `STARTING` seconds) still stops it: both
+    workers end, and then the server (exit 1)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("finds the workers in /proc")
+    starting = CliServer(
+        HANDLERS.replace(":HANDLERS", ":SlowToStartHandlers"),
+        "--workers",
+        "2",
+        "--store",
+        redis_url,
+    )
+    try:
+        deadline = time.monotonic() + GUARD
+        while len(pids := children_of(starting.process.pid)) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        for pid in pids:
+            os.kill(pid, signal.SIGTERM)
+        assert not wait_until_gone(pids)
+        assert starting.process.wait(GUARD) == 1
+    finally:
+        starting.stop()
+    assert not any("Traceback" in line for line in starting.lines)
 
 
 def test_workers_do_not_outlive_a_killed_parent(server: CliServer) -> None:

@@ -4,10 +4,14 @@ that ran it: how the worker tests see which worker served a call."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
 from examples.conformance_handlers import HANDLERS as CONFORMANCE
+
+STARTING = 2.0
+"""Seconds `SlowToStartHandlers` takes to create."""
 
 
 def whoami() -> str:
@@ -33,3 +37,12 @@ class BrokenHandlers:
 
     def __init__(self) -> None:
         raise RuntimeError("no database")
+
+
+class SlowToStartHandlers(PidHandlers):
+    """A handlers class that takes a while to create (it opens a slow database): a worker
+    is still starting, before its server takes the stop signals, for that long."""
+
+    def __init__(self) -> None:
+        time.sleep(STARTING)
+        super().__init__()

@@ -55,8 +55,9 @@ class AllWorkersStopped(RuntimeError):
     """Every worker stopped on its own (each was reported on stderr)."""
 
 
-class _Stop(Exception):
-    """A stop signal reached the parent."""
+class _Stop(BaseException):
+    """A stop signal reached the parent, or a worker outside uvicorn's handling (a
+    BaseException, as KeyboardInterrupt: code that catches Exception lets it through)."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -121,18 +122,20 @@ class Supervisor:
         try:
             os.setpgid(0, 0)
             _die_with_parent(self.parent)
-            # uvicorn installs its own handlers while it serves and re-raises what it caught
-            # when it is done: then SIGINT ends the worker quietly, SIGTERM is already handled.
+            # uvicorn handles the stop signals while it serves, and re-raises what it caught
+            # when it is done. Outside that (still starting: creating the handlers, say) a
+            # stop signal raises here, so that it ends the worker, quietly, wherever it lands.
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGTERM, _ignore)
+            signal.signal(signal.SIGTERM, _raise_stop)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             self.run(index)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, _Stop):
             pass
         except BaseException as exc:  # the parent reports the exit status; say why once
             _say(f"error: worker {index} failed: {type(exc).__name__}: {exc}")
             code = 1
         finally:
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # ending: a signal now waits
             sys.stderr.flush()
             os._exit(code)
 
@@ -185,10 +188,6 @@ def _signal(pid: int, signum: int) -> None:
 
 def _raise_stop(signum: int, frame: object) -> None:
     raise _Stop(signum)
-
-
-def _ignore(signum: int, frame: object) -> None:
-    """SIGTERM in a worker outside uvicorn's handling: nothing more to do (it is stopping)."""
 
 
 def _die_with_parent(parent: int) -> None:
