@@ -17,6 +17,10 @@ watches them:
   a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also dies with its
   parent (`PR_SET_PDEATHSIG`), so even `kill -9` of the parent leaves no
   orphan serving the port.
+- A worker starts with the stop signals blocked, and `run` unblocks them once
+  its server handles them: a stop signal that comes while the worker starts
+  waits until it can stop the server gracefully (neither lost nor raised
+  wherever the worker happens to be).
 - A worker that stops on its own is reported on stderr; the others keep
   serving; when none is left the parent exits 1.
 """
@@ -55,9 +59,8 @@ class AllWorkersStopped(RuntimeError):
     """Every worker stopped on its own (each was reported on stderr)."""
 
 
-class _Stop(BaseException):
-    """A stop signal reached the parent, or a worker outside uvicorn's handling (a
-    BaseException, as KeyboardInterrupt: code that catches Exception lets it through)."""
+class _Stop(Exception):
+    """A stop signal reached the parent."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -66,7 +69,8 @@ class _Stop(BaseException):
 
 @dataclass
 class Supervisor:
-    """Forks `count` workers (`run(index)` in each), watches them, and stops them all."""
+    """Forks `count` workers (`run(index)` in each, which unblocks `STOP_SIGNALS` once it
+    handles them), watches them, and stops them all."""
 
     count: int
     run: Callable[[int], None]
@@ -117,25 +121,19 @@ class Supervisor:
         _say("error: every worker stopped")
 
     def _child(self, index: int) -> NoReturn:
-        """In a new worker: its own process group, die with the parent, serve, exit."""
+        """In a new worker: its own process group, die with the parent, serve (the stop
+        signals blocked until `run` handles them), exit."""
         code = 0
         try:
             os.setpgid(0, 0)
             _die_with_parent(self.parent)
-            # uvicorn handles the stop signals while it serves, and re-raises what it caught
-            # when it is done. Outside that (still starting: creating the handlers, say) a
-            # stop signal raises here, so that it ends the worker, quietly, wherever it lands.
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGTERM, _raise_stop)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+            for signum in STOP_SIGNALS:  # not the parent's handlers
+                signal.signal(signum, signal.SIG_DFL)
             self.run(index)
-        except (KeyboardInterrupt, _Stop):
-            pass
         except BaseException as exc:  # the parent reports the exit status; say why once
             _say(f"error: worker {index} failed: {type(exc).__name__}: {exc}")
             code = 1
         finally:
-            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # ending: a signal now waits
             sys.stderr.flush()
             os._exit(code)
 
