@@ -354,13 +354,29 @@ def test_a_worker_told_to_stop_while_it_starts_stops(redis_url: str) -> None:
     assert not any("Traceback" in line for line in starting.lines)
 
 
-def test_workers_do_not_outlive_a_killed_parent(server: CliServer) -> None:
+def test_workers_of_a_killed_parent_stop_and_their_tasks_read_failed_at_once(
+    server: CliServer, redis_url: str
+) -> None:
+    """Workers whose parent was killed stop as if told to (SIGTERM), saying so to the store:
+    a task one of them ran reads `failed` on another instance as soon as they are gone, not
+    only once their last sign of life expires."""
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_PDEATHSIG is Linux only")
-    pids = worker_pids(server.url)
-    assert server.stop(signal.SIGKILL) == -signal.SIGKILL
-    left = wait_until_gone(pids)
-    assert not left, {pid: Path(f"/proc/{pid}/status").read_text()[:300] for pid in left}
+    other = CliServer(HANDLERS, "--store", redis_url)
+    try:
+        pids = worker_pids(server.url)
+        created = modern_call(
+            server.url, "slow_compute", TASK_CAPABILITIES, arguments={"seconds": 60}
+        )
+        task_id = created.json()["result"]["taskId"]
+        assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+        left = wait_until_gone(pids)
+        assert not left, {pid: Path(f"/proc/{pid}/status").read_text()[:300] for pid in left}
+        found = task_request(other.url, "tasks/get", task_id).json()["result"]
+    finally:
+        other.stop()
+    assert found["status"] == "failed"
+    assert found["error"]["code"] == -32603
 
 
 def test_when_every_worker_died_the_server_exits_1(server: CliServer) -> None:

@@ -189,14 +189,13 @@ def _raise_stop(signum: int, frame: object) -> None:
 
 
 def _die_with_parent(parent: int) -> None:
-    """Linux: SIGKILL this process when its parent (pid `parent`) ends (elsewhere: nothing).
-    Not SIGTERM: a parent that ends without stopping its workers was killed, and nothing
-    would then bound a worker's graceful shutdown (the parent's SIGKILL after `STOP_GRACE`
-    does on the orderly path)."""
+    """Linux: SIGTERM this process when its parent (pid `parent`) ends (elsewhere: nothing).
+    A graceful stop, as the parent's own: the worker says to the store that it stopped, so
+    the tasks it ran read `failed` at once elsewhere (SIGKILL: once its sign of life expires)."""
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
         except (OSError, AttributeError):
             pass
     if os.getppid() != parent:  # the parent ended before prctl took effect
