@@ -198,6 +198,8 @@ export type CombinatorsInput = {
   expr?: Expr;
   id?: CombinatorsInputId;
   either?: string | null;
+  amount?: CombinatorsInputAmount;
+  level?: CombinatorsInputLevel;
   both?: CombinatorsInputBoth;
   /** Checked at run time: not. */
   not_empty?: string;
@@ -211,6 +213,10 @@ export type CombinatorsInput = {
 };
 
 export type CombinatorsInputId = string | number;
+
+export type CombinatorsInputAmount = number;
+
+export type CombinatorsInputLevel = number;
 
 export type CombinatorsInputBoth = {
   a: string;
@@ -881,6 +887,30 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
             },
             {
               "type": "null"
+            }
+          ]
+        },
+        "amount": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "number",
+              "maximum": 0.5
+            }
+          ]
+        },
+        "level": {
+          "oneOf": [
+            {
+              "type": "integer",
+              "maximum": 3
+            },
+            {
+              "type": "integer",
+              "minimum": 10
             }
           ]
         },
@@ -1674,6 +1704,30 @@ const LISTED_SCHEMAS = {
             },
             {
               "type": "null"
+            }
+          ]
+        },
+        "amount": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "number",
+              "maximum": 0.5
+            }
+          ]
+        },
+        "level": {
+          "oneOf": [
+            {
+              "type": "integer",
+              "maximum": 3
+            },
+            {
+              "type": "integer",
+              "minimum": 10
             }
           ]
         },

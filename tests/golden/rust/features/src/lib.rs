@@ -356,6 +356,10 @@ pub struct CombinatorsInput {
     #[serde(deserialize_with = "runtime::present")]
     pub either: Option<Option<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<CombinatorsInputAmount>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<CombinatorsInputLevel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub both: Option<CombinatorsInputBoth>,
     /// Checked at run time: not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -375,6 +379,20 @@ pub struct CombinatorsInput {
 pub enum CombinatorsInputId {
     Integer(i64),
     String(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CombinatorsInputAmount {
+    Integer(i64),
+    Number(f64),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CombinatorsInputLevel {
+    Integer(i64),
+    Integer2(i64),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
