@@ -14,8 +14,8 @@ watches them:
 - Workers run in their own process group, so Ctrl-C at a terminal reaches only
   the parent, which stops each worker once (SIGTERM: uvicorn's graceful
   shutdown), waits `STOP_GRACE` seconds, kills what is left, and then ends as
-  a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also dies with its
-  parent (`PR_SET_PDEATHSIG`), so even `kill -9` of the parent leaves no
+  a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also stops with its
+  parent (`PR_SET_PDEATHSIG`: SIGTERM), so even `kill -9` of the parent leaves no
   orphan serving the port.
 - A worker starts with the stop signals blocked, and `run` unblocks them once
   its server handles them: a stop signal that comes while the worker starts
@@ -121,7 +121,7 @@ class Supervisor:
         _say("error: every worker stopped")
 
     def _child(self, index: int) -> NoReturn:
-        """In a new worker: its own process group, die with the parent, serve (the stop
+        """In a new worker: its own process group, stop with the parent, serve (the stop
         signals blocked until `run` handles them), exit."""
         code = 0
         try:
