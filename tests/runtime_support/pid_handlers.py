@@ -3,6 +3,8 @@ that ran it: how the worker tests see which worker served a call."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -19,6 +21,16 @@ def whoami() -> str:
 
 
 HANDLERS: dict[str, Callable[..., Any]] = {**CONFORMANCE, "test_simple_text": whoami}
+
+
+async def ignores_cancellation(arguments: dict[str, Any]) -> str:
+    """A handler that goes on when cancelled (a bug of its own): the server must stop anyway."""
+    while True:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(60)
+
+
+STUBBORN: dict[str, Callable[..., Any]] = {**HANDLERS, "slow_compute": ignores_cancellation}
 
 
 class PidHandlers:

@@ -34,7 +34,6 @@ from toolgen.serve.http.security import (
 )
 from toolgen.serve.http.sessions import Sessions
 from toolgen.serve.http.workers import (
-    STOP_SIGNALS,
     AllWorkersStopped,
     Supervisor,
     balanced_by_kernel,
@@ -274,19 +273,14 @@ def listen(host: str, port: int, count: int = 1) -> list[socket.socket]:
     return sockets
 
 
-def uvicorn_server(app: Any, **options: Any) -> uvicorn.Server:
-    """The uvicorn server that serves `app` (see `uvicorn_config`)."""
+def run_uvicorn(app: Any, sockets: list[socket.socket], **options: Any) -> None:
+    """Serve `app` with uvicorn on `sockets` until a stop signal (see `uvicorn_config`)."""
     import uvicorn
 
     config = uvicorn_config(
         app, server_header=False, backlog=LISTEN_BACKLOG, timeout_graceful_shutdown=2, **options
     )
-    return uvicorn.Server(config)
-
-
-def run_uvicorn(app: Any, sockets: list[socket.socket], **options: Any) -> None:
-    """Serve `app` with uvicorn on `sockets` until a stop signal."""
-    uvicorn_server(app, **options).run(sockets=sockets)
+    uvicorn.Server(config).run(sockets=sockets)
 
 
 def serve_workers(
@@ -302,16 +296,10 @@ def serve_workers(
     when every worker stopped on its own."""
 
     def run(index: int) -> None:
-        """One worker: its server handles the stop signals (blocked until then) from before
-        it starts, so one that came meanwhile stops it gracefully once it has started."""
         public = listeners[index % len(listeners)]
         close_all([sock for sock in listeners if sock is not public])
         log.info("worker %d serving", index)
-        server = uvicorn_server(create_app(make_engine(index), policy), **options)
-        for signum in STOP_SIGNALS:
-            signal.signal(signum, server.handle_exit)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-        server.run(sockets=[public])
+        run_uvicorn(create_app(make_engine(index), policy), [public], **options)
 
     try:
         stopped_by = Supervisor(count, run, after_fork=lambda: close_all(listeners)).serve()

@@ -17,10 +17,8 @@ watches them:
   a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also stops with its
   parent (`PR_SET_PDEATHSIG`: SIGTERM), so even `kill -9` of the parent leaves no
   orphan serving the port.
-- A worker starts with the stop signals blocked, and `run` unblocks them once
-  its server handles them: a stop signal that comes while the worker starts
-  waits until it can stop the server gracefully (neither lost nor raised
-  wherever the worker happens to be).
+- A stop signal ends a worker as it ends a single server: by its default action,
+  at once before the worker serves, after uvicorn's graceful shutdown while it does.
 - A worker that stops on its own is reported on stderr; the others keep
   serving; when none is left the parent exits 1.
 """
@@ -69,8 +67,7 @@ class _Stop(Exception):
 
 @dataclass
 class Supervisor:
-    """Forks `count` workers (`run(index)` in each, which unblocks `STOP_SIGNALS` once it
-    handles them), watches them, and stops them all."""
+    """Forks `count` workers (`run(index)` in each), watches them, and stops them all."""
 
     count: int
     run: Callable[[int], None]
@@ -121,14 +118,19 @@ class Supervisor:
         _say("error: every worker stopped")
 
     def _child(self, index: int) -> NoReturn:
-        """In a new worker: its own process group, stop with the parent, serve (the stop
-        signals blocked until `run` handles them), exit."""
+        """In a new worker: its own process group, stop with the parent, serve, exit."""
         code = 0
         try:
             os.setpgid(0, 0)
             _die_with_parent(self.parent)
-            for signum in STOP_SIGNALS:  # not the parent's handlers
+            # uvicorn handles the stop signals while it serves and raises again what it caught
+            # once its graceful shutdown is done; their default action then ends the worker
+            # at once, as it ends one that has not begun to serve. Nothing else may take
+            # them: a handler that ignores one loses it, and a worker that returned would wait
+            # for asyncio to end every task, a handler that goes on when cancelled included.
+            for signum in STOP_SIGNALS:
                 signal.signal(signum, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             self.run(index)
         except BaseException as exc:  # the parent reports the exit status; say why once
             _say(f"error: worker {index} failed: {type(exc).__name__}: {exc}")
@@ -190,7 +192,7 @@ def _raise_stop(signum: int, frame: object) -> None:
 
 def _die_with_parent(parent: int) -> None:
     """Linux: SIGTERM this process when its parent (pid `parent`) ends (elsewhere: nothing).
-    A graceful stop, as the parent's own: the worker says to the store that it stopped, so
+    A graceful stop, as the parent's own: the worker tells the store that it stopped, so
     the tasks it ran read `failed` at once elsewhere (SIGKILL: once its sign of life expires)."""
     if sys.platform.startswith("linux"):
         try:
