@@ -54,6 +54,13 @@ def server(redis_url: str) -> Iterator[CliServer]:
     running.stop()
 
 
+def workers_with(handlers: str, redis_url: str) -> CliServer:
+    """Two workers serving `pid_handlers.<handlers>` with the store at `redis_url`."""
+    return CliServer(
+        HANDLERS.replace(":HANDLERS", f":{handlers}"), "--workers", "2", "--store", redis_url
+    )
+
+
 def fresh(method: str, url: str, body: Any = None, **headers: str) -> httpx.Response:
     """One request on a connection of its own."""
     content = orjson.dumps(body) if body is not None else None
@@ -139,6 +146,11 @@ def wait_until_gone(pids: set[int]) -> set[int]:
     return {pid for pid in pids if alive(pid)}
 
 
+def children_of(pid: int) -> set[int]:
+    """The pids of the children of `pid` (Linux)."""
+    return {int(word) for word in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+
+
 def worker_pids(url: str) -> set[int]:
     return {pid_of(modern_call(url, "test_simple_text")) for _ in range(ROUNDS)}
 
@@ -156,9 +168,7 @@ def test_stateless_calls_are_served_by_several_processes_on_one_port(server: Cli
 def test_a_handlers_class_is_created_in_each_worker(redis_url: str) -> None:
     """A class is instantiated after the fork, so what it opens (a database connection)
     is the worker's own; an instance would be shared, copied by the fork."""
-    server = CliServer(
-        HANDLERS.replace(":HANDLERS", ":PidHandlers"), "--workers", "2", "--store", redis_url
-    )
+    server = workers_with("PidHandlers", redis_url)
     try:
         answers = [modern_call(server.url, "test_simple_text") for _ in range(ROUNDS)]
         pairs = {
@@ -322,13 +332,75 @@ def test_stopping_the_server_stops_every_worker(server: CliServer, signum: int, 
     assert not any("Traceback" in line for line in server.lines)
 
 
-def test_workers_do_not_outlive_a_killed_parent(server: CliServer) -> None:
+def stop_each_worker(server: CliServer, pids: set[int]) -> None:
+    """SIGTERM each worker itself (not through the parent, which bounds their stop): every
+    one ends, and then the server (exit 1)."""
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    assert not wait_until_gone(pids)
+    assert server.process.wait(GUARD) == 1
+
+
+def test_a_worker_told_to_stop_while_it_starts_stops(redis_url: str) -> None:
+    """SIGTERM that reaches a worker before its server handles the stop signals (here: while
+    its handlers class is created, which takes `STARTING` seconds) still stops it: both
+    workers end, and then the server (exit 1)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("finds the workers in /proc")
+    starting = workers_with("SlowToStartHandlers", redis_url)
+    try:
+        deadline = time.monotonic() + GUARD
+        while len(pids := children_of(starting.process.pid)) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        stop_each_worker(starting, pids)
+    finally:
+        starting.stop()
+    assert not any("Traceback" in line for line in starting.lines)
+
+
+def test_a_worker_told_to_stop_ends_even_when_a_handler_ignores_its_cancellation(
+    redis_url: str,
+) -> None:
+    """asyncio waits for every task when its loop ends, a handler that goes on when
+    cancelled included: a worker told to stop still ends once its graceful shutdown is
+    done."""
+    server = workers_with("STUBBORN", redis_url)
+    try:
+        pids = worker_pids(server.url)
+        for _ in range(ROUNDS // 4):  # tasks in both workers, most likely
+            created = modern_call(
+                server.url, "slow_compute", TASK_CAPABILITIES, arguments={"seconds": 60}
+            )
+            assert created.json()["result"]["resultType"] == "task"
+        stop_each_worker(server, pids)
+    finally:
+        server.stop()
+
+
+def test_workers_of_a_killed_parent_stop_and_their_tasks_read_failed_at_once(
+    server: CliServer, redis_url: str
+) -> None:
+    """Workers whose parent was killed stop as if told to (SIGTERM), saying so to the store:
+    a task one of them ran reads `failed` on another instance as soon as they are gone, not
+    only once their last sign of life expires."""
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_PDEATHSIG is Linux only")
-    pids = worker_pids(server.url)
-    assert server.stop(signal.SIGKILL) == -signal.SIGKILL
-    left = wait_until_gone(pids)
-    assert not left, {pid: Path(f"/proc/{pid}/status").read_text()[:300] for pid in left}
+    other = CliServer(HANDLERS, "--store", redis_url)
+    try:
+        pids = worker_pids(server.url)
+        created = modern_call(
+            server.url, "slow_compute", TASK_CAPABILITIES, arguments={"seconds": 60}
+        )
+        task_id = created.json()["result"]["taskId"]
+        assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+        left = wait_until_gone(pids)
+        assert not left, {pid: Path(f"/proc/{pid}/status").read_text()[:300] for pid in left}
+        found = task_request(other.url, "tasks/get", task_id).json()["result"]
+    finally:
+        other.stop()
+    assert found["status"] == "failed"
+    assert found["error"]["code"] == -32603
 
 
 def test_when_every_worker_died_the_server_exits_1(server: CliServer) -> None:
@@ -344,9 +416,7 @@ def test_when_every_worker_died_the_server_exits_1(server: CliServer) -> None:
 def test_a_handlers_class_that_cannot_be_created_stops_every_worker_with_exit_1(
     redis_url: str,
 ) -> None:
-    server = CliServer(
-        HANDLERS.replace(":HANDLERS", ":BrokenHandlers"), "--workers", "2", "--store", redis_url
-    )
+    server = workers_with("BrokenHandlers", redis_url)
     assert server.process.wait(GUARD) == 1
     server.stop()
     failures = [line for line in server.lines if "failed: ValueError: cannot create" in line]

@@ -45,6 +45,10 @@ ALIVE_TTL: Final = 4.0
 """Seconds after its last sign of life that an instance counts as stopped."""
 SESSION_TTL: Final = 24 * 3600.0
 """Seconds a session's record stays in Redis after its last use (the server ends it sooner)."""
+READ_STEP: Final = 1.0
+"""Seconds one blocking read of a stream waits at most: less than the time the Redis client
+gives a server to answer (5 s by default, `?socket_timeout=` in the URL), which fails a
+read that waits longer."""
 
 log = logging.getLogger("toolgen.serve.http")
 
@@ -218,16 +222,19 @@ class RedisStore(Store):
         key = _key("stream", stream)
         if not await self.redis.exists(key):
             return
+        timeout = self.redis.connection_pool.connection_kwargs.get("socket_timeout")
+        step = READ_STEP if timeout is None else min(READ_STEP, timeout / 2)
+        clock = asyncio.get_running_loop().time
         last = f"0-{after}"
-        while True:
-            found = await self.redis.xread({key: last}, block=_ms(wait), count=100)
-            if not found:
-                return  # nothing new within `wait`
-            for entry_id, fields in found[0][1]:
+        deadline = clock() + wait
+        while (left := deadline - clock()) > 0:
+            found = await self.redis.xread({key: last}, block=_ms(min(left, step)), count=100)
+            for entry_id, fields in found[0][1] if found else ():
                 last = entry_id.decode()
                 yield int(last.partition("-")[2]), _record(fields[b"m"])
                 if fields.get(b"f") == b"1":
                     return
+                deadline = clock() + wait
 
     # -- instances ------------------------------------------------------------------------
 

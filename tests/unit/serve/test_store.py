@@ -53,6 +53,23 @@ def test_a_stream_replays_the_events_after_one_and_follows_until_its_last(store:
     assert run(store, main) == [(2, {"n": 2}), (3, {"n": 3})]
 
 
+def test_a_redis_stream_waits_for_its_next_event_past_the_socket_timeout(redis_url: str) -> None:
+    """A blocking read of a stream in Redis is answered only when an event comes: the store
+    reads in steps shorter than the time the client gives Redis to answer."""
+    from toolgen.serve.redis_store import RedisStore
+
+    store = RedisStore(f"{redis_url}?socket_timeout=0.6")
+
+    async def main() -> list[tuple[int, Any]]:
+        await store.add_event("slow", 1, {"n": 1}, False)
+        reading = asyncio.ensure_future(_collect(store, "slow", 1))
+        await asyncio.sleep(1.0)
+        await store.add_event("slow", 2, {"n": 2}, True)
+        return await reading
+
+    assert run(store, main) == [(2, {"n": 2})]
+
+
 def test_an_unknown_stream_has_no_events(store: Store) -> None:
     assert run(store, lambda: _collect(store, "nowhere", 0)) == []
 

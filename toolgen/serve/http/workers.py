@@ -14,9 +14,11 @@ watches them:
 - Workers run in their own process group, so Ctrl-C at a terminal reaches only
   the parent, which stops each worker once (SIGTERM: uvicorn's graceful
   shutdown), waits `STOP_GRACE` seconds, kills what is left, and then ends as
-  a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also dies with its
-  parent (`PR_SET_PDEATHSIG`), so even `kill -9` of the parent leaves no
+  a single server would: Ctrl-C exits 130, SIGTERM ends it by SIGTERM. On Linux a worker also stops with its
+  parent (`PR_SET_PDEATHSIG`: SIGTERM), so even `kill -9` of the parent leaves no
   orphan serving the port.
+- A stop signal ends a worker as it ends a single server: by its default action,
+  at once before the worker serves, after uvicorn's graceful shutdown while it does.
 - A worker that stops on its own is reported on stderr; the others keep
   serving; when none is left the parent exits 1.
 """
@@ -116,19 +118,20 @@ class Supervisor:
         _say("error: every worker stopped")
 
     def _child(self, index: int) -> NoReturn:
-        """In a new worker: its own process group, die with the parent, serve, exit."""
+        """In a new worker: its own process group, stop with the parent, serve, exit."""
         code = 0
         try:
             os.setpgid(0, 0)
             _die_with_parent(self.parent)
-            # uvicorn installs its own handlers while it serves and re-raises what it caught
-            # when it is done: then SIGINT ends the worker quietly, SIGTERM is already handled.
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGTERM, _ignore)
+            # uvicorn handles the stop signals while it serves and raises again what it caught
+            # once its graceful shutdown is done; their default action then ends the worker
+            # at once, as it ends one that has not begun to serve. Nothing else may take
+            # them: a handler that ignores one loses it, and a worker that returned would wait
+            # for asyncio to end every task, a handler that goes on when cancelled included.
+            for signum in STOP_SIGNALS:
+                signal.signal(signum, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             self.run(index)
-        except KeyboardInterrupt:
-            pass
         except BaseException as exc:  # the parent reports the exit status; say why once
             _say(f"error: worker {index} failed: {type(exc).__name__}: {exc}")
             code = 1
@@ -187,19 +190,14 @@ def _raise_stop(signum: int, frame: object) -> None:
     raise _Stop(signum)
 
 
-def _ignore(signum: int, frame: object) -> None:
-    """SIGTERM in a worker outside uvicorn's handling: nothing more to do (it is stopping)."""
-
-
 def _die_with_parent(parent: int) -> None:
-    """Linux: SIGKILL this process when its parent (pid `parent`) ends (elsewhere: nothing).
-    Not SIGTERM: a parent that ends without stopping its workers was killed, and nothing
-    would then bound a worker's graceful shutdown (the parent's SIGKILL after `STOP_GRACE`
-    does on the orderly path)."""
+    """Linux: SIGTERM this process when its parent (pid `parent`) ends (elsewhere: nothing).
+    A graceful stop, as the parent's own: the worker tells the store that it stopped, so
+    the tasks it ran read `failed` at once elsewhere (SIGKILL: once its sign of life expires)."""
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
         except (OSError, AttributeError):
             pass
     if os.getppid() != parent:  # the parent ended before prctl took effect
