@@ -148,11 +148,12 @@ class _Session:
             request_id = message.get("id") if isinstance(message, dict) else None
             error = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
             data = jsonrpc.dumps(error, option=orjson.OPT_APPEND_NEWLINE)
-        view = memoryview(data)
+        rest: bytes | memoryview = data  # (a view only after a partial write: no copies)
         with self._write_lock:
-            while view and not self._closed:
+            while rest and not self._closed:
                 try:
-                    view = view[os.write(self._out, view) :]
+                    written = os.write(self._out, rest)
+                    rest = memoryview(rest)[written:] if written < len(rest) else b""
                 except BlockingIOError:  # stdout shares a non-blocking file (a socket)
                     select.select([], [self._out], [])
                 except OSError:  # the client closed stdout: nobody reads answers any more
