@@ -1,24 +1,27 @@
 """Servers sharing a Redis store: what two instances serve against one, and `tasks/get`
 latency through Redis.
 
-    python benchmarks/store_bench.py [--rounds 5] [--seconds 5] [--clients 50]
+    python benchmarks/store_bench.py [--rounds 5] [--seconds 5] [--connections 50]
 
-Starts a `redis-server` on a free loopback port (nothing saved), then per round, in
-alternating order:
+Needs `redis-server` and `wrk` (Debian packages). Starts a Redis server on a free
+loopback port (nothing saved), then per round, in alternating order:
 
-- one instance: `toolgen serve specs/notes --mock --http 127.0.0.1:0 --store URL`, all
-  clients of `http_load.py` on it;
-- two instances: the same command twice, half the clients on each (as a load balancer
-  would spread them);
+- one instance: `toolgen serve specs/notes --mock --http 127.0.0.1:0 --store URL`, one
+  wrk process with all the connections on it;
+- two instances: the same command twice, one wrk process with half the connections on
+  each (as a load balancer would spread them);
 
 each running stateless 2026-07-28 `tools/call get_note` back to back (the store is not
-on their path). Then `tasks/get` latency: two instances of `toolgen serve
-specs/conformance` on the store, a task created on the first, and `--clients` clients
-polling `tasks/get` on the second (whose answer reads the record in Redis and asks
-whether its owner still runs). The load generator is one Python process on the same
-cores as the servers: the figures are a floor. The servers' CPU time per request (all
-instances together) tells whether a second instance adds work per request, whatever the
-cores left to it.
+on their path; wrk checks every answer for the expected `structuredContent`). wrk is a
+C load generator, so it takes less of the shared cores than a Python one would; it still
+runs on the same cores as the servers, so the figures are a floor. The servers' CPU time
+per request (all instances together) tells whether a second instance adds work per
+request, whatever the cores left to it.
+
+Then `tasks/get` latency: two instances of `toolgen serve specs/conformance` on the
+store, a task created on the first, and `--poll-clients` clients (http_load's minimal
+asyncio client) polling `tasks/get` on the second (whose answer reads the record in
+Redis and asks whether its owner still runs).
 """
 
 from __future__ import annotations
@@ -26,23 +29,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
+import resource
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 from driver import cpu_seconds
-from http_load import Connection, Run, measure, start_server
+from http_load import ARGUMENTS, EXPECTED, META, TOOL, Connection, Run, start_server
 from stats import Stat
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODERN = "2026-07-28"
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
-WARM_UP = 1.0
+WARM_UP = 1
 
 
 def redis_server() -> tuple[subprocess.Popen[bytes], str]:
@@ -73,29 +79,79 @@ def redis_server() -> tuple[subprocess.Popen[bytes], str]:
     return process, f"redis://127.0.0.1:{port}/0"
 
 
-async def spread(urls: list[str], clients: int, seconds: float) -> float:
-    """Requests per second of `clients` clients spread over `urls`."""
-    share = clients // len(urls)
-    runs = await asyncio.gather(*(measure(url, "modern", share, seconds) for url in urls))
-    errors = sum(run.errors for run in runs)
-    if errors:
-        raise SystemExit(f"store_bench: {errors} errors, first: {runs[0].first_error}")
-    return sum(run.throughput for run in runs)
+WRK_SCRIPT = """\
+wrk.method = "POST"
+wrk.body = [==[{body}]==]
+{headers}
+failed = 0
+response = function(status, headers, body)
+  if status ~= 200 or not string.find(body, [==[{expected}]==], 1, true) then
+    failed = failed + 1
+  end
+end
+local threads = {{}}
+setup = function(thread) table.insert(threads, thread) end
+done = function(summary, latency, requests)
+  local bad = summary.errors.connect + summary.errors.read + summary.errors.write
+    + summary.errors.status + summary.errors.timeout
+  for _, thread in ipairs(threads) do bad = bad + thread:get("failed") end
+  io.write(string.format("requests %d failed %d\\n", summary.requests, bad))
+end
+"""
 
 
-def instances(count: int, store: str, clients: int, seconds: float) -> tuple[float, float, float]:
-    """Requests per second of `count` instances, their CPU seconds per request, and the load
-    generator's (this process)."""
+def wrk_script() -> str:
+    """wrk's Lua script: http_load's stateless `tools/call`, each answer checked for the
+    expected `structuredContent`."""
+    params = {"name": TOOL, "arguments": ARGUMENTS, "_meta": META}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": TOOL,
+    }
+    expected = b'"structuredContent":' + orjson.dumps(EXPECTED)
+    return WRK_SCRIPT.format(
+        body=orjson.dumps(message).decode(),
+        headers="\n".join(f'wrk.headers["{name}"] = "{value}"' for name, value in headers.items()),
+        expected=expected.decode(),
+    )
+
+
+def spread(urls: list[str], connections: int, seconds: float, script: str) -> tuple[int, float]:
+    """Requests answered by `urls` when one wrk process per URL (one thread, `connections`
+    spread over them, as a load balancer would) loads them for `seconds`, and the wrk
+    processes' CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    share = str(connections // len(urls))
+    command = ["wrk", "-t1", "-c", share, "-d", f"{seconds}s", "-s", script]
+    loads = [subprocess.Popen([*command, url], stdout=subprocess.PIPE, text=True) for url in urls]
+    requests = 0
+    for load in loads:
+        out, _ = load.communicate()
+        found = re.search(r"requests (\d+) failed (\d+)", out)
+        if load.returncode or found is None or int(found.group(2)):
+            raise SystemExit(f"store_bench: wrk failed (exit {load.returncode}): {out[-500:]}")
+        requests += int(found.group(1))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return requests, used
+
+
+def instances(count: int, store: str, connections: int, seconds: float, script: str
+              ) -> tuple[float, float, float]:  # fmt: skip
+    """Requests per second of `count` instances, their CPU seconds per request, and the
+    load generator's."""
     servers = [start_server("--store", store) for _ in range(count)]
     try:
         urls = [url for _, url in servers]
-        asyncio.run(spread(urls, clients, WARM_UP))
+        spread(urls, connections, WARM_UP, script)
         before = sum(cpu_seconds(process.pid) for process, _ in servers)
-        started, mine = time.perf_counter(), time.process_time()
-        throughput = asyncio.run(spread(urls, clients, seconds))
-        requests = throughput * (time.perf_counter() - started)
+        requests, generator = spread(urls, connections, seconds, script)
         used = sum(cpu_seconds(process.pid) for process, _ in servers) - before
-        return throughput, used / requests, (time.process_time() - mine) / requests
+        return requests / seconds, used / requests, generator / requests
     finally:
         for process, _ in servers:
             process.terminate()
@@ -177,12 +233,18 @@ async def tasks_get(urls: list[str], clients: int, seconds: float) -> Run:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--poll-clients", type=int, default=10)
     args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("store_bench: wrk is not installed (apt-get install wrk)")
     redis, store = redis_server()
     load = os.getloadavg()[0]
+    scratch = tempfile.TemporaryDirectory()
+    script = os.path.join(scratch.name, "call.lua")
+    with open(script, "w") as file:
+        file.write(wrk_script())
     try:
         one: list[float] = []
         two: list[float] = []
@@ -191,7 +253,9 @@ def main() -> int:
         for index in range(args.rounds):
             order = [(1, one), (2, two)] if index % 2 == 0 else [(2, two), (1, one)]
             for count, into in order:
-                throughput, per_request, drive = instances(count, store, args.clients, args.seconds)
+                throughput, per_request, drive = instances(
+                    count, store, args.connections, args.seconds, script
+                )
                 into.append(throughput)
                 cpu[count].append(per_request)
                 driver.append(drive)
@@ -212,6 +276,7 @@ def main() -> int:
     finally:
         redis.terminate()
         redis.wait(30)
+        scratch.cleanup()
     print(f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
     single, double = Stat.of(one), Stat.of(two)
     ratios = Stat.of([b / a for a, b in zip(one, two, strict=True)])
@@ -230,7 +295,7 @@ def main() -> int:
           f"| {cpu_two.median / cpu_one.median:.2f}x |")  # fmt: skip
     generator = Stat.of(driver)
     assert generator is not None
-    print(f"\nThe load generator (this process, on the same {os.cpu_count()} cores) takes "
+    print(f"\nThe load generator (wrk, on the same {os.cpu_count()} cores) takes "
           f"{generator.median * 1e6:.0f} us of CPU per request.")  # fmt: skip
     print()
     print(tasks_line(run, args))

@@ -191,6 +191,12 @@ def run_console(session: Session, source: str, example: Example) -> None:
 
 
 def run_python(session: Session, source: str, example: Example) -> None:
+    layout = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--diff", "--config", str(ROOT / "pyproject.toml"), "-"],
+        input=source, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if layout.returncode != 0:
+        _fail(example, f"not Python as ruff formats it\n{layout.stdout}{layout.stderr}")
     program = session.scratch / f"line{example.line}.py"
     program.write_text(source, encoding="utf-8")
     done = session.shell(f'python -c "$(cat {shlex.quote(str(program))})"')

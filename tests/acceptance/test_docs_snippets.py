@@ -17,10 +17,6 @@ import yaml
 from conftest import ROOT
 from docs_support import languages, run_page, skips
 
-NOT_YET: dict[str, str] = {
-    # Pages being rewritten elsewhere; their snippets do not run as written yet. The lead
-    # removes each entry when its rewrite lands.
-}
 MOST_SKIPS = 6
 """Blocks marked not runnable (`<!-- skip: next "why" -->`) in all the docs together."""
 
@@ -47,18 +43,15 @@ PAGES = _site_pages()
 
 @pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
 def test_every_block_of_the_page_runs_as_written(page: Path, tmp_path: Path) -> None:
-    if page.name in NOT_YET:
-        pytest.skip(NOT_YET[page.name])
     if "rust" in languages(page):
         rust_support.require()
     outcome = run_page(page, tmp_path)
     assert len(outcome.skipped) == len(skips(page))
 
 
-def test_every_page_is_run_or_waits_for_its_rewrite() -> None:
+def test_every_page_of_the_docs_is_run() -> None:
     on_disk = {p.name for p in (ROOT / "docs").glob("*.md")} - {"development.md"}
     assert on_disk == {p.name for p in PAGES} - {"README.md"}
-    assert set(NOT_YET) <= on_disk
 
 
 def test_few_blocks_are_marked_not_runnable_and_each_says_why() -> None:
@@ -76,6 +69,20 @@ def test_a_snippet_missing_an_import_fails(tmp_path: Path) -> None:
     (tmp_path / "run").mkdir()
     with pytest.raises(AssertionError, match="NameError: name 'blocking' is not defined"):
         run_page(broken, tmp_path / "run")
+
+
+def test_a_python_snippet_not_laid_out_as_ruff_formats_it_fails(tmp_path: Path) -> None:
+    page = ROOT / "docs" / "client.md"
+    text = page.read_text(encoding="utf-8")
+    assert "count = await notes.count_notes()  # int\n" in text
+    misaligned = tmp_path / "client.md"
+    misaligned.write_text(
+        text.replace("count = await notes.count_notes()  # int\n", "count = await notes.count_notes()    # int\n"),
+        encoding="utf-8",
+    )  # fmt: skip
+    (tmp_path / "run").mkdir()
+    with pytest.raises(AssertionError, match="not Python as ruff formats it"):
+        run_page(misaligned, tmp_path / "run")
 
 
 HISTORY = {
@@ -104,9 +111,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_built_site_tells_no_history(site: Path) -> None:
     found = []
     for html in sorted(site.rglob("*.html")):
-        page = html.parent.name
-        if f"{page}.md" in NOT_YET:
-            continue
         text = html.read_text(encoding="utf-8")
         for what, pattern in HISTORY.items():
             found += [(str(html.relative_to(site)), what, m[0]) for m in re.finditer(pattern, text)]

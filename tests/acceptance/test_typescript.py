@@ -401,6 +401,7 @@ def test_the_generated_client_calls_every_feature_tool(project: Project, era: st
     assert report["tree"] == {"value": {"label": "root", "children": [{"label": "leaf"}]}}
     assert report["oddNames"] == {"value": {"constructor": "x"}}
     assert report["toStringTool"] == {"value": "text"}
+    assert report["pair"] == {"value": ["abc", 1]}  # a tuple output, unwrapped
     assert report["getX"] == {"value": 1}
     assert report["tool3dRender"] == {"value": True}
     assert report["nothing"] == {"value": None}

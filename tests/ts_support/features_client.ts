@@ -12,6 +12,7 @@ await report(f.sdk, {
   tree: () => f.tree({ depth: 1 }),
   oddNames: () => f.oddNames({ "my-prop": "x", "with space": 1, "名前": "n" }),
   toStringTool: () => f.toStringTool(),
+  pair: () => f.pair(),
   getX: () => f.getX(),
   tool3dRender: () => f.tool3dRender(),
   nothing: () => f.nothing(),

@@ -12,6 +12,7 @@ const handlers: Handlers = {
   tree: ({ depth = 1 }) => ({ label: "root", children: depth > 0 ? [{ label: "leaf" }] : [] }),
   oddNames: (input) => ({ constructor: input["my-prop"] }),
   toStringTool: () => "text",
+  pair: () => ["abc", 1],
   getX: () => 1,
   tool3dRender: () => true,
   nothing: () => null,

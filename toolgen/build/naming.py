@@ -285,6 +285,19 @@ class Language:
         return text + "_" if text in self.keywords else text
 
 
+def numbered(labels: Sequence[str]) -> list[str]:
+    """`labels` made distinct by numbering repeats from the second (`Integer`, `Integer2`):
+    the branches of a union named by their kind, two of one kind among them."""
+    out: list[str] = []
+    for label in labels:
+        chosen, count = label, 1
+        while chosen in out:
+            count += 1
+            chosen = f"{label}{count}"
+        out.append(chosen)
+    return out
+
+
 def words(text: str, *, spell: bool = False) -> list[str]:
     """The words of a name: runs of ASCII letters and digits split where the case turns
     (`createdAt` → `created`, `At`; `HTTPServer` → `HTTP`, `Server`), accents dropped (`é` →

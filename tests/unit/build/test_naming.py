@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgen.build.naming import LANGUAGES, reserved_types, words
+from toolgen.build.naming import LANGUAGES, numbered, reserved_types, words
 from toolgen.schema.jsonequal import json_type
 
 IDENTIFIERS: list[tuple[str, str, dict[str, str]]] = [
@@ -105,6 +105,21 @@ def test_words_split_at_separators_and_case_turns(text: str, expected: list[str]
 def test_spelled_words_keep_the_separators() -> None:
     assert words("get-x", spell=True) == ["get", "dash", "x"]
     assert words("a/b", spell=True) == ["a", "u002f", "b"]
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        (["Integer", "Number"], ["Integer", "Number"]),
+        (["Integer", "Integer"], ["Integer", "Integer2"]),
+        (["Integer", "Integer", "Integer"], ["Integer", "Integer2", "Integer3"]),
+        (["Integer2", "Integer", "Integer"], ["Integer2", "Integer", "Integer3"]),
+    ],
+)
+def test_union_labels_of_one_kind_are_told_apart_by_a_number(
+    labels: list[str], expected: list[str]
+) -> None:
+    assert numbered(labels) == expected
 
 
 @pytest.mark.parametrize(

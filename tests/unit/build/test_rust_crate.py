@@ -92,3 +92,18 @@ def test_an_integer_is_the_narrowest_rust_integer_holding_every_value_its_bounds
     bounds: tuple[int | None, int | None], expected: str
 ) -> None:
     assert integer(*bounds) == expected
+
+
+@pytest.mark.parametrize(
+    ("schema", "imported"),
+    [
+        ({"type": "object", "additionalProperties": {"type": "string"}}, False),  # an alias
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, True),  # a struct
+    ],
+)
+def test_serde_is_imported_only_where_a_type_derives_its_traits(
+    schema: dict[str, object], imported: bool
+) -> None:
+    lib = rendered(toolset_of(("t", schema, None)), "x")["src/lib.rs"]
+    assert ("use serde::{Deserialize, Serialize};" in lib) is imported
+    assert "\n\n\n" not in lib

@@ -77,6 +77,7 @@ def test_methods_are_camel_case_and_collision_safe() -> None:
         "tree": "tree",
         "odd.names": "oddNames",
         "to_string": "toStringTool",  # every object has a toString
+        "pair": "pair",
         "get-x": "getX",
         "3d.render": "tool3dRender",  # a leading digit
         "nothing": "nothing",

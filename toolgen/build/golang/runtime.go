@@ -1210,7 +1210,8 @@ func BranchOf[T, U any](tag string, hold func(T) U) Branch[U] {
 }
 
 // DecodeUnion reads a union's value into into: the branch the member tag names, or, without a
-// tag, the one branch the value reads as (none, or more than one, is an error).
+// tag, the first branch the value reads as (the generated code lists the narrowest first, and
+// the server has checked the value against the union's schema before it is read).
 func DecodeUnion[U any](data []byte, into *U, tag string, branches ...Branch[U]) error {
 	if tag != "" {
 		var members map[string]json.RawMessage
@@ -1232,26 +1233,16 @@ func DecodeUnion[U any](data []byte, into *U, tag string, branches ...Branch[U])
 		}
 		return fmt.Errorf("toolgen: member %q names no branch: %q", tag, name)
 	}
-	var read []int
-	var value U
 	var first error
-	for i, b := range branches {
-		found, err := b.read(data)
-		if err != nil {
-			first = cmp.Or(first, err)
-			continue
+	for _, b := range branches {
+		value, err := b.read(data)
+		if err == nil {
+			*into = value
+			return nil
 		}
-		read = append(read, i+1)
-		value = found
+		first = cmp.Or(first, err)
 	}
-	switch len(read) {
-	case 1:
-		*into = value
-		return nil
-	case 0:
-		return fmt.Errorf("toolgen: the value is none of the union's branches: %w", first)
-	}
-	return fmt.Errorf("toolgen: the value is more than one of the union's branches (%v): ambiguous", read)
+	return fmt.Errorf("toolgen: the value is none of the union's branches: %w", first)
 }
 
 // EncodeUnion writes the branch a union holds; a union that holds none is an error.

@@ -19,7 +19,8 @@ a type, and the generated server checks the rest against the schema):
   or objects are `json.RawMessage`.
 - unions: a struct whose `Value` holds one branch, a sealed interface (the branches are named
   types; a scalar or array branch gets one, `ExprNumber`); reading picks the branch by the
-  discriminating member, else the one branch the value reads as (none or several: an error).
+  discriminating member, else the first branch the value reads as, narrowest first
+  (`TypeModel.reading_order`).
 - tuples: a struct with a field per element (`Item1`...) and the rest (`Rest`), read and
   written as an array; arrays `[]T`; maps `map[string]T`; intersections of records one struct.
 
@@ -35,7 +36,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from toolgen.build.naming import LANGUAGES, Names
+from toolgen.build.naming import LANGUAGES, Names, numbered
 from toolgen.build.typemodel import (
     LARGE_ENUM,
     AnyJson,
@@ -353,20 +354,26 @@ class GoTypes:
     def _union(self, name: str, decl: Decl) -> None:
         union = self.model.types[name].type
         assert isinstance(union, Union)
-        tags = union.tags or ("",) * len(union.branches)
+        # With tags, the discriminating member picks the branch; without, DecodeUnion takes
+        # the first branch a value reads as, so the narrowest go first.
+        branches = list(union.branches) if union.tags else self.model.reading_order(union.branches)
+        tags = union.tags or ("",) * len(branches)
+        unnamed = [branch for branch in branches if self._defined(branch) is None]
+        if any(self.shape(branch) == POINTER for branch in unnamed):
+            self.decls[name] = Decl("alias", RAW)  # a pointer type takes no methods
+            return
+        labels = numbered([
+            branch.name if isinstance(branch, Ref) else _LABELS.get(self.expr(branch), "Value")
+            for branch in unnamed
+        ])  # fmt: skip
         marker = "is" + name
         wrappers: list[tuple[str, str]] = []
         seen: set[str] = set()
-        for tag, branch in zip(tags, union.branches, strict=True):
+        for tag, branch in zip(tags, branches, strict=True):
             target = self._defined(branch)
             if target is None:
                 go = self.expr(branch)
-                if self.shape(branch) == POINTER:  # a pointer type takes no methods
-                    self.decls[name] = Decl("alias", RAW)
-                    return
-                label = _LABELS.get(go, "Value")
-                if isinstance(branch, Ref):
-                    label = branch.name
+                label = labels[len(wrappers)]
                 wrapper = self.names.claim([name + label], f"{name}:{len(wrappers)}")
                 wrappers.append((wrapper, go))
                 decl.branches.append((tag, go, f"{wrapper}(b)", wrapper))
@@ -523,7 +530,7 @@ class GoTypes:
         reading = (
             f"the branch the member {go_string(decl.discriminator)} names"
             if decl.discriminator
-            else "the one branch the value is"
+            else "the first branch the value reads as"
         )
         tag = go_string(decl.discriminator or "")
         choices = "".join(

@@ -34,7 +34,7 @@ from toolgen.build.rust.layout import (
     generic,
     rust_string,
 )
-from toolgen.build.rust.types import MAP, VALUE, declarations
+from toolgen.build.rust.types import MAP, SERDE, VALUE, declarations
 from toolgen.build.target import Rendering
 from toolgen.build.templating import render
 from toolgen.build.typemodel import ToolTypes
@@ -108,6 +108,7 @@ def lib_rs(job: Rendering) -> str:
         server_name=doc_line(server.name),
         map=MAP in printed.uses,
         value=VALUE in printed.uses,
+        serde=SERDE in printed.uses,
         types=printed.text,
         tools=[
             _tool(tool, job.model.tools[tool.name], methods[tool.name])

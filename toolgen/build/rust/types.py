@@ -13,9 +13,9 @@ narrower than the schema where it cannot:
   keeps them in a flattened map; a map is a `BTreeMap<String, T>`.
 - string enums are enums with `rename`d variants (other enums are `Value`); a union whose
   records each pin one member to their own string is an internally tagged enum (`tag`),
-  others are `untagged` with the branches ordered so that none can take another's values
-  (exact values before integers before numbers before strings, closed records before open
-  ones); a `prefixItems` tuple is a tuple struct (optional trailing elements and the rest
+  others are `untagged` with the branches in `TypeModel.reading_order`, narrowest first,
+  since serde takes the first that reads a value (exact values before integers before
+  numbers before strings, closed records before open ones); a `prefixItems` tuple is a tuple struct (optional trailing elements and the rest
   read by the runtime's `Elements`); an intersection of records is one struct.
 - a reference that closes a cycle of types holding one another in place is boxed.
 
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolgen.build.naming import LANGUAGES
+from toolgen.build.naming import LANGUAGES, numbered
 from toolgen.build.rust.layout import (
     INDENT,
     TypeText,
@@ -71,6 +71,8 @@ VALUE: Final = "Value"
 """`serde_json::Value`, imported by the crate when a type uses it."""
 MAP: Final = "BTreeMap"
 """`std::collections::BTreeMap`, imported likewise."""
+SERDE: Final = "serde"
+"""`serde::{Deserialize, Serialize}`, imported likewise."""
 SKIP: Final = 'serde(default, skip_serializing_if = "Option::is_none")'
 PRESENT: Final = 'serde(deserialize_with = "runtime::present")'
 _I64: Final = (-(2**63), 2**63 - 1)
@@ -100,7 +102,7 @@ class Printed:
 
     text: str
     uses: frozenset[str]
-    """`Value`, `BTreeMap`: the imports the text needs."""
+    """`Value`, `BTreeMap`, `serde`: the imports the text needs."""
 
 
 def declarations(model: TypeModel) -> Printed:
@@ -147,19 +149,22 @@ class TypeWriter:
         doc = doc_comment(doc_lines(named.doc, type_), "")
         match type_:
             case Record(fields, extra):
-                return doc + self._struct(named.name, fields, extra)
+                item = self._struct(named.name, fields, extra)
             case Enum(values) if type_.strings:
-                return doc + self._enum(named.name, values)
+                item = self._enum(named.name, values)
             case Union() if type_.discriminator is not None:
-                return doc + self._tagged(named.name, type_)
+                item = self._tagged(named.name, type_)
             case Union(branches):
-                return doc + self._untagged(named.name, branches)
+                item = self._untagged(named.name, branches)
             case Tuple():
-                return doc + self._tuple(named.name, type_)
+                item = self._tuple(named.name, type_)
             case Intersection() if self._records(type_):
-                return doc + self._intersection(named.name, type_)
-        text = self.expression(type_, named.name)
-        return doc + member(f"pub type {named.name} =", text, "", ";") + "\n"
+                item = self._intersection(named.name, type_)
+            case _:
+                text = self.expression(type_, named.name)
+                return doc + member(f"pub type {named.name} =", text, "", ";") + "\n"
+        self.uses.add(SERDE)  # every item but an alias derives or implements serde's traits
+        return doc + item
 
     def _struct(self, name: str, fields: Sequence[Field], extra: Type | None) -> str:
         head = DERIVE + ("#[serde(deny_unknown_fields)]\n" if extra is None else "")
@@ -250,33 +255,14 @@ class TypeWriter:
         return type_.name, resolved
 
     def _untagged(self, name: str, branches: Sequence[Type]) -> str:
-        ordered = sorted(branches, key=self._rank)
-        labels = [self._label(branch, name) for branch in ordered]
+        ordered = self.model.reading_order(branches)  # serde takes the first that reads
+        labels = numbered([self._label(branch, name) for branch in ordered])
         variants = RUST.identifiers(labels, "variant")
         out = [DERIVE, "#[serde(untagged)]\n", opening(f"pub enum {name}")]
         for label, branch in zip(labels, ordered, strict=True):
             type_ = flat(self.expression(branch, name))
             out.append(listed(variants[label], [type_], ",", INDENT))
         return "".join(out) + "}\n\n"
-
-    def _rank(self, branch: Type) -> int:
-        """Where a branch goes in an untagged enum: the values it takes that a later branch
-        could take too come first (serde takes the first branch that reads the value)."""
-        type_ = self.model.resolve(branch)
-        match type_:
-            case Literal() | Enum() | Never():
-                return 0
-            case Scalar(kind):
-                return {"null": 0, "boolean": 0, "integer": 1, "number": 2}.get(kind, 3)
-            case Tuple():
-                return 4
-            case Record(_, extra):
-                return 5 if extra is None else 6
-            case Union() | Intersection() | Nullable():
-                return 7
-            case Array() | Map():
-                return 8
-        return 9
 
     def _label(self, branch: Type, owner: str) -> str:
         match branch:

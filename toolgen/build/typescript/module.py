@@ -136,7 +136,8 @@ class Module:
         types = declarations(self.model)
         unstructured = any(tool.output_schema is None for tool in tools)
         json_value = re.search(rf"\b{JSON_VALUE}\b", types) is not None
-        own_types = ["Drift", "DriftPolicy", *(["JsonValue"] if json_value else [])]
+        own_types = ["Drift", "DriftPolicy", *(["JsonObject"] if self.listed else [])]
+        own_types += ["JsonValue"] if json_value else []
         own_types += ["Listings", *(["ToolContent"] if unstructured else []), "ToolSchemas"]
         return render(
             "typescript/index.ts.jinja",
@@ -149,7 +150,11 @@ class Module:
             tools=[self._tool(tool) for tool in tools],
             tool_names=" | ".join(ts_string(tool.name) for tool in tools) or "never",
             listed=[
-                (ts_string(name), [(key, _json(value, "    ")) for key, value in schemas.items()])
+                (
+                    ts_string(name),
+                    "; ".join(f"readonly {key}: JsonObject" for key in schemas),
+                    [(key, _json(value, "    ")) for key, value in schemas.items()],
+                )
                 for name, schemas in self.listed.items()
             ],
             listings=[(ts_string(rev), self._listing(rev)) for rev in SUPPORTED_REVISIONS],

@@ -78,7 +78,7 @@ func (v Expr) MarshalJSON() ([]byte, error) {
 	return toolgen.EncodeUnion(v.Value)
 }
 
-// UnmarshalJSON reads the one branch the value is.
+// UnmarshalJSON reads the first branch the value reads as.
 func (v *Expr) UnmarshalJSON(data []byte) error {
 	return toolgen.DecodeUnion(data, &v.Value, "",
 		toolgen.BranchOf("", func(b float64) isExpr { return ExprNumber(b) }),
@@ -425,11 +425,13 @@ type CollectionsOutput []string
 // CombinatorsInput: The input of tool combinators.
 // Checked at run time: anyOf.
 type CombinatorsInput struct {
-	Shape  Shape                 `json:"shape"`
-	Expr   *Expr                 `json:"expr,omitzero"`
-	ID     *CombinatorsInputId   `json:"id,omitzero"`
-	Either Nullable[string]      `json:"either,omitzero"`
-	Both   *CombinatorsInputBoth `json:"both,omitzero"`
+	Shape  Shape                   `json:"shape"`
+	Expr   *Expr                   `json:"expr,omitzero"`
+	ID     *CombinatorsInputId     `json:"id,omitzero"`
+	Either Nullable[string]        `json:"either,omitzero"`
+	Amount *CombinatorsInputAmount `json:"amount,omitzero"`
+	Level  *CombinatorsInputLevel  `json:"level,omitzero"`
+	Both   *CombinatorsInputBoth   `json:"both,omitzero"`
 	// Checked at run time: not.
 	NotEmpty *string `json:"not_empty,omitzero"`
 	// Checked at run time: if.
@@ -446,33 +448,95 @@ func (v *CombinatorsInput) UnmarshalJSON(data []byte) error {
 }
 
 type CombinatorsInputId struct {
-	// Value is one of CombinatorsInputIdString or CombinatorsInputIdInteger.
+	// Value is one of CombinatorsInputIdInteger or CombinatorsInputIdString.
 	Value isCombinatorsInputId
 }
 
 // isCombinatorsInputId is a branch of CombinatorsInputId.
 type isCombinatorsInputId interface{ isCombinatorsInputId() }
 
-// CombinatorsInputIdString is a branch of CombinatorsInputId.
-type CombinatorsInputIdString string
-
-func (CombinatorsInputIdString) isCombinatorsInputId() {}
-
 // CombinatorsInputIdInteger is a branch of CombinatorsInputId.
 type CombinatorsInputIdInteger int64
 
 func (CombinatorsInputIdInteger) isCombinatorsInputId() {}
+
+// CombinatorsInputIdString is a branch of CombinatorsInputId.
+type CombinatorsInputIdString string
+
+func (CombinatorsInputIdString) isCombinatorsInputId() {}
 
 // MarshalJSON writes the branch Value holds.
 func (v CombinatorsInputId) MarshalJSON() ([]byte, error) {
 	return toolgen.EncodeUnion(v.Value)
 }
 
-// UnmarshalJSON reads the one branch the value is.
+// UnmarshalJSON reads the first branch the value reads as.
 func (v *CombinatorsInputId) UnmarshalJSON(data []byte) error {
 	return toolgen.DecodeUnion(data, &v.Value, "",
-		toolgen.BranchOf("", func(b string) isCombinatorsInputId { return CombinatorsInputIdString(b) }),
 		toolgen.BranchOf("", func(b int64) isCombinatorsInputId { return CombinatorsInputIdInteger(b) }),
+		toolgen.BranchOf("", func(b string) isCombinatorsInputId { return CombinatorsInputIdString(b) }),
+	)
+}
+
+type CombinatorsInputAmount struct {
+	// Value is one of CombinatorsInputAmountInteger or CombinatorsInputAmountNumber.
+	Value isCombinatorsInputAmount
+}
+
+// isCombinatorsInputAmount is a branch of CombinatorsInputAmount.
+type isCombinatorsInputAmount interface{ isCombinatorsInputAmount() }
+
+// CombinatorsInputAmountInteger is a branch of CombinatorsInputAmount.
+type CombinatorsInputAmountInteger int64
+
+func (CombinatorsInputAmountInteger) isCombinatorsInputAmount() {}
+
+// CombinatorsInputAmountNumber is a branch of CombinatorsInputAmount.
+type CombinatorsInputAmountNumber float64
+
+func (CombinatorsInputAmountNumber) isCombinatorsInputAmount() {}
+
+// MarshalJSON writes the branch Value holds.
+func (v CombinatorsInputAmount) MarshalJSON() ([]byte, error) {
+	return toolgen.EncodeUnion(v.Value)
+}
+
+// UnmarshalJSON reads the first branch the value reads as.
+func (v *CombinatorsInputAmount) UnmarshalJSON(data []byte) error {
+	return toolgen.DecodeUnion(data, &v.Value, "",
+		toolgen.BranchOf("", func(b int64) isCombinatorsInputAmount { return CombinatorsInputAmountInteger(b) }),
+		toolgen.BranchOf("", func(b float64) isCombinatorsInputAmount { return CombinatorsInputAmountNumber(b) }),
+	)
+}
+
+type CombinatorsInputLevel struct {
+	// Value is one of CombinatorsInputLevelInteger or CombinatorsInputLevelInteger2.
+	Value isCombinatorsInputLevel
+}
+
+// isCombinatorsInputLevel is a branch of CombinatorsInputLevel.
+type isCombinatorsInputLevel interface{ isCombinatorsInputLevel() }
+
+// CombinatorsInputLevelInteger is a branch of CombinatorsInputLevel.
+type CombinatorsInputLevelInteger int64
+
+func (CombinatorsInputLevelInteger) isCombinatorsInputLevel() {}
+
+// CombinatorsInputLevelInteger2 is a branch of CombinatorsInputLevel.
+type CombinatorsInputLevelInteger2 int64
+
+func (CombinatorsInputLevelInteger2) isCombinatorsInputLevel() {}
+
+// MarshalJSON writes the branch Value holds.
+func (v CombinatorsInputLevel) MarshalJSON() ([]byte, error) {
+	return toolgen.EncodeUnion(v.Value)
+}
+
+// UnmarshalJSON reads the first branch the value reads as.
+func (v *CombinatorsInputLevel) UnmarshalJSON(data []byte) error {
+	return toolgen.DecodeUnion(data, &v.Value, "",
+		toolgen.BranchOf("", func(b int64) isCombinatorsInputLevel { return CombinatorsInputLevelInteger(b) }),
+		toolgen.BranchOf("", func(b int64) isCombinatorsInputLevel { return CombinatorsInputLevelInteger2(b) }),
 	)
 }
 
@@ -609,6 +673,31 @@ func (v *ToStringInput) UnmarshalJSON(data []byte) error {
 // ToStringOutput: The output of tool to_string.
 type ToStringOutput string
 
+// PairInput: The input of tool pair.
+type PairInput struct{}
+
+// UnmarshalJSON refuses members PairInput has no field for.
+func (v *PairInput) UnmarshalJSON(data []byte) error {
+	type plain PairInput
+	return toolgen.DecodeClosed(data, (*plain)(v))
+}
+
+// PairOutput: The output of tool pair.
+type PairOutput struct {
+	Item1 *string
+	Item2 *int64
+}
+
+// MarshalJSON writes the tuple as an array.
+func (v PairOutput) MarshalJSON() ([]byte, error) {
+	return toolgen.EncodeTuple(0, nil, v.Item1, v.Item2)
+}
+
+// UnmarshalJSON reads the tuple from an array.
+func (v *PairOutput) UnmarshalJSON(data []byte) error {
+	return toolgen.DecodeTuple(data, 0, nil, &v.Item1, &v.Item2)
+}
+
 // GetXInput: The input of tool get-x.
 type GetXInput struct{}
 
@@ -695,6 +784,8 @@ type Handlers interface {
 	OddNames(ctx context.Context, in OddNamesInput) (OddNamesOutput, error)
 	// ToString: Its method is toStringTool. Tool to_string.
 	ToString(ctx context.Context, in ToStringInput) (ToStringOutput, error)
+	// Pair: Items of different shapes, listed wrapped in an object. Tool pair.
+	Pair(ctx context.Context, in PairInput) (PairOutput, error)
 	// GetX: Its stem is GetX. Tool get-x.
 	GetX(ctx context.Context, in GetXInput) (GetXOutput, error)
 	// Tool3dRender: A leading digit and a dot. Tool 3d.render.
@@ -717,6 +808,7 @@ func RegisterTools(s *mcp.Server, h Handlers) {
 		toolgen.Handle("tree", h.Tree),
 		toolgen.Handle("odd.names", h.OddNames),
 		toolgen.Handle("to_string", h.ToString),
+		toolgen.Handle("pair", h.Pair),
 		toolgen.Handle("get-x", h.GetX),
 		toolgen.Handle("3d.render", h.Tool3dRender),
 		toolgen.Handle("nothing", h.Nothing),
@@ -782,6 +874,11 @@ func (c *Client) OddNames(ctx context.Context, in OddNamesInput) (OddNamesOutput
 // ToString: Its method is toStringTool. Tool to_string.
 func (c *Client) ToString(ctx context.Context, in ToStringInput) (ToStringOutput, error) {
 	return toolgen.Call[ToStringOutput](ctx, c.tools, "to_string", in)
+}
+
+// Pair: Items of different shapes, listed wrapped in an object. Tool pair.
+func (c *Client) Pair(ctx context.Context, in PairInput) (PairOutput, error) {
+	return toolgen.Call[PairOutput](ctx, c.tools, "pair", in)
 }
 
 // GetX: Its stem is GetX. Tool get-x.

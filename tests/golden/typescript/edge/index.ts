@@ -9,7 +9,7 @@
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import type { McpServer, RegisteredTool, ServerContext } from "@modelcontextprotocol/server";
 import { SpecTools, ToolClient } from "./runtime.js";
-import type { Drift, DriftPolicy, Listings, ToolSchemas } from "./runtime.js";
+import type { Drift, DriftPolicy, JsonObject, Listings, ToolSchemas } from "./runtime.js";
 
 export { DriftError, serveStdio, ToolCallError, ToolError, ToolResultError } from "./runtime.js";
 export type { Drift, DriftPolicy, JsonObject, JsonValue, ToolContent } from "./runtime.js";
@@ -297,7 +297,9 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
 
 /** Schemas as the listings send them where they differ from `SCHEMAS` (each
  * `$ref` inlined, or the output wrapped), written once for every revision. */
-const LISTED_SCHEMAS = {
+const LISTED_SCHEMAS: {
+  readonly "NS_do_thing": { readonly output: JsonObject };
+} = {
   "NS_do_thing": {
     output: {
       "type": "object",

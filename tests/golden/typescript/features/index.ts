@@ -9,7 +9,7 @@
 import type { Client as SdkClient } from "@modelcontextprotocol/client";
 import type { CallToolResult, McpServer, RegisteredTool, ServerContext } from "@modelcontextprotocol/server";
 import { SpecTools, ToolClient } from "./runtime.js";
-import type { Drift, DriftPolicy, JsonValue, Listings, ToolContent, ToolSchemas } from "./runtime.js";
+import type { Drift, DriftPolicy, JsonObject, JsonValue, Listings, ToolContent, ToolSchemas } from "./runtime.js";
 
 export { DriftError, serveStdio, ToolCallError, ToolError, ToolResultError } from "./runtime.js";
 export type { Drift, DriftPolicy, JsonObject, JsonValue, ToolContent } from "./runtime.js";
@@ -198,6 +198,8 @@ export type CombinatorsInput = {
   expr?: Expr;
   id?: CombinatorsInputId;
   either?: string | null;
+  amount?: CombinatorsInputAmount;
+  level?: CombinatorsInputLevel;
   both?: CombinatorsInputBoth;
   /** Checked at run time: not. */
   not_empty?: string;
@@ -211,6 +213,10 @@ export type CombinatorsInput = {
 };
 
 export type CombinatorsInputId = string | number;
+
+export type CombinatorsInputAmount = number;
+
+export type CombinatorsInputLevel = number;
 
 export type CombinatorsInputBoth = {
   a: string;
@@ -266,6 +272,12 @@ export type ToStringInput = Record<string, never>;
 
 /** The output of tool to_string. */
 export type ToStringOutput = string;
+
+/** The input of tool pair. */
+export type PairInput = Record<string, never>;
+
+/** The output of tool pair. */
+export type PairOutput = [string?, number?];
 
 /** The input of tool get-x. */
 export type GetXInput = Record<string, never>;
@@ -336,6 +348,11 @@ export interface Handlers {
    */
   toStringTool(input: ToStringInput, context: ServerContext): ToStringOutput | Promise<ToStringOutput>;
   /**
+   * Items of different shapes, listed wrapped in an object.
+   * Tool `pair`.
+   */
+  pair(input: PairInput, context: ServerContext): PairOutput | Promise<PairOutput>;
+  /**
    * Its stem is GetX.
    * Tool `get-x`.
    */
@@ -378,6 +395,7 @@ export function registerTools(server: McpServer, handlers: Handlers): Registered
     tree: spec.register("tree", (input: TreeInput, context) => handlers.tree(input, context)),
     oddNames: spec.register("odd.names", (input: OddNamesInput, context) => handlers.oddNames(input, context)),
     toStringTool: spec.register("to_string", (input: ToStringInput, context) => handlers.toStringTool(input, context)),
+    pair: spec.register("pair", (input: PairInput, context) => handlers.pair(input, context)),
     getX: spec.register("get-x", (input: GetXInput, context) => handlers.getX(input, context)),
     tool3dRender: spec.register("3d.render", (input: Tool3dRenderInput, context) => handlers.tool3dRender(input, context)),
     nothing: spec.register("nothing", (input: NothingInput, context) => handlers.nothing(input, context)),
@@ -475,6 +493,14 @@ export class Client {
   }
 
   /**
+   * Items of different shapes, listed wrapped in an object.
+   * Tool `pair`.
+   */
+  pair(input?: PairInput): Promise<PairOutput> {
+    return this.#tools.value<PairOutput>("pair", input ?? {});
+  }
+
+  /**
    * Its stem is GetX.
    * Tool `get-x`.
    */
@@ -518,7 +544,7 @@ export class Client {
 // -- the spec ------------------------------------------------------------------
 
 /** The names of the tools. */
-export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "get-x" | "3d.render" | "nothing" | "pick" | "text_only";
+export type ToolName = "scalars" | "collections" | "combinators" | "tree" | "odd.names" | "to_string" | "pair" | "get-x" | "3d.render" | "nothing" | "pick" | "text_only";
 
 /** Each tool's JSON Schemas (the build's `schemas/`, without `$schema` and `$id`). */
 export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
@@ -884,6 +910,30 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
             }
           ]
         },
+        "amount": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "number",
+              "maximum": 0.5
+            }
+          ]
+        },
+        "level": {
+          "oneOf": [
+            {
+              "type": "integer",
+              "maximum": 3
+            },
+            {
+              "type": "integer",
+              "minimum": 10
+            }
+          ]
+        },
         "both": {
           "allOf": [
             {
@@ -1223,6 +1273,26 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
       "type": "string"
     },
   },
+  "pair": {
+    input: {
+      "type": "object",
+      "additionalProperties": false
+    },
+    output: {
+      "type": "array",
+      "prefixItems": [
+        {
+          "type": "string",
+          "maxLength": 3
+        },
+        {
+          "type": "integer",
+          "minimum": 0
+        }
+      ],
+      "items": false
+    },
+  },
   "get-x": {
     input: {
       "type": "object",
@@ -1280,7 +1350,18 @@ export const SCHEMAS: Readonly<Record<ToolName, ToolSchemas>> = {
 
 /** Schemas as the listings send them where they differ from `SCHEMAS` (each
  * `$ref` inlined, or the output wrapped), written once for every revision. */
-const LISTED_SCHEMAS = {
+const LISTED_SCHEMAS: {
+  readonly "scalars": { readonly input: JsonObject; readonly output: JsonObject };
+  readonly "collections": { readonly input: JsonObject; readonly output: JsonObject };
+  readonly "combinators": { readonly input: JsonObject; readonly output: JsonObject };
+  readonly "tree": { readonly input: JsonObject };
+  readonly "to_string": { readonly output: JsonObject };
+  readonly "pair": { readonly output: JsonObject };
+  readonly "get-x": { readonly output: JsonObject };
+  readonly "3d.render": { readonly output: JsonObject };
+  readonly "nothing": { readonly output: JsonObject };
+  readonly "pick": { readonly output: JsonObject };
+} = {
   "scalars": {
     input: {
       "type": "object",
@@ -1677,6 +1758,30 @@ const LISTED_SCHEMAS = {
             }
           ]
         },
+        "amount": {
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 1
+            },
+            {
+              "type": "number",
+              "maximum": 0.5
+            }
+          ]
+        },
+        "level": {
+          "oneOf": [
+            {
+              "type": "integer",
+              "maximum": 3
+            },
+            {
+              "type": "integer",
+              "minimum": 10
+            }
+          ]
+        },
         "both": {
           "allOf": [
             {
@@ -1893,6 +1998,31 @@ const LISTED_SCHEMAS = {
       "additionalProperties": false
     },
   },
+  "pair": {
+    output: {
+      "type": "object",
+      "properties": {
+        "result": {
+          "type": "array",
+          "prefixItems": [
+            {
+              "type": "string",
+              "maxLength": 3
+            },
+            {
+              "type": "integer",
+              "minimum": 0
+            }
+          ],
+          "items": false
+        }
+      },
+      "required": [
+        "result"
+      ],
+      "additionalProperties": false
+    },
+  },
   "get-x": {
     output: {
       "type": "object",
@@ -1990,6 +2120,11 @@ export const LISTINGS: Listings = {
         "inputSchema": SCHEMAS["to_string"].input,
       },
       {
+        "name": "pair",
+        "description": "Items of different shapes, listed wrapped in an object.",
+        "inputSchema": SCHEMAS["pair"].input,
+      },
+      {
         "name": "get-x",
         "description": "Its stem is GetX.",
         "inputSchema": SCHEMAS["get-x"].input,
@@ -2082,6 +2217,17 @@ export const LISTINGS: Listings = {
           "idempotentHint": true,
           "openWorldHint": false,
           "title": "A method name every object has"
+        },
+      },
+      {
+        "name": "pair",
+        "description": "Items of different shapes, listed wrapped in an object.",
+        "inputSchema": SCHEMAS["pair"].input,
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false,
+          "title": "A tuple result"
         },
       },
       {
@@ -2215,6 +2361,21 @@ export const LISTINGS: Listings = {
         "description": "Its method is toStringTool.",
         "inputSchema": SCHEMAS["to_string"].input,
         "outputSchema": LISTED_SCHEMAS["to_string"].output,
+        "_meta": {
+          "dev.toolgen/wrappedOutput": "result"
+        },
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false
+        },
+      },
+      {
+        "name": "pair",
+        "title": "A tuple result",
+        "description": "Items of different shapes, listed wrapped in an object.",
+        "inputSchema": SCHEMAS["pair"].input,
+        "outputSchema": LISTED_SCHEMAS["pair"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2371,6 +2532,21 @@ export const LISTINGS: Listings = {
         "description": "Its method is toStringTool.",
         "inputSchema": SCHEMAS["to_string"].input,
         "outputSchema": LISTED_SCHEMAS["to_string"].output,
+        "_meta": {
+          "dev.toolgen/wrappedOutput": "result"
+        },
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false
+        },
+      },
+      {
+        "name": "pair",
+        "title": "A tuple result",
+        "description": "Items of different shapes, listed wrapped in an object.",
+        "inputSchema": SCHEMAS["pair"].input,
+        "outputSchema": LISTED_SCHEMAS["pair"].output,
         "_meta": {
           "dev.toolgen/wrappedOutput": "result"
         },
@@ -2574,6 +2750,18 @@ export const LISTINGS: Listings = {
         "description": "Its method is toStringTool.",
         "inputSchema": SCHEMAS["to_string"].input,
         "outputSchema": SCHEMAS["to_string"].output!,
+        "annotations": {
+          "readOnlyHint": true,
+          "idempotentHint": true,
+          "openWorldHint": false
+        },
+      },
+      {
+        "name": "pair",
+        "title": "A tuple result",
+        "description": "Items of different shapes, listed wrapped in an object.",
+        "inputSchema": SCHEMAS["pair"].input,
+        "outputSchema": SCHEMAS["pair"].output!,
         "annotations": {
           "readOnlyHint": true,
           "idempotentHint": true,

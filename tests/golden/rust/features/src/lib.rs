@@ -356,6 +356,10 @@ pub struct CombinatorsInput {
     #[serde(deserialize_with = "runtime::present")]
     pub either: Option<Option<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<CombinatorsInputAmount>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<CombinatorsInputLevel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub both: Option<CombinatorsInputBoth>,
     /// Checked at run time: not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -375,6 +379,20 @@ pub struct CombinatorsInput {
 pub enum CombinatorsInputId {
     Integer(i64),
     String(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CombinatorsInputAmount {
+    Integer(i64),
+    Number(f64),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CombinatorsInputLevel {
+    Integer(i64),
+    Integer2(i64),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -460,6 +478,33 @@ pub struct ToStringInput {}
 
 /// The output of tool to_string.
 pub type ToStringOutput = String;
+
+/// The input of tool pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairInput {}
+
+/// The output of tool pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairOutput(pub Option<String>, pub Option<i64>);
+
+impl Serialize for PairOutput {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut items = runtime::Sequence::default();
+        items.push_some(self.0.as_ref());
+        items.push_some(self.1.as_ref());
+        items.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for PairOutput {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut items = runtime::Elements::read(deserializer)?;
+        let value = Self(items.optional()?, items.optional()?);
+        items.end()?;
+        Ok(value)
+    }
+}
 
 /// The input of tool get-x.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -559,6 +604,11 @@ pub trait Handlers: Send + Sync + 'static {
         input: ToStringInput,
     ) -> impl Future<Output = Result<ToStringOutput, ToolError>> + Send;
 
+    /// Items of different shapes, listed wrapped in an object.
+    ///
+    /// Tool `pair`.
+    fn pair(&self, input: PairInput) -> impl Future<Output = Result<PairOutput, ToolError>> + Send;
+
     /// Its stem is GetX.
     ///
     /// Tool `get-x`.
@@ -641,6 +691,11 @@ impl<H: Handlers> runtime::Dispatch for H {
             "to_string" => {
                 let input = runtime::arguments(arguments)?;
                 let output = self.to_string(input).await;
+                runtime::output(output)
+            }
+            "pair" => {
+                let input = runtime::arguments(arguments)?;
+                let output = self.pair(input).await;
                 runtime::output(output)
             }
             "get-x" => {
@@ -745,6 +800,13 @@ impl Client {
     /// Tool `to_string`.
     pub async fn to_string(&self, input: &ToStringInput) -> Result<ToStringOutput, ClientError> {
         self.0.call("to_string", input).await
+    }
+
+    /// Items of different shapes, listed wrapped in an object.
+    ///
+    /// Tool `pair`.
+    pub async fn pair(&self, input: &PairInput) -> Result<PairOutput, ClientError> {
+        self.0.call("pair", input).await
     }
 
     /// Its stem is GetX.
