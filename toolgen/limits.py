@@ -76,8 +76,8 @@ class Lines:
 
     def feed(self, chunk: bytes) -> Iterator[bytes | TooLong]:
         """The lines `chunk` completes, in order."""
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
+        start, size = 0, len(chunk)
+        while start < size and (end := chunk.find(b"\n", start)) >= 0:
             if self._skipping:
                 self._skipping = False  # the end of an oversize line: dropped
             elif self._size + end - start > self.limit:
@@ -92,8 +92,8 @@ class Lines:
             else:
                 yield chunk[start:end]
             start = end + 1
-        if start < len(chunk) and not self._skipping:
-            self._size += len(chunk) - start
+        if start < size and not self._skipping:
+            self._size += size - start
             if self._size > self.limit:
                 yield TooLong(self._size)
                 self._parts, self._size, self._skipping = [], 0, True

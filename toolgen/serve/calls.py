@@ -83,6 +83,8 @@ class Calls:
         self.signer = signer or StateSigner()
         self.workers = Workers()
         self.lock = threading.Lock()
+        """Taken twice on every call: with `acquire`/`release` there, not `with`, which costs
+        more per use (CPython 3.11)."""
         self.running = 0
         """Sync handlers running now, on any thread."""
         self.stuck_calls = 0
@@ -323,7 +325,8 @@ class PendingCall:
     def _result_here(self) -> dict[str, Any]:
         """A sync handler's result, computed on this thread (raises its `ProtocolError`)."""
         calls = self.calls
-        with calls.lock:
+        calls.lock.acquire()
+        try:
             if self._abandoned:  # the call ended before a thread got to it: never run it
                 return error_result(f"Tool {self.name!r} was cancelled")
             if calls.running >= MAX_RUNNING:
@@ -333,6 +336,8 @@ class PendingCall:
                 )
             calls.running += 1
             self._state = _RUNNING
+        finally:
+            calls.lock.release()
         try:
             if self.handler is None:
                 raise ToolError(f"Tool {self.name!r} is not implemented by this server")
@@ -343,11 +348,14 @@ class PendingCall:
         except BaseException as exc:  # KeyboardInterrupt, SystemExit too: the server goes on
             return calls.failure(self.name, exc)
         finally:
-            with calls.lock:
+            calls.lock.acquire()
+            try:
                 calls.running -= 1
                 self._state = _DONE
                 if self._abandoned:
                     calls.stuck_calls -= 1
+            finally:
+                calls.lock.release()
 
     async def _in_thread(self, bounded: bool) -> dict[str, Any]:
         """`_result_here` on a worker thread, awaited within the timeout."""

@@ -69,6 +69,7 @@ class Connection:
         """Least severe log level set by `logging/setLevel` (legacy era; None: never set)."""
         self.inflight: dict[RequestId, Cancellable] = {}
         self._lock = threading.Lock()
+        """Taken by `claim` on every call: with `acquire`/`release` there (see `Calls.lock`)."""
         self._freed = threading.Condition(self._lock)
         """Notified when a call leaves `inflight` while someone waits (`wait_room`)."""
         self._waiters = 0
@@ -76,13 +77,16 @@ class Connection:
     def claim(self, request_id: RequestId, call: Cancellable) -> bool:
         """Take `call` off the calls in flight to answer it; False when it was cancelled or
         answered already (then it must not be answered)."""
-        with self._lock:
+        self._lock.acquire()
+        try:
             if self.inflight.get(request_id) is not call:
                 return False
             del self.inflight[request_id]
             if self._waiters:
                 self._freed.notify_all()
             return True
+        finally:
+            self._lock.release()
 
     def wait_room(self, limit: int, still: Callable[[], bool]) -> bool:
         """Wait while `limit` calls are in flight (a transport that reads no more until one

@@ -450,8 +450,8 @@ class Engine:
                 request_id, jsonrpc.INVALID_PARAMS, "tools/call arguments must be an object"
             )
         needed = self.needs.get(name)
-        declared = _declared_capabilities(params)
         modern = is_modern(version)
+        declared = _declared_capabilities(params) if modern else None  # (legacy: `initialize`)
         support = self.task_support.get(name) if modern else None
         as_task = support is not None and declares_tasks(declared)
         if modern and (needed or (support == "required" and not as_task)):

@@ -108,6 +108,8 @@ class _Session:
         self._out = stdout
         self._lines = read_lines(lambda: _read(stdin), MAX_MESSAGE)
         self._write_lock = threading.Lock()
+        """Taken for every message; this lock and `_lock` with `acquire`/`release` where a
+        call passes (see `toolgen.serve.calls.Calls.lock`)."""
         self._closed = False
         self._on_loop = bool(engine.task_support)
         self._root = contextvars.copy_context()  # what a call on the leader starts from
@@ -148,17 +150,21 @@ class _Session:
             request_id = message.get("id") if isinstance(message, dict) else None
             error = jsonrpc.error(request_id, jsonrpc.INTERNAL_ERROR, "Internal error")
             data = jsonrpc.dumps(error, option=orjson.OPT_APPEND_NEWLINE)
-        view = memoryview(data)
-        with self._write_lock:
-            while view and not self._closed:
+        rest: bytes | memoryview = data  # (a view only after a partial write: no copies)
+        self._write_lock.acquire()
+        try:
+            while rest and not self._closed:
                 try:
-                    view = view[os.write(self._out, view) :]
+                    written = os.write(self._out, rest)
+                    rest = memoryview(rest)[written:] if written < len(rest) else b""
                 except BlockingIOError:  # stdout shares a non-blocking file (a socket)
                     select.select([], [self._out], [])
                 except OSError:  # the client closed stdout: nobody reads answers any more
                     self._closed = True
                     os.close(self._out)
                     self._end()
+        finally:
+            self._write_lock.release()
 
     # -- reading ----------------------------------------------------------------------
 
@@ -239,16 +245,22 @@ class _Session:
     def _run(self, call: PendingCall) -> None:
         """`start` the call on the reader, watched: a sync handler runs right here, and the
         watchdog makes another thread the reader if it runs long."""
-        with self._lock:
+        self._lock.acquire()
+        try:
             self._leading = (call, time.monotonic())
             self._busy = True
             start, self._ticking = not self._ticking, True
+        finally:
+            self._lock.release()
         if start:
             self.loop.call_soon_threadsafe(self._tick)
         self._root.copy().run(calls.start, call, self.loop)  # a context of its own, thrown away
-        with self._lock:
+        self._lock.acquire()
+        try:
             if self._leading is not None and self._leading[0] is call:
                 self._leading = None
+        finally:
+            self._lock.release()
 
     def _reply(self, response: Response | None) -> None:
         if response is not None:
