@@ -157,10 +157,14 @@ class Workspace:
         """staticcheck (pinned; installed into `tools_bin()` when it is not there) on packages."""
         return self.run_go(str(install_staticcheck()), *patterns)
 
+    def use(self, *modules: str) -> None:
+        """Write `go.work`: the generated packages and `modules` (`support`)."""
+        lines = "".join(f"\t./{name}\n" for name in [*self.packages, *modules])
+        (self.root / "go.work").write_text(f"go 1.25.0\n\nuse (\n{lines})\n")
+
     def build(self) -> subprocess.CompletedProcess[str]:
         """Write `go.work` and build every program into `bin/`."""
-        modules = "".join(f"\t./{name}\n" for name in [*self.packages, "support"])
-        (self.root / "go.work").write_text(f"go 1.25.0\n\nuse (\n{modules})\n")
+        self.use("support")
         return self.go("build", "-o", "bin/", "./support/...")
 
     def command(self, program: str, *args: str) -> list[str]:

@@ -26,6 +26,7 @@ import copy
 import json
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from hypothesis import reject
@@ -34,6 +35,9 @@ from hypothesis_jsonschema import _canonicalise, from_schema
 
 from toolgen.schema.inline import inline_refs
 from toolgen.schema.jsonequal import same
+from toolgen.spec.ir import ToolSet
+from toolgen.spec.pipeline import load_spec_set
+from toolgen.spec.text import visible
 
 NAMES = ["a", "b", "id", "x", "value", "type", "items", "class", "x-y", "Point"]
 """Property names: plain ones, and some that are keywords, builtins or class names in Python."""
@@ -493,3 +497,14 @@ def instances(draw: st.DrawFn, schemas: Sequence[Any], names: Sequence[str] = NA
     except Exception:  # hypothesis-jsonschema fails on some schemas only while drawing
         reject()
     return draw(st.one_of(st.just(value), mutations(value))) if draw(st.booleans()) else value
+
+
+def load_spec_files(directory: Path, files: dict[str, dict[str, Any]]) -> ToolSet:
+    """Write a drawn spec set's `files` into `directory` and load it (raises `SpecError`)."""
+    for name, data in files.items():
+        # JSON is YAML 1.2; escaped: the characters YAML refuses raw (DEL, C1) and those the
+        # reader (PyYAML) takes for line breaks, which no key may hold
+        text = visible(json.dumps(data, ensure_ascii=False), keep="")
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        (directory / name).write_text(text, encoding="utf-8")
+    return load_spec_set([directory / name for name in files])

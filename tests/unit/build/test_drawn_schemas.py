@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import json
 import os
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter
-from schema_strategies import generated, instances, spec_sets
+from schema_strategies import generated, instances, load_spec_files, spec_sets
 
 from toolgen.build.python.modelplan import build_plan
 from toolgen.build.run import TARGETS, render_package
@@ -36,8 +35,6 @@ from toolgen.schema.jsonequal import same
 from toolgen.schema.validation import SchemaValidator
 from toolgen.spec.errors import SpecError
 from toolgen.spec.ir import ToolSet
-from toolgen.spec.pipeline import load_spec_set
-from toolgen.spec.text import visible
 
 EXAMPLES = int(os.environ.get("TOOLGEN_SCHEMA_EXAMPLES", "20"))
 DRAWN = settings(
@@ -47,16 +44,6 @@ DRAWN = settings(
     suppress_health_check=list(HealthCheck),
 )
 _packages = itertools.count()
-
-
-def load(directory: Path, files: dict[str, dict[str, Any]]) -> ToolSet:
-    for name, data in files.items():
-        # JSON is YAML 1.2; escaped: the characters YAML refuses raw (DEL, C1) and those the
-        # reader (PyYAML) takes for line breaks, which no key may hold
-        text = visible(json.dumps(data, ensure_ascii=False), keep="")
-        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-        (directory / name).write_text(text, encoding="utf-8")
-    return load_spec_set([directory / name for name in files])
 
 
 def with_examples(spec: dict[str, Any], toolset: ToolSet, data: st.DataObject) -> bool:
@@ -103,12 +90,12 @@ def test_every_spec_set_the_format_accepts_builds_for_every_target_and_its_model
     with tempfile.TemporaryDirectory() as work:
         directory = Path(work)
         try:
-            toolset = load(directory, files)
+            toolset = load_spec_files(directory, files)
         except SpecError as exc:  # a schema the format refuses: said where
             assert all(d.location is not None for d in exc.diagnostics), exc
             return
         if with_examples(files["drawn.yaml"], toolset, data):
-            toolset = load(directory, files)  # valid examples load
+            toolset = load_spec_files(directory, files)  # valid examples load
         rendered = render_package(toolset, source_note="drawn", targets=TARGETS)
         with imported(rendered, directory) as modules:
             take_examples(toolset, modules["models"])
