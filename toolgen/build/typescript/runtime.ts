@@ -511,9 +511,9 @@ export class ToolClient {
    * The SDK client is handed the spec's definition of the tool, without its output schema: it
    * sends the call as the spec defines it, and `value` checks the result, once, against the
    * spec's output schema (the SDK's own check would read inherited members as present).
-   * `input` is typed as wide as the spec's types say; its schema makes it an object, and a
-   * value that is none throws `TypeError` before anything is sent. */
-  async result(tool: string, input: ToolInput): Promise<CallToolResult> {
+   * `input` is typed by the calling method, with the spec's types (which may be wider than
+   * its schema): a value that is no object throws `TypeError` before anything is sent. */
+  async result(tool: string, input: unknown): Promise<CallToolResult> {
     if (!isObject(input)) throw new TypeError(`the input of tool ${tool} is not a JSON object`);
     if (this.drift === undefined) await this.checkDrift();
     const unsafe = (this.drift ?? []).filter((drift) => drift.tool === tool && drift.field === "safety");
@@ -528,7 +528,7 @@ export class ToolClient {
   /** Call `tool`: its structured value (unwrapped where the revision wraps it; before
    * 2025-06-18, read from the text: a string output is the text itself), checked against the
    * spec's output schema (`ToolResultError` when it does not match). */
-  async value<Output>(tool: string, input: ToolInput): Promise<Output> {
+  async value<Output>(tool: string, input: unknown): Promise<Output> {
     const result = await this.result(tool, input);
     const schema = this.schemas[tool]?.output ?? {};
     const definition = this.expected().get(tool) ?? {};
@@ -572,9 +572,6 @@ function parsed(text: string): unknown {
 }
 
 type Definition = Readonly<Record<string, unknown>>;
-/** What a client method takes: a tool's input type, an object unless the spec's types are
- * wider than its schema (an untyped def the input refers to). */
-type ToolInput = JsonValue | Readonly<Record<string, unknown>>;
 
 /** How the `listed` definitions differ from the `expected` ones, as toolgen's Python client
  * judges it: the fields a client depends on (`_meta`: only the keys the spec declares; schemas
