@@ -107,3 +107,10 @@ def test_serde_is_imported_only_where_a_type_derives_its_traits(
     lib = rendered(toolset_of(("t", schema, None)), "x")["src/lib.rs"]
     assert ("use serde::{Deserialize, Serialize};" in lib) is imported
     assert "\n\n\n" not in lib
+
+
+def test_an_input_only_null_fits_is_read_and_passed_as_unit_without_a_binding() -> None:
+    schema = {"type": "null"}  # what a `$ref` beside `type: object` may leave of an input
+    lib = rendered(toolset_of(("t", schema, None)), "x")["src/lib.rs"]
+    assert "runtime::arguments::<()>(arguments)?;" in lib and "self.t(()).await" in lib
+    assert "let input =" not in lib  # clippy's let_unit_value

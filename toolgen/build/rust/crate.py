@@ -37,7 +37,7 @@ from toolgen.build.rust.layout import (
 from toolgen.build.rust.types import MAP, SERDE, VALUE, declarations
 from toolgen.build.target import Rendering
 from toolgen.build.templating import render
-from toolgen.build.typemodel import ToolTypes
+from toolgen.build.typemodel import Literal, Ref, Scalar, ToolTypes, TypeModel
 from toolgen.spec.ir import Tool
 from toolgen.spec.protocol import EMITTED_REVISIONS
 
@@ -111,17 +111,21 @@ def lib_rs(job: Rendering) -> str:
         serde=SERDE in printed.uses,
         types=printed.text,
         tools=[
-            _tool(tool, job.model.tools[tool.name], methods[tool.name])
+            _tool(tool, job.model.tools[tool.name], methods[tool.name], job.model)
             for tool in job.toolset.tools
         ],
         revisions=EMITTED_REVISIONS,
     )
 
 
-def _tool(tool: Tool, types: ToolTypes, method: str) -> dict[str, str]:
+def _tool(tool: Tool, types: ToolTypes, method: str, model: TypeModel) -> dict[str, str]:
     """What the template writes of one tool: its spec text escaped, and the lines whose layout
     depends on its names laid out as rustfmt would (without their last line break)."""
     name = rust_string(tool.name)
+    if model.resolve(Ref(types.input)) in (Scalar("null"), Literal(None)):  # no object fits
+        read, passed = "runtime::arguments::<()>(arguments)?;", "()"  # no binding of `()`
+    else:
+        read, passed = "let input = runtime::arguments(arguments)?;", "input"
     if types.output is None:  # any JSON value; the client gets the whole result
         output, result, call = "serde_json::Value", "rmcp::model::CallToolResult", "result"
     else:
@@ -134,7 +138,8 @@ def _tool(tool: Tool, types: ToolTypes, method: str) -> dict[str, str]:
         "signature": function(
             f"fn {method}", ["&self", f"input: {types.input}"], returns, " + Send;", INDENT
         ).removesuffix("\n"),
-        "dispatch": awaited("self", method, ["input"], INDENT * 4, "let output = ", ";"),
+        "read": read,
+        "dispatch": awaited("self", method, [passed], INDENT * 4, "let output = ", ";"),
         "client": function(
             f"pub async fn {method}", client, generic("Result", result, "ClientError"), " {", INDENT
         ).removesuffix("\n"),
