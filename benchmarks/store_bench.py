@@ -105,17 +105,11 @@ def wrk_script() -> str:
     expected `structuredContent`."""
     params = {"name": TOOL, "arguments": ARGUMENTS, "_meta": META}
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": MODERN,
-        "mcp-method": "tools/call",
-        "mcp-name": TOOL,
-    }
     expected = b'"structuredContent":' + orjson.dumps(EXPECTED)
+    lines = [f'wrk.headers["{k}"] = "{v}"' for k, v in headers("tools/call", TOOL).items()]
     return WRK_SCRIPT.format(
         body=orjson.dumps(message).decode(),
-        headers="\n".join(f'wrk.headers["{name}"] = "{value}"' for name, value in headers.items()),
+        headers="\n".join(lines),
         expected=expected.decode(),
     )
 

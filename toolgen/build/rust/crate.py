@@ -34,10 +34,10 @@ from toolgen.build.rust.layout import (
     generic,
     rust_string,
 )
-from toolgen.build.rust.types import MAP, SERDE, VALUE, declarations
+from toolgen.build.rust.types import MAP, SERDE, VALUE, declarations, only_null
 from toolgen.build.target import Rendering
 from toolgen.build.templating import render
-from toolgen.build.typemodel import Literal, Ref, Scalar, ToolTypes, TypeModel
+from toolgen.build.typemodel import Ref, ToolTypes, TypeModel
 from toolgen.spec.ir import Tool
 from toolgen.spec.protocol import EMITTED_REVISIONS
 
@@ -122,7 +122,7 @@ def _tool(tool: Tool, types: ToolTypes, method: str, model: TypeModel) -> dict[s
     """What the template writes of one tool: its spec text escaped, and the lines whose layout
     depends on its names laid out as rustfmt would (without their last line break)."""
     name = rust_string(tool.name)
-    if model.resolve(Ref(types.input)) in (Scalar("null"), Literal(None)):  # no object fits
+    if only_null(model, Ref(types.input)):  # no object fits the input
         read, passed = "runtime::arguments::<()>(arguments)?;", "()"  # no binding of `()`
     else:
         read, passed = "let input = runtime::arguments(arguments)?;", "input"

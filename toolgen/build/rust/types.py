@@ -15,8 +15,9 @@ narrower than the schema where it cannot:
   records each pin one member to their own string is an internally tagged enum (`tag`),
   others are `untagged` with the branches in `TypeModel.reading_order`, narrowest first,
   since serde takes the first that reads a value (exact values before integers before
-  numbers before strings, closed records before open ones); a `prefixItems` tuple is a tuple struct (optional trailing elements and the rest
-  read by the runtime's `Elements`); an intersection of records is one struct.
+  numbers before strings, closed records before open ones); a `prefixItems` tuple is a
+  tuple struct (optional trailing elements and the rest read by the runtime's `Elements`);
+  an intersection of records is one struct.
 - a reference that closes a cycle of types holding one another in place is boxed.
 
 What a type cannot carry (bounds, lengths, `pattern`, `not`, `if`...) is checked at run time
@@ -103,6 +104,11 @@ class Printed:
     text: str
     uses: frozenset[str]
     """`Value`, `BTreeMap`, `serde`: the imports the text needs."""
+
+
+def only_null(model: TypeModel, type_: Type) -> bool:
+    """Whether `null` is the one value of `type_`: Rust's `()`."""
+    return model.resolve(type_) in (Scalar("null"), Literal(None))
 
 
 def declarations(model: TypeModel) -> Printed:
@@ -213,7 +219,7 @@ class TypeWriter:
         """Whether `null` is a value of `type_` (an optional member of it then tells an
         explicit `null` from an absent member)."""
         type_ = self.model.resolve(type_)
-        return isinstance(type_, (Nullable, AnyJson)) or type_ in (Scalar("null"), Literal(None))
+        return isinstance(type_, (Nullable, AnyJson)) or only_null(self.model, type_)
 
     def _enum(self, name: str, values: Sequence[Any]) -> str:
         variants = RUST.identifiers([str(v) for v in values], "variant")
